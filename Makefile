@@ -1,0 +1,46 @@
+# Samsa — the two commands: `make run` and `make test`.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+SHARED_PROTOCOL ?= ../shared/kafka-protocol
+
+.PHONY: all deps build run test unit integration regen format bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# A one-node cluster on localhost:9092 with data in ./data.
+run: build
+	exec $(BUILD_DIR)/samsa server config/server.properties
+
+# Unit tests (ctest) and integration tests (pytest against real processes);
+# ends with one line "N passed, N failed".
+test: build
+	@scripts/run-tests.sh $(BUILD_DIR)
+
+unit: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+integration: build
+	SAMSA_BIN=$(abspath $(BUILD_DIR))/samsa /usr/bin/python3 -m pytest -q tests/integration
+
+# Re-generate the protocol codecs from Kafka's JSON schemas.
+regen:
+	/usr/bin/python3 tools/protogen/protogen.py --schemas $(SHARED_PROTOCOL) --out src/protocol/generated --tests-out tests/unit/protocol/generated
+
+format:
+	git ls-files '*.cc' '*.h' | grep -v '/generated/' | xargs clang-format -i
+
+bench: build
+	@ls $(BUILD_DIR)/*_bench >/dev/null 2>&1 && for b in $(BUILD_DIR)/*_bench; do $$b; done || echo "no benchmarks built"
+
+clean:
+	rm -rf $(BUILD_DIR)
