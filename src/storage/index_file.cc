@@ -1,0 +1,136 @@
+#include "storage/index_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace samsa::storage {
+
+namespace {
+
+// posix_fallocate, falling back to ftruncate (sparse) on file systems without it.
+status preallocate(const file_handle& f, int64_t size) {
+    int rc = ::posix_fallocate(f.fd(), 0, size);
+    if (rc == 0) {
+        return f.truncate(size);  // fallocate never shrinks; make the size exact
+    }
+    if (rc == EOPNOTSUPP || rc == EINVAL) {
+        return f.truncate(size);
+    }
+    return io_error("fallocate", f.path(), rc);
+}
+
+}  // namespace
+
+index_file::index_file(file_handle f, uint8_t* map, size_t map_bytes, size_t entry_size,
+                       size_t max_entries, int64_t file_size)
+    : _file(std::move(f)),
+      _map(map),
+      _map_bytes(map_bytes),
+      _entry_size(entry_size),
+      _max_entries(max_entries),
+      _file_size(file_size) {}
+
+index_file::~index_file() {
+    if (_map) {
+        ::munmap(_map, _map_bytes);
+    }
+}
+
+result<std::unique_ptr<index_file>> index_file::open(const std::string& path, size_t entry_size,
+                                                     int64_t max_bytes, bool preallocate_new) {
+    auto f = file_handle::open(path, O_RDWR | O_CREAT);
+    if (!f) {
+        return f.err();
+    }
+    auto size = f->size();
+    if (!size) {
+        return size.err();
+    }
+    size_t max_entries = size_t(std::max<int64_t>(max_bytes, int64_t(entry_size))) / entry_size;
+    int64_t max_file = int64_t(max_entries * entry_size);
+    int64_t file_size = *size;
+    if (file_size == 0 && preallocate_new) {
+        if (auto s = preallocate(*f, max_file); !s) {
+            return s.err();
+        }
+        file_size = max_file;
+    }
+    size_t map_bytes = size_t(std::max(max_file, file_size));
+    void* m = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd(), 0);
+    if (m == MAP_FAILED) {
+        return io_error("mmap", path, errno);
+    }
+    return std::unique_ptr<index_file>(new index_file(
+        std::move(*f), static_cast<uint8_t*>(m), map_bytes, entry_size, max_entries, file_size));
+}
+
+void index_file::push_back(const uint8_t* entry) {
+    std::memcpy(_map + _entries * _entry_size, entry, _entry_size);
+    ++_entries;
+}
+
+void index_file::set_entries(size_t n) {
+    // Zero what is dropped so a crash cannot resurrect it as valid entries.
+    if (n < _entries) {
+        std::memset(_map + n * _entry_size, 0, (_entries - n) * _entry_size);
+    }
+    _entries = n;
+}
+
+status index_file::grow_to_max() {
+    int64_t want = int64_t(_max_entries * _entry_size);
+    if (_file_size >= want) {
+        return {};
+    }
+    if (want > int64_t(_map_bytes)) {
+        // Cannot happen: the mapping is at least max size from open().
+        return error{error_code::kafka_storage_error, "index mapping too small: " + path()};
+    }
+    // Zero-fill: a trimmed file regrown must read as "no entry" past entries().
+    if (auto s = preallocate(_file, want); !s) {
+        return s;
+    }
+    _file_size = want;
+    return {};
+}
+
+status index_file::trim_to_entries() {
+    int64_t want = int64_t(_entries * _entry_size);
+    if (_file_size == want) {
+        return {};
+    }
+    if (auto s = _file.truncate(want); !s) {
+        return s;
+    }
+    _file_size = want;
+    return {};
+}
+
+status index_file::rename(const std::string& new_path) {
+    if (::rename(_file.path().c_str(), new_path.c_str()) != 0) {
+        return io_error("rename", _file.path(), errno);
+    }
+    _file.set_path(new_path);
+    return {};
+}
+
+status index_file::close(bool trim) {
+    status result;
+    if (trim && _file.is_open()) {
+        result = trim_to_entries();
+    }
+    if (_map) {
+        ::munmap(_map, _map_bytes);
+        _map = nullptr;
+    }
+    auto s = _file.close();
+    return result ? s : result;
+}
+
+}  // namespace samsa::storage
