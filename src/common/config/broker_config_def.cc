@@ -1,0 +1,399 @@
+#include "common/config/broker_config_def.h"
+
+#include <limits>
+#include <string>
+
+#include "common/config/listener.h"
+#include "common/config/quorum_voters.h"
+
+namespace samsa::config {
+
+namespace {
+
+constexpr auto k_int = config_type::int32;
+constexpr auto k_short = config_type::int16;
+constexpr auto k_long = config_type::int64;
+constexpr auto k_double = config_type::float64;
+constexpr auto k_bool = config_type::boolean;
+constexpr auto k_string = config_type::string;
+constexpr auto k_list = config_type::list;
+
+constexpr auto high = importance::high;
+constexpr auto medium = importance::medium;
+constexpr auto low = importance::low;
+
+constexpr auto read_only = update_mode::read_only;
+constexpr auto per_broker = update_mode::per_broker;
+constexpr auto cluster_wide = update_mode::cluster_wide;
+
+const std::string k_long_max = std::to_string(std::numeric_limits<int64_t>::max());
+const std::string k_int_max = std::to_string(std::numeric_limits<int32_t>::max());
+
+validator none() {
+    return {};
+}
+
+validator protocol_map_validator() {
+    return validator::custom("NAME:PROTOCOL pairs, comma separated",
+                             [](const config_value& v) -> std::optional<std::string> {
+                                 auto m = parse_protocol_map(std::get<std::string>(v));
+                                 if (!m) {
+                                     return m.err().message;
+                                 }
+                                 return std::nullopt;
+                             });
+}
+
+validator listener_list_validator(bool allow_empty) {
+    return validator::custom(allow_empty ? "NAME://host:port, comma separated"
+                                         : "NAME://host:port, comma separated, at least one",
+                             [allow_empty](const config_value& v) -> std::optional<std::string> {
+                                 const auto& l = std::get<list_value>(v);
+                                 if (l.empty() && !allow_empty) {
+                                     return "Empty list is not allowed";
+                                 }
+                                 for (const auto& uri : l) {
+                                     auto ep = parse_endpoint(uri);
+                                     if (!ep) {
+                                         return ep.err().message;
+                                     }
+                                 }
+                                 return std::nullopt;
+                             });
+}
+
+validator voters_validator() {
+    return validator::custom("{id}@{host}:{port}, comma separated",
+                             [](const config_value& v) -> std::optional<std::string> {
+                                 auto r = parse_quorum_voters(std::get<list_value>(v));
+                                 if (!r) {
+                                     return r.err().message;
+                                 }
+                                 return std::nullopt;
+                             });
+}
+
+config_def build() {
+    config_def d;
+    auto def = [&d](const char* name, config_type t, default_value dv, validator v, importance i,
+                    update_mode m, const char* doc) {
+        d.define(config_key{name, t, std::move(dv), std::move(v), i, m, doc});
+    };
+    const auto required = default_value::required();
+    const auto null = default_value::null();
+
+    // ---- KRaft identity, roles and quorum ----
+    def("process.roles", k_list, required, validator::list_of({"broker", "controller"}, false),
+        high, read_only,
+        "The roles this process plays: 'broker', 'controller', or 'broker,controller' for both.");
+    def("node.id", k_int, required, validator::at_least(0), high, read_only,
+        "The node id of this process, for all the roles it plays. broker.id is accepted as a "
+        "synonym.");
+    def("broker.id", k_int, "-1", none(), high, read_only,
+        "Synonym of node.id, kept for old configuration files. If both are set they must be "
+        "equal.");
+    def("controller.listener.names", k_list, required, validator::non_duplicate_list(false), high,
+        read_only,
+        "Names of the listeners used by the controller. A broker talks to the controller quorum "
+        "through the first one.");
+    def("controller.quorum.voters", k_list, "", voters_validator(), high, read_only,
+        "The static set of Raft voters, as {id}@{host}:{port} entries, e.g. "
+        "1@localhost:9093,2@localhost:9093.");
+    def("controller.quorum.bootstrap.servers", k_list, "", none(), high, read_only,
+        "host:port of controllers to bootstrap from when the voter set is dynamic (not yet "
+        "supported by Samsa; use controller.quorum.voters).");
+    def("broker.session.timeout.ms", k_int, "9000", none(), medium, read_only,
+        "How long a broker lease lasts without heartbeats before the controller fences it.");
+    def("broker.heartbeat.interval.ms", k_int, "2000", none(), medium, read_only,
+        "Milliseconds between a broker's heartbeats to the controller.");
+    def("initial.broker.registration.timeout.ms", k_int, "60000", none(), medium, read_only,
+        "How long a starting broker waits for its first registration with the controller before "
+        "exiting.");
+    def("broker.rack", k_string, null, none(), medium, read_only,
+        "Rack of the broker, for rack-aware replica assignment, e.g. us-east-1d.");
+    def("metadata.log.dir", k_string, null, none(), high, read_only,
+        "Directory of the cluster metadata log. If unset, the first directory of log.dirs is "
+        "used.");
+    def("metadata.log.max.record.bytes.between.snapshots", k_long, "20971520",
+        validator::at_least(1), high, read_only,
+        "Bytes of metadata log between the latest snapshot and the high watermark that trigger a "
+        "new "
+        "snapshot.");
+    def("metadata.log.max.snapshot.interval.ms", k_long, "3600000", validator::at_least(0), high,
+        read_only,
+        "Milliseconds after which a new metadata snapshot is taken if committed records are not in "
+        "the latest one; 0 disables time-based snapshots.");
+    def("metadata.max.retention.bytes", k_long, "104857600", none(), high, read_only,
+        "Maximum size of the metadata log and snapshots before old snapshots and log files are "
+        "deleted; -1 for no limit.");
+    def("metadata.max.retention.ms", k_long, "604800000", none(), high, read_only,
+        "Milliseconds to keep a metadata log file or snapshot before deleting it; -1 for no "
+        "limit.");
+
+    // ---- Listeners and sockets ----
+    def("listeners", k_list, "PLAINTEXT://:9092", listener_list_validator(false), high, per_broker,
+        "Comma-separated NAME://host:port URIs to listen on. An empty host binds all interfaces; "
+        "names that are not security protocols need listener.security.protocol.map.");
+    def("advertised.listeners", k_list, null, listener_list_validator(true), high, per_broker,
+        "Addresses published for clients and other brokers, if different from listeners. If unset, "
+        "listeners (minus controller listeners) are advertised.");
+    def("listener.security.protocol.map", k_string, std::string(k_default_protocol_map),
+        protocol_map_validator(), low, per_broker,
+        "Map from listener name to security protocol, e.g. INTERNAL:SSL,EXTERNAL:SASL_SSL.");
+    def("inter.broker.listener.name", k_string, null, none(), medium, read_only,
+        "Listener brokers use to talk to each other. If unset, the listener named by "
+        "security.inter.broker.protocol.");
+    def("security.inter.broker.protocol", k_string, "PLAINTEXT",
+        validator::one_of({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}), medium, read_only,
+        "Security protocol between brokers; do not set together with inter.broker.listener.name.");
+    def("socket.send.buffer.bytes", k_int, "102400", none(), high, read_only,
+        "SO_SNDBUF of server sockets; -1 for the OS default.");
+    def("socket.receive.buffer.bytes", k_int, "102400", none(), high, read_only,
+        "SO_RCVBUF of server sockets; -1 for the OS default.");
+    def("socket.request.max.bytes", k_int, "104857600", validator::at_least(1), high, read_only,
+        "Largest request the server accepts; larger frames close the connection.");
+    def("socket.listen.backlog.size", k_int, "50", validator::at_least(1), medium, read_only,
+        "Maximum number of pending connections on a listening socket.");
+    def("max.connections", k_int, k_int_max, validator::at_least(0), medium, cluster_wide,
+        "Maximum number of connections the broker accepts at any time.");
+    def("max.connections.per.ip", k_int, k_int_max, validator::at_least(0), medium, cluster_wide,
+        "Maximum number of connections from one IP address.");
+    def("connections.max.idle.ms", k_long, "600000", none(), medium, read_only,
+        "Idle connections are closed after this many milliseconds.");
+    def("queued.max.requests", k_int, "500", validator::at_least(1), high, read_only,
+        "Number of requests that may wait for processing before the network side stops reading.");
+    def("request.timeout.ms", k_int, "30000", none(), high, read_only,
+        "How long the broker waits for a response to its own requests to other nodes.");
+
+    // ---- Threads ----
+    def("num.io.threads", k_int, "0", validator::at_least(0), high, cluster_wide,
+        "Number of reactor threads that run connections and request handling. 0 (Samsa's default) "
+        "means one per CPU core.");
+    def("num.network.threads", k_int, "3", validator::at_least(1), high, cluster_wide,
+        "Kafka's network thread count. Samsa's reactors do network and request work together, so "
+        "this is accepted for compatibility.");
+    def("background.threads", k_int, "10", validator::at_least(1), high, cluster_wide,
+        "Threads for background work: fsync, segment deletion, index rebuilds.");
+    def("num.recovery.threads.per.data.dir", k_int, "1", validator::at_least(1), high, cluster_wide,
+        "Threads per log directory for log recovery at startup and flushing at shutdown.");
+    def("num.replica.fetchers", k_int, "1", none(), high, cluster_wide,
+        "Fetcher threads per source broker used to replicate partitions.");
+
+    // ---- Topics ----
+    def("num.partitions", k_int, "1", validator::at_least(1), medium, read_only,
+        "Default number of partitions of a new topic.");
+    def("default.replication.factor", k_int, "1", none(), medium, read_only,
+        "Default replication factor of automatically created topics.");
+    def("auto.create.topics.enable", k_bool, "true", none(), high, read_only,
+        "Create a topic when a client asks for metadata of, or produces to, a topic that does not "
+        "exist.");
+    def("delete.topic.enable", k_bool, "true", none(), high, read_only,
+        "Allow topics to be deleted; when false, DeleteTopics fails with TOPIC_DELETION_DISABLED.");
+    def("message.max.bytes", k_int, "1048588", validator::at_least(0), high, cluster_wide,
+        "Largest record batch size the broker accepts (after compression). Per topic: "
+        "max.message.bytes.");
+    def("compression.type", k_string, "producer", compression_type_validator(), high, cluster_wide,
+        "Final compression of topic data: uncompressed, gzip, snappy, lz4, zstd, or producer to "
+        "keep "
+        "the producer's codec.");
+    def("compression.gzip.level", k_int, "-1", gzip_level_validator(), medium, cluster_wide,
+        "Compression level when compression.type is gzip.");
+    def("compression.lz4.level", k_int, "9", validator::between(1, 17), medium, cluster_wide,
+        "Compression level when compression.type is lz4.");
+    def("compression.zstd.level", k_int, "3", validator::between(-131072, 22), medium, cluster_wide,
+        "Compression level when compression.type is zstd.");
+    def("min.insync.replicas", k_int, "1", validator::at_least(1), high, cluster_wide,
+        "Minimum number of in-sync replicas for an acks=all produce to succeed; fewer fail it with "
+        "NOT_ENOUGH_REPLICAS.");
+    def("unclean.leader.election.enable", k_bool, "false", none(), high, cluster_wide,
+        "Allow a replica outside the ISR to become leader as a last resort, at the risk of losing "
+        "data.");
+    def("fetch.max.bytes", k_int, "57671680", validator::at_least(1024), medium, read_only,
+        "Most bytes returned for one fetch request.");
+    def("max.incremental.fetch.session.cache.slots", k_int, "1000", validator::at_least(0), medium,
+        read_only, "Maximum number of incremental fetch sessions kept.");
+
+    // ---- Log (broker defaults of topic configs) ----
+    def("log.dir", k_list, "./data", validator::non_duplicate_list(false), high, read_only,
+        "Directory for log data, used when log.dirs is not set. Samsa's default is ./data.");
+    def("log.dirs", k_list, null, validator::non_duplicate_list(false), high, read_only,
+        "Comma-separated directories for log data. If unset, log.dir is used.");
+    def("log.segment.bytes", k_int, "1073741824", validator::at_least(14), high, cluster_wide,
+        "Maximum size of one log segment file.");
+    def("log.roll.ms", k_long, null, none(), high, cluster_wide,
+        "Maximum age of the active segment before a new one is rolled, in ms. If unset, "
+        "log.roll.hours is used.");
+    def("log.roll.hours", k_int, "168", validator::at_least(1), high, read_only,
+        "Maximum age of the active segment before a new one is rolled, in hours; secondary to "
+        "log.roll.ms.");
+    def("log.roll.jitter.ms", k_long, null, none(), high, cluster_wide,
+        "Maximum random jitter subtracted from the roll time, in ms. If unset, "
+        "log.roll.jitter.hours is used.");
+    def("log.roll.jitter.hours", k_int, "0", validator::at_least(0), high, read_only,
+        "Maximum random jitter subtracted from the roll time, in hours; secondary to "
+        "log.roll.jitter.ms.");
+    def("log.retention.ms", k_long, null, none(), high, cluster_wide,
+        "How long to keep a log segment before deleting it, in ms; -1 for no time limit. If unset, "
+        "log.retention.minutes is used.");
+    def("log.retention.minutes", k_int, null, none(), high, read_only,
+        "How long to keep a log segment, in minutes; secondary to log.retention.ms. If unset, "
+        "log.retention.hours is used.");
+    def("log.retention.hours", k_int, "168", none(), high, read_only,
+        "How long to keep a log segment, in hours; tertiary to log.retention.ms.");
+    def("log.retention.bytes", k_long, "-1", none(), high, cluster_wide,
+        "Maximum size of a partition's log before old segments are deleted; -1 for no limit.");
+    def("log.retention.check.interval.ms", k_long, "300000", validator::at_least(1), medium,
+        read_only, "How often the retention check looks for segments to delete.");
+    def("log.cleanup.policy", k_list, "delete", validator::list_of({"compact", "delete"}), medium,
+        cluster_wide,
+        "Default cleanup policy for segments beyond the retention window: delete, "
+        "compact, or both.");
+    def("log.index.size.max.bytes", k_int, "10485760", validator::at_least(4), medium, cluster_wide,
+        "Maximum size of a segment's offset index; a full index rolls the segment.");
+    def("log.index.interval.bytes", k_int, "4096", validator::at_least(0), medium, cluster_wide,
+        "Bytes of log between two offset index entries.");
+    def("log.flush.interval.messages", k_long, k_long_max, validator::at_least(1), high,
+        cluster_wide, "Messages appended to a partition before its log is fsynced.");
+    def("log.flush.interval.ms", k_long, null, none(), high, cluster_wide,
+        "Maximum time a message stays unflushed, in ms. If unset, log.flush.scheduler.interval.ms "
+        "is used.");
+    def("log.flush.scheduler.interval.ms", k_long, k_long_max, none(), high, read_only,
+        "How often the flusher checks whether a log needs to be flushed.");
+    def("log.flush.offset.checkpoint.interval.ms", k_int, "60000", validator::at_least(0), high,
+        read_only, "How often the recovery point checkpoint is written.");
+    def("log.flush.start.offset.checkpoint.interval.ms", k_int, "60000", validator::at_least(0),
+        high, read_only, "How often the log start offset checkpoint is written.");
+    def("log.segment.delete.delay.ms", k_long, "60000", validator::at_least(0), high, cluster_wide,
+        "How long a deleted segment's files wait before they are removed from the filesystem.");
+    def("log.preallocate", k_bool, "false", none(), medium, cluster_wide,
+        "Preallocate segment files when they are created.");
+    def("log.message.timestamp.type", k_string, "CreateTime",
+        validator::one_of({"CreateTime", "LogAppendTime"}), medium, cluster_wide,
+        "Whether record timestamps are the producer's create time or the broker's append time.");
+    def("log.message.timestamp.difference.max.ms", k_long, k_long_max, validator::at_least(0),
+        medium, cluster_wide,
+        "Deprecated: largest allowed difference between a record's CreateTime timestamp and the "
+        "broker's clock. Used for before/after.max.ms while those keep their defaults.");
+    def("log.message.timestamp.before.max.ms", k_long, k_long_max, validator::at_least(0), medium,
+        cluster_wide,
+        "How far in the past a CreateTime timestamp may be, relative to the broker's clock.");
+    def("log.message.timestamp.after.max.ms", k_long, k_long_max, validator::at_least(0), medium,
+        cluster_wide,
+        "How far in the future a CreateTime timestamp may be, relative to the broker's clock.");
+    def("log.message.downconversion.enable", k_bool, "true", none(), low, cluster_wide,
+        "Whether fetches from old consumers may be answered by down-converting record batches.");
+    def("log.cleaner.enable", k_bool, "true", none(), medium, read_only,
+        "Run the log cleaner, which compacts topics with cleanup.policy=compact.");
+    def("log.cleaner.threads", k_int, "1", validator::at_least(0), medium, cluster_wide,
+        "Number of log cleaner threads.");
+    def("log.cleaner.dedupe.buffer.size", k_long, "134217728", none(), medium, cluster_wide,
+        "Memory for the cleaner's key deduplication, across all cleaner threads.");
+    def("log.cleaner.backoff.ms", k_long, "15000", validator::at_least(0), medium, cluster_wide,
+        "How long the cleaner sleeps when there is nothing to clean.");
+    def("log.cleaner.delete.retention.ms", k_long, "86400000", validator::at_least(0), medium,
+        cluster_wide, "How long tombstones are kept in compacted topics.");
+    def("log.cleaner.min.compaction.lag.ms", k_long, "0", validator::at_least(0), medium,
+        cluster_wide, "Minimum time a record stays uncompacted.");
+    def("log.cleaner.max.compaction.lag.ms", k_long, k_long_max, validator::at_least(1), medium,
+        cluster_wide, "Maximum time a record may stay ineligible for compaction.");
+    def("log.cleaner.min.cleanable.ratio", k_double, "0.5", validator::between(0, 1), medium,
+        cluster_wide, "Minimum ratio of dirty log to total log for a log to be cleaned.");
+
+    // ---- Replication ----
+    def("replica.lag.time.max.ms", k_long, "30000", none(), high, read_only,
+        "A follower that has not caught up to the leader's log end offset for this long leaves the "
+        "ISR.");
+    def("replica.socket.timeout.ms", k_int, "30000", none(), high, read_only,
+        "Socket timeout of follower fetches; at least replica.fetch.wait.max.ms.");
+    def("replica.fetch.max.bytes", k_int, "1048576", validator::at_least(0), medium, read_only,
+        "Bytes a follower asks for per partition (the first batch is returned whole even if "
+        "larger).");
+    def("replica.fetch.wait.max.ms", k_int, "500", none(), high, read_only,
+        "Longest time a follower fetch waits at the leader; must not exceed "
+        "replica.lag.time.max.ms.");
+    def("replica.fetch.min.bytes", k_int, "1", none(), high, read_only,
+        "Bytes a follower fetch waits for, up to replica.fetch.wait.max.ms.");
+    def("replica.fetch.backoff.ms", k_int, "1000", validator::at_least(0), medium, read_only,
+        "How long a fetcher sleeps after a partition error.");
+    def("replica.fetch.response.max.bytes", k_int, "10485760", validator::at_least(0), medium,
+        read_only, "Bytes a follower asks for per fetch response.");
+    def("replica.high.watermark.checkpoint.interval.ms", k_long, "5000", none(), high, read_only,
+        "How often the high watermark is checkpointed to disk.");
+    def("auto.leader.rebalance.enable", k_bool, "true", none(), high, read_only,
+        "Periodically move leadership back to preferred replicas when the imbalance exceeds "
+        "leader.imbalance.per.broker.percentage.");
+    def("leader.imbalance.per.broker.percentage", k_int, "10", none(), high, read_only,
+        "Leader imbalance per broker, in percent, above which the controller rebalances.");
+    def("leader.imbalance.check.interval.seconds", k_long, "300", validator::at_least(1), high,
+        read_only, "How often the controller checks for leader imbalance.");
+
+    // ---- Group coordinator ----
+    def("offsets.topic.num.partitions", k_int, "50", validator::at_least(1), high, read_only,
+        "Partitions of __consumer_offsets (do not change after deployment).");
+    def("offsets.topic.replication.factor", k_short, "3", validator::at_least(1), high, read_only,
+        "Replication factor of __consumer_offsets; its creation fails until the cluster has this "
+        "many brokers.");
+    def("offsets.topic.segment.bytes", k_int, "104857600", validator::at_least(1), high, read_only,
+        "Segment size of __consumer_offsets, kept small for fast compaction and loading.");
+    def("offsets.retention.minutes", k_int, "10080", validator::at_least(1), high, read_only,
+        "Committed offsets of a group are kept this long after the group becomes empty.");
+    def("offsets.retention.check.interval.ms", k_long, "600000", validator::at_least(1), high,
+        read_only, "How often stale offsets are looked for.");
+    def("offsets.commit.timeout.ms", k_int, "5000", validator::at_least(1), high, read_only,
+        "How long an offset commit waits for all replicas of __consumer_offsets.");
+    def("offset.metadata.max.bytes", k_int, "4096", none(), high, read_only,
+        "Largest metadata string stored with an offset commit.");
+    def("group.initial.rebalance.delay.ms", k_int, "3000", none(), medium, read_only,
+        "How long the coordinator waits for more members before the first rebalance of a new "
+        "group.");
+    def("group.min.session.timeout.ms", k_int, "6000", none(), medium, read_only,
+        "Smallest session timeout a consumer may ask for.");
+    def("group.max.session.timeout.ms", k_int, "1800000", none(), medium, read_only,
+        "Largest session timeout a consumer may ask for.");
+    def("group.max.size", k_int, k_int_max, validator::at_least(1), medium, read_only,
+        "Maximum number of members in one consumer group.");
+
+    // ---- Transactions and producer ids ----
+    def("transaction.state.log.num.partitions", k_int, "50", validator::at_least(1), high,
+        read_only, "Partitions of __transaction_state (do not change after deployment).");
+    def("transaction.state.log.replication.factor", k_short, "3", validator::at_least(1), high,
+        read_only, "Replication factor of __transaction_state.");
+    def("transaction.state.log.min.isr", k_int, "2", validator::at_least(1), high, read_only,
+        "min.insync.replicas of __transaction_state.");
+    def("transaction.state.log.segment.bytes", k_int, "104857600", validator::at_least(1), high,
+        read_only, "Segment size of __transaction_state.");
+    def("transactional.id.expiration.ms", k_int, "604800000", validator::at_least(1), high,
+        read_only, "A transactional id with no transaction status update for this long expires.");
+    def("transaction.max.timeout.ms", k_int, "900000", validator::at_least(1), high, read_only,
+        "Largest transaction timeout a producer may ask for.");
+    def("producer.id.expiration.ms", k_int, "86400000", validator::at_least(1), low, cluster_wide,
+        "How long a partition leader keeps the state of an idle producer id.");
+    def("transaction.partition.verification.enable", k_bool, "true", none(), low, cluster_wide,
+        "Check that a partition was added to the transaction before accepting transactional "
+        "records for it.");
+    return d;
+}
+
+}  // namespace
+
+validator compression_type_validator() {
+    return validator::one_of({"uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"});
+}
+
+validator gzip_level_validator() {
+    return validator::custom("[1,...,9] or -1",
+                             [](const config_value& v) -> std::optional<std::string> {
+                                 int64_t level = std::get<int64_t>(v);
+                                 if (level == -1 || (level >= 1 && level <= 9)) {
+                                     return std::nullopt;
+                                 }
+                                 return "Value must be between 1 and 9, or -1";
+                             });
+}
+
+const config_def& broker_config_def() {
+    static const config_def def = build();
+    return def;
+}
+
+}  // namespace samsa::config

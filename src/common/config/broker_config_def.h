@@ -1,0 +1,19 @@
+#pragma once
+// The definition of every broker key Samsa knows: Kafka's names, types, defaults,
+// validators and dynamic update modes (Kafka 3.9, KRaft mode), with Samsa's own
+// defaults where DESIGN.md chooses differently:
+//   log.dir        ./data   (Kafka: /tmp/kafka-logs)
+//   num.io.threads 0        (Kafka: 8) — 0 means one reactor thread per core
+// Keys Kafka requires in KRaft mode (process.roles, node.id,
+// controller.listener.names) have no default.
+#include "common/config/config_def.h"
+
+namespace samsa::config {
+
+const config_def& broker_config_def();
+
+// Shared with the topic configs.
+validator compression_type_validator();  // uncompressed, zstd, lz4, snappy, gzip, producer
+validator gzip_level_validator();        // [1,...,9] or -1
+
+}  // namespace samsa::config
