@@ -33,6 +33,7 @@ inline constexpr size_t crc_offset = 17;
 inline constexpr size_t attributes_offset = 21;
 inline constexpr size_t partition_leader_epoch_offset = 12;
 inline constexpr size_t magic_offset = 16;
+inline constexpr size_t max_timestamp_offset = 35;
 inline constexpr int8_t current_magic = 2;
 inline constexpr int64_t no_timestamp = -1;
 inline constexpr int64_t no_producer_id = -1;
@@ -51,6 +52,8 @@ struct batch_attributes {
     static constexpr int16_t delete_horizon_bit = 0x40;
 };
 
+// Inside namespace samsa::record, `record` names the struct of record/record.h,
+// so members here qualify the enums fully.
 struct batch_header {
     int64_t base_offset = 0;
     int32_t batch_length = 0;
@@ -66,16 +69,19 @@ struct batch_header {
     int32_t base_sequence = no_sequence;
     int32_t records_count = 0;
 
-    int64_t last_offset() const { return base_offset + last_offset_delta; }
+    // Wraps as Java's long does, so hostile headers cannot cause signed overflow.
+    int64_t last_offset() const {
+        return int64_t(uint64_t(base_offset) + uint64_t(int64_t(last_offset_delta)));
+    }
     // Bytes the whole batch takes, header included.
     size_t size_bytes() const { return log_overhead + size_t(batch_length); }
-    record::compression compression() const {
-        return record::compression(attributes & batch_attributes::compression_mask);
+    samsa::record::compression compression() const {
+        return samsa::record::compression(attributes & batch_attributes::compression_mask);
     }
-    record::timestamp_type timestamp_type() const {
+    samsa::record::timestamp_type timestamp_type() const {
         return (attributes & batch_attributes::timestamp_type_bit)
-                   ? record::timestamp_type::log_append_time
-                   : record::timestamp_type::create_time;
+                   ? samsa::record::timestamp_type::log_append_time
+                   : samsa::record::timestamp_type::create_time;
     }
     bool is_transactional() const { return attributes & batch_attributes::transactional_bit; }
     bool is_control() const { return attributes & batch_attributes::control_bit; }
