@@ -1,0 +1,518 @@
+#include "common/config/broker_config.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <thread>
+
+namespace samsa::config {
+
+namespace {
+
+constexpr int64_t k_minute_ms = 60 * 1000;
+constexpr int64_t k_hour_ms = 60 * k_minute_ms;
+
+const std::vector<std::vector<broker_synonym>>& synonym_groups() {
+    static const std::vector<std::vector<broker_synonym>> groups = {
+        {{"log.retention.ms", 1},
+         {"log.retention.minutes", k_minute_ms},
+         {"log.retention.hours", k_hour_ms}},
+        {{"log.roll.ms", 1}, {"log.roll.hours", k_hour_ms}},
+        {{"log.roll.jitter.ms", 1}, {"log.roll.jitter.hours", k_hour_ms}},
+        {{"log.flush.interval.ms", 1}, {"log.flush.scheduler.interval.ms", 1}},
+    };
+    return groups;
+}
+
+error config_error(std::string message) {
+    return error{error_code::invalid_config, std::move(message)};
+}
+
+std::string upper(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) {
+        if (c >= 'a' && c <= 'z') {
+            c = char(c - 'a' + 'A');
+        }
+    }
+    return out;
+}
+
+bool contains(const std::vector<std::string>& v, std::string_view s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string join_listeners(const std::vector<listener>& ls) {
+    std::vector<std::string> parts;
+    for (const auto& l : ls) {
+        parts.push_back(l.to_string());
+    }
+    return fmt::format("{}", fmt::join(parts, ","));
+}
+
+bool is_tls_or_sasl(std::string_view name) {
+    return name == "SSL" || name == "SASL_SSL" || name == "SASL_PLAINTEXT";
+}
+
+// Kafka's effectiveListenerSecurityProtocolMap: when the map is not configured,
+// controller listener names map to PLAINTEXT unless TLS/SASL is in use.
+result<protocol_map> effective_protocol_map(const config_set& v,
+                                            const std::vector<std::string>& controller_names) {
+    auto map = parse_protocol_map(v.get_string("listener.security.protocol.map"));
+    if (!map) {
+        return map.err();
+    }
+    if (v.is_configured("listener.security.protocol.map")) {
+        return map;
+    }
+    bool secure = std::any_of(controller_names.begin(), controller_names.end(), is_tls_or_sasl);
+    for (const auto& uri : v.get_list("listeners")) {
+        auto ep = parse_endpoint(uri);
+        if (ep && is_tls_or_sasl(ep->listener_name)) {
+            secure = true;
+        }
+    }
+    if (!secure) {
+        for (const auto& n : controller_names) {
+            map->emplace(n, security_protocol::plaintext);
+        }
+    }
+    return map;
+}
+
+status check_roles(broker_config& c, const config_set& v) {
+    const bool broker = c.is_broker();
+    const bool controller = c.is_controller();
+    const auto& names = c.controller_listener_names;
+    std::vector<int32_t> voter_ids;
+    for (const auto& q : c.controller_quorum_voters) {
+        voter_ids.push_back(q.id);
+    }
+    const bool in_voters =
+        std::find(voter_ids.begin(), voter_ids.end(), c.node_id) != voter_ids.end();
+    const std::string voters_text =
+        fmt::format("{}", fmt::join(v.get_list("controller.quorum.voters"), ","));
+
+    if (c.controller_quorum_voters.empty() &&
+        v.get_list("controller.quorum.bootstrap.servers").empty()) {
+        return config_error(
+            "If using process.roles, either controller.quorum.bootstrap.servers must contain the "
+            "set of bootstrap controllers or controller.quorum.voters must contain a parseable set "
+            "of controllers.");
+    }
+    if (controller && !c.controller_quorum_voters.empty() && !in_voters) {
+        return config_error(fmt::format(
+            "If process.roles contains the 'controller' role, the node id {} must be included in "
+            "the set of voters controller.quorum.voters={}",
+            c.node_id, voters_text));
+    }
+    if (!controller && in_voters) {
+        return config_error(fmt::format(
+            "If process.roles contains just the 'broker' role, the node id {} must not be included "
+            "in the set of voters controller.quorum.voters={}",
+            c.node_id, voters_text));
+    }
+    for (const auto& l : c.listeners) {
+        bool is_controller_listener = contains(names, l.name);
+        if (!controller && is_controller_listener) {
+            return config_error(
+                "controller.listener.names must not contain a value appearing in the 'listeners' "
+                "configuration when running KRaft with just the broker role");
+        }
+        if (!broker && !is_controller_listener) {
+            return config_error(fmt::format(
+                "The listeners config must only contain KRaft controller listeners from "
+                "controller.listener.names when process.roles=controller, found {}",
+                l.to_string()));
+        }
+    }
+    if (controller) {
+        for (const auto& n : names) {
+            if (!c.find_listener(n)) {
+                return config_error(fmt::format(
+                    "controller.listener.names must only contain values appearing in the "
+                    "'listeners' configuration when running the KRaft controller role; {} is not "
+                    "in listeners={}",
+                    n, join_listeners(c.listeners)));
+            }
+        }
+    }
+    if (!broker) {
+        return {};
+    }
+
+    // Broker role: what is advertised, and the inter-broker listener.
+    if (auto adv = v.get_optional_list("advertised.listeners")) {
+        auto parsed = parse_listeners(*adv, c.listener_security_protocol_map, true);
+        if (!parsed) {
+            return config_error(fmt::format("advertised.listeners: {}", parsed.err().message));
+        }
+        c.advertised_listeners = std::move(*parsed);
+    } else {
+        for (const auto& l : c.listeners) {
+            if (!contains(names, l.name)) {
+                c.advertised_listeners.push_back(l);
+            }
+        }
+    }
+    for (const auto& l : c.advertised_listeners) {
+        if (contains(names, l.name)) {
+            return config_error(
+                "The advertised.listeners config must not contain KRaft controller listeners from "
+                "controller.listener.names when process.roles contains the broker role, because "
+                "clients only send requests to brokers");
+        }
+        if (l.host == "0.0.0.0" || l.host == "::") {
+            return config_error(
+                fmt::format("advertised.listeners cannot use the nonroutable meta-address {}. Use "
+                            "a routable IP "
+                            "address.",
+                            l.host));
+        }
+    }
+    if (v.is_configured("inter.broker.listener.name")) {
+        if (v.is_configured("security.inter.broker.protocol")) {
+            return config_error(
+                "Only one of inter.broker.listener.name and security.inter.broker.protocol should "
+                "be set.");
+        }
+        c.inter_broker_listener_name = upper(v.get_string("inter.broker.listener.name"));
+    } else {
+        c.inter_broker_listener_name = v.get_string("security.inter.broker.protocol");
+    }
+    if (contains(names, c.inter_broker_listener_name)) {
+        return config_error(fmt::format(
+            "controller.listener.names must not contain the inter-broker listener name {}",
+            c.inter_broker_listener_name));
+    }
+    bool advertised =
+        std::any_of(c.advertised_listeners.begin(), c.advertised_listeners.end(),
+                    [&](const listener& l) { return l.name == c.inter_broker_listener_name; });
+    if (!advertised) {
+        std::vector<std::string> options;
+        for (const auto& l : c.advertised_listeners) {
+            options.push_back(l.name);
+        }
+        return config_error(fmt::format(
+            "inter.broker.listener.name must be a listener name defined in advertised.listeners. "
+            "The valid options based on currently configured listeners are {}",
+            fmt::join(options, ",")));
+    }
+    return {};
+}
+
+}  // namespace
+
+bool broker_config::is_broker() const {
+    return std::find(process_roles.begin(), process_roles.end(), process_role::broker) !=
+           process_roles.end();
+}
+
+bool broker_config::is_controller() const {
+    return std::find(process_roles.begin(), process_roles.end(), process_role::controller) !=
+           process_roles.end();
+}
+
+const listener* broker_config::find_listener(std::string_view name) const {
+    for (const auto& l : listeners) {
+        if (l.name == name) {
+            return &l;
+        }
+    }
+    return nullptr;
+}
+
+std::vector<broker_synonym> broker_synonyms(std::string_view name) {
+    for (const auto& group : synonym_groups()) {
+        for (const auto& s : group) {
+            if (s.name == name) {
+                return group;
+            }
+        }
+    }
+    return {{std::string(name), 1}};
+}
+
+std::optional<int64_t> resolve_synonyms(const config_set& values, std::string_view name) {
+    for (const auto& s : broker_synonyms(name)) {
+        if (auto v = values.get_optional_long(s.name)) {
+            return *v * s.unit_ms;
+        }
+    }
+    return std::nullopt;
+}
+
+result<broker_config> build_broker_config(const config_set& v) {
+    broker_config c;
+    c.values = v;
+
+    // Identity and roles.
+    c.node_id = v.get_int("node.id");
+    if (v.is_configured("broker.id") && v.get_int("broker.id") != c.node_id) {
+        return config_error(
+            fmt::format("broker.id ({}) and node.id ({}) must be the same; node.id "
+                        "is the name Samsa uses, broker.id its old synonym",
+                        v.get_int("broker.id"), c.node_id));
+    }
+    for (const auto& r : v.get_list("process.roles")) {
+        auto role = r == "broker" ? process_role::broker : process_role::controller;
+        if (std::find(c.process_roles.begin(), c.process_roles.end(), role) !=
+            c.process_roles.end()) {
+            return config_error(fmt::format("process.roles lists '{}' twice", r));
+        }
+        c.process_roles.push_back(role);
+    }
+    for (const auto& n : v.get_list("controller.listener.names")) {
+        c.controller_listener_names.push_back(upper(n));
+    }
+    auto voters = parse_quorum_voters(v.get_list("controller.quorum.voters"));
+    if (!voters) {
+        return voters.err();
+    }
+    c.controller_quorum_voters = std::move(*voters);
+    c.broker_rack = v.get_optional_string("broker.rack");
+    c.broker_session_timeout_ms = v.get_int("broker.session.timeout.ms");
+    c.broker_heartbeat_interval_ms = v.get_int("broker.heartbeat.interval.ms");
+    c.initial_broker_registration_timeout_ms = v.get_int("initial.broker.registration.timeout.ms");
+
+    // Listeners.
+    auto map = effective_protocol_map(v, c.controller_listener_names);
+    if (!map) {
+        return map.err();
+    }
+    c.listener_security_protocol_map = std::move(*map);
+    auto listeners = parse_listeners(v.get_list("listeners"), c.listener_security_protocol_map);
+    if (!listeners) {
+        return config_error(fmt::format("Error creating broker listeners from '{}': {}",
+                                        fmt::join(v.get_list("listeners"), ","),
+                                        listeners.err().message));
+    }
+    c.listeners = std::move(*listeners);
+    if (auto s = check_roles(c, v); !s) {
+        return s.err();
+    }
+    c.socket_send_buffer_bytes = v.get_int("socket.send.buffer.bytes");
+    c.socket_receive_buffer_bytes = v.get_int("socket.receive.buffer.bytes");
+    c.socket_request_max_bytes = v.get_int("socket.request.max.bytes");
+    c.socket_listen_backlog_size = v.get_int("socket.listen.backlog.size");
+    c.max_connections = v.get_int("max.connections");
+    c.max_connections_per_ip = v.get_int("max.connections.per.ip");
+    c.connections_max_idle_ms = v.get_long("connections.max.idle.ms");
+    c.queued_max_requests = v.get_int("queued.max.requests");
+    c.request_timeout_ms = v.get_int("request.timeout.ms");
+
+    // Threads.
+    c.num_io_threads = v.get_int("num.io.threads");
+    if (c.num_io_threads == 0) {
+        c.num_io_threads = std::max(1, static_cast<int32_t>(std::thread::hardware_concurrency()));
+    }
+    c.num_network_threads = v.get_int("num.network.threads");
+    c.background_threads = v.get_int("background.threads");
+    c.num_recovery_threads_per_data_dir = v.get_int("num.recovery.threads.per.data.dir");
+    c.num_replica_fetchers = v.get_int("num.replica.fetchers");
+
+    // Storage.
+    if (auto dirs = v.get_optional_list("log.dirs")) {
+        c.log_dirs = std::move(*dirs);
+    } else {
+        c.log_dirs = v.get_list("log.dir");
+    }
+    c.metadata_log_dir = v.get_optional_string("metadata.log.dir").value_or(c.log_dirs.front());
+    c.metadata_log_max_record_bytes_between_snapshots =
+        v.get_long("metadata.log.max.record.bytes.between.snapshots");
+    c.metadata_log_max_snapshot_interval_ms = v.get_long("metadata.log.max.snapshot.interval.ms");
+
+    // Topics.
+    c.num_partitions = v.get_int("num.partitions");
+    c.default_replication_factor = v.get_int("default.replication.factor");
+    c.auto_create_topics_enable = v.get_bool("auto.create.topics.enable");
+    c.delete_topic_enable = v.get_bool("delete.topic.enable");
+    c.message_max_bytes = v.get_int("message.max.bytes");
+    c.compression_type = v.get_string("compression.type");
+    c.min_insync_replicas = v.get_int("min.insync.replicas");
+    c.unclean_leader_election_enable = v.get_bool("unclean.leader.election.enable");
+    c.fetch_max_bytes = v.get_int("fetch.max.bytes");
+
+    // Log defaults.
+    c.log_segment_bytes = v.get_int("log.segment.bytes");
+    c.log_roll_ms = *resolve_synonyms(v, "log.roll.ms");
+    c.log_roll_jitter_ms = *resolve_synonyms(v, "log.roll.jitter.ms");
+    c.log_retention_ms = *resolve_synonyms(v, "log.retention.ms");
+    if (c.log_retention_ms < 0) {
+        c.log_retention_ms = -1;
+    }
+    c.log_retention_bytes = v.get_long("log.retention.bytes");
+    c.log_retention_check_interval_ms = v.get_long("log.retention.check.interval.ms");
+    c.log_cleanup_policy = v.get_list("log.cleanup.policy");
+    c.log_index_size_max_bytes = v.get_int("log.index.size.max.bytes");
+    c.log_index_interval_bytes = v.get_int("log.index.interval.bytes");
+    c.log_flush_interval_messages = v.get_long("log.flush.interval.messages");
+    c.log_flush_interval_ms = *resolve_synonyms(v, "log.flush.interval.ms");
+    c.log_flush_scheduler_interval_ms = v.get_long("log.flush.scheduler.interval.ms");
+    c.log_flush_offset_checkpoint_interval_ms =
+        v.get_int("log.flush.offset.checkpoint.interval.ms");
+    c.log_segment_delete_delay_ms = v.get_long("log.segment.delete.delay.ms");
+    c.log_preallocate = v.get_bool("log.preallocate");
+    c.log_message_timestamp_type = v.get_string("log.message.timestamp.type");
+    const int64_t no_limit = std::numeric_limits<int64_t>::max();
+    const int64_t difference = v.get_long("log.message.timestamp.difference.max.ms");
+    c.log_message_timestamp_before_max_ms = v.get_long("log.message.timestamp.before.max.ms");
+    if (c.log_message_timestamp_before_max_ms == no_limit) {
+        c.log_message_timestamp_before_max_ms = difference;
+    }
+    c.log_message_timestamp_after_max_ms = v.get_long("log.message.timestamp.after.max.ms");
+    if (c.log_message_timestamp_after_max_ms == no_limit) {
+        c.log_message_timestamp_after_max_ms = difference;
+    }
+    c.log_cleaner_enable = v.get_bool("log.cleaner.enable");
+    c.log_cleaner_threads = v.get_int("log.cleaner.threads");
+
+    // Replication.
+    c.replica_lag_time_max_ms = v.get_long("replica.lag.time.max.ms");
+    c.replica_socket_timeout_ms = v.get_int("replica.socket.timeout.ms");
+    c.replica_fetch_max_bytes = v.get_int("replica.fetch.max.bytes");
+    c.replica_fetch_wait_max_ms = v.get_int("replica.fetch.wait.max.ms");
+    c.replica_fetch_min_bytes = v.get_int("replica.fetch.min.bytes");
+    c.replica_fetch_backoff_ms = v.get_int("replica.fetch.backoff.ms");
+    c.replica_fetch_response_max_bytes = v.get_int("replica.fetch.response.max.bytes");
+    c.replica_high_watermark_checkpoint_interval_ms =
+        v.get_long("replica.high.watermark.checkpoint.interval.ms");
+    c.auto_leader_rebalance_enable = v.get_bool("auto.leader.rebalance.enable");
+    c.leader_imbalance_per_broker_percentage = v.get_int("leader.imbalance.per.broker.percentage");
+    c.leader_imbalance_check_interval_seconds =
+        v.get_long("leader.imbalance.check.interval.seconds");
+    if (c.replica_fetch_wait_max_ms > c.replica_socket_timeout_ms) {
+        return config_error(
+            "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to "
+            "prevent unnecessary socket timeouts");
+    }
+    if (c.replica_fetch_wait_max_ms > c.replica_lag_time_max_ms) {
+        return config_error(
+            "replica.fetch.wait.max.ms should always be less than or equal to "
+            "replica.lag.time.max.ms to prevent frequent changes in ISR");
+    }
+
+    // Group coordinator.
+    c.offsets_topic_num_partitions = v.get_int("offsets.topic.num.partitions");
+    c.offsets_topic_replication_factor = v.get_short("offsets.topic.replication.factor");
+    c.offsets_topic_segment_bytes = v.get_int("offsets.topic.segment.bytes");
+    c.offsets_retention_minutes = v.get_int("offsets.retention.minutes");
+    c.offsets_retention_check_interval_ms = v.get_long("offsets.retention.check.interval.ms");
+    c.offsets_commit_timeout_ms = v.get_int("offsets.commit.timeout.ms");
+    c.offset_metadata_max_bytes = v.get_int("offset.metadata.max.bytes");
+    c.group_initial_rebalance_delay_ms = v.get_int("group.initial.rebalance.delay.ms");
+    c.group_min_session_timeout_ms = v.get_int("group.min.session.timeout.ms");
+    c.group_max_session_timeout_ms = v.get_int("group.max.session.timeout.ms");
+    c.group_max_size = v.get_int("group.max.size");
+
+    // Transactions.
+    c.transaction_state_log_num_partitions = v.get_int("transaction.state.log.num.partitions");
+    c.transaction_state_log_replication_factor =
+        v.get_short("transaction.state.log.replication.factor");
+    c.transaction_state_log_min_isr = v.get_int("transaction.state.log.min.isr");
+    c.transaction_state_log_segment_bytes = v.get_int("transaction.state.log.segment.bytes");
+    c.transactional_id_expiration_ms = v.get_int("transactional.id.expiration.ms");
+    c.transaction_max_timeout_ms = v.get_int("transaction.max.timeout.ms");
+    c.producer_id_expiration_ms = v.get_int("producer.id.expiration.ms");
+    return c;
+}
+
+namespace {
+
+// Kafka's populateSynonyms: node.id and broker.id stand in for each other. The copy
+// goes into the layer that holds the original, so its source is reported right.
+void populate_id_synonyms(std::map<std::string, std::string>& file,
+                          std::map<std::string, std::string>& overrides) {
+    auto has = [&](const std::string& k) { return file.count(k) || overrides.count(k); };
+    auto copy = [&](const std::string& from, const std::string& to) {
+        if (auto it = overrides.find(from); it != overrides.end()) {
+            overrides[to] = it->second;
+        } else {
+            file[to] = file.at(from);
+        }
+    };
+    if (has("broker.id") && !has("node.id")) {
+        copy("broker.id", "node.id");
+    } else if (has("node.id") && !has("broker.id")) {
+        copy("node.id", "broker.id");
+    }
+}
+
+}  // namespace
+
+result<loaded_broker_config> make_broker_config(const properties& file,
+                                                const std::map<std::string, std::string>& overrides,
+                                                std::string_view file_name) {
+    auto file_values = file.to_map();
+    auto override_values = overrides;
+    populate_id_synonyms(file_values, override_values);
+
+    config_set values(broker_config_def());
+    validation_report file_report = values.set_layer(config_layer::static_file, file_values);
+    for (auto* problems : {&file_report.errors, &file_report.warnings}) {
+        for (auto& p : *problems) {
+            const property* prop = file.find(p.key);
+            if (prop && prop->line > 0 && !file_name.empty()) {
+                p.message = fmt::format("{}:{}: {}", file_name, prop->line, p.message);
+            }
+        }
+    }
+    validation_report report = std::move(file_report);
+    validation_report override_report =
+        values.set_layer(config_layer::static_override, override_values);
+    for (auto* problems : {&override_report.errors, &override_report.warnings}) {
+        for (auto& p : *problems) {
+            p.message = fmt::format("override {}: {}", p.key, p.message);
+        }
+    }
+    report.merge(std::move(override_report));
+    report.merge(values.check_required());
+    if (!report.ok()) {
+        return config_error(report.error_summary());
+    }
+    auto config = build_broker_config(values);
+    if (!config) {
+        return config.err();
+    }
+    return loaded_broker_config{std::move(*config), std::move(report.warnings)};
+}
+
+result<loaded_broker_config> make_broker_config(
+    const std::map<std::string, std::string>& file,
+    const std::map<std::string, std::string>& overrides) {
+    properties props;
+    for (const auto& [k, v] : file) {
+        props.set(k, v);
+    }
+    return make_broker_config(props, overrides, "");
+}
+
+result<std::map<std::string, std::string>> parse_overrides(const std::vector<std::string>& kvs) {
+    std::map<std::string, std::string> out;
+    for (const auto& kv : kvs) {
+        size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            return config_error(fmt::format("Invalid override '{}': expected key=value", kv));
+        }
+        out[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return out;
+}
+
+result<loaded_broker_config> load_broker_config(const std::filesystem::path& path,
+                                                const std::vector<std::string>& overrides) {
+    auto props = load_properties_file(path);
+    if (!props) {
+        return props.err();
+    }
+    auto ov = parse_overrides(overrides);
+    if (!ov) {
+        return ov.err();
+    }
+    return make_broker_config(*props, *ov, path.string());
+}
+
+}  // namespace samsa::config
