@@ -1,0 +1,595 @@
+#include "storage/log_segment.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <limits>
+#include <random>
+
+#include "record/batch_header.h"
+#include "storage/record_search.h"
+#include "storage/segment_name.h"
+
+namespace samsa::storage {
+
+namespace {
+
+constexpr int64_t max_segment_size = std::numeric_limits<int32_t>::max();
+
+error corrupt(std::string what) {
+    return error{error_code::corrupt_message, std::move(what)};
+}
+
+int64_t random_jitter(const log_config& c) {
+    int64_t bound = std::min(c.segment_jitter_ms, c.segment_ms);
+    if (bound <= 0) {
+        return 0;
+    }
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    return int64_t(rng() % uint64_t(bound));
+}
+
+bool file_exists(const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0;
+}
+
+status unlink_if_exists(const std::string& p) {
+    if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+        return io_error("unlink", p, errno);
+    }
+    return {};
+}
+
+}  // namespace
+
+result<bytes> file_slice::read() const {
+    bytes out(static_cast<size_t>(length));
+    if (length == 0) {
+        return out;
+    }
+    auto n = file->pread_full(out.data(), out.size(), position);
+    if (!n) {
+        return n.err();
+    }
+    if (*n != out.size()) {
+        return error{error_code::kafka_storage_error,
+                     "log file truncated under a read: " + file->path()};
+    }
+    return out;
+}
+
+log_segment::log_segment(std::string dir, int64_t base_offset, file_handle log,
+                         const log_config& config, int64_t now_ms)
+    : _dir(std::move(dir)),
+      _base_offset(base_offset),
+      _log_path(log.path()),
+      _log(std::make_shared<file_handle>(std::move(log))),
+      _next_offset(base_offset),
+      _offset_of_max_timestamp(base_offset),
+      _index_interval_bytes(config.index_interval_bytes),
+      _created_ms(now_ms),
+      _roll_jitter_ms(random_jitter(config)) {}
+
+log_segment::~log_segment() = default;
+
+status log_segment::open_indexes(bool active, bool* missing, const log_config& config) {
+    auto index_path = path_join(_dir, segment_file_name(_base_offset, index_suffix));
+    auto time_path = path_join(_dir, segment_file_name(_base_offset, time_index_suffix));
+    *missing = !file_exists(index_path) || !file_exists(time_path);
+    auto oi = offset_index::open(index_path, _base_offset, config.segment_index_bytes, active);
+    if (!oi && oi.err().code == error_code::corrupt_message) {
+        // Rebuilt by the caller from the .log.
+        *missing = true;
+        if (auto s = unlink_if_exists(index_path); !s) {
+            return s;
+        }
+        oi = offset_index::open(index_path, _base_offset, config.segment_index_bytes, active);
+    }
+    if (!oi) {
+        return oi.err();
+    }
+    auto ti = time_index::open(time_path, _base_offset, config.segment_index_bytes, active);
+    if (!ti && ti.err().code == error_code::corrupt_message) {
+        *missing = true;
+        if (auto s = unlink_if_exists(time_path); !s) {
+            return s;
+        }
+        ti = time_index::open(time_path, _base_offset, config.segment_index_bytes, active);
+    }
+    if (!ti) {
+        return ti.err();
+    }
+    _offset_index = std::move(*oi);
+    _time_index = std::move(*ti);
+    return {};
+}
+
+result<std::shared_ptr<log_segment>> log_segment::create(const std::string& dir,
+                                                         int64_t base_offset,
+                                                         const log_config& config, int64_t now_ms) {
+    auto log = file_handle::open(path_join(dir, segment_file_name(base_offset, log_suffix)),
+                                 O_RDWR | O_CREAT | O_TRUNC);
+    if (!log) {
+        return log.err();
+    }
+    for (auto suffix : {index_suffix, time_index_suffix}) {
+        if (auto s = unlink_if_exists(path_join(dir, segment_file_name(base_offset, suffix))); !s) {
+            return s.err();
+        }
+    }
+    std::shared_ptr<log_segment> seg(
+        new log_segment(dir, base_offset, std::move(*log), config, now_ms));
+    bool missing;
+    if (auto s = seg->open_indexes(true, &missing, config); !s) {
+        return s.err();
+    }
+    return seg;
+}
+
+result<std::shared_ptr<log_segment>> log_segment::open(const std::string& dir, int64_t base_offset,
+                                                       const log_config& config, int64_t now_ms,
+                                                       bool active, bool needs_recovery,
+                                                       segment_recovery* recovery) {
+    auto log =
+        file_handle::open(path_join(dir, segment_file_name(base_offset, log_suffix)), O_RDWR);
+    if (!log) {
+        return log.err();
+    }
+    auto size = log->size();
+    if (!size) {
+        return size.err();
+    }
+    std::shared_ptr<log_segment> seg(
+        new log_segment(dir, base_offset, std::move(*log), config, now_ms));
+    seg->_size = *size;
+    seg->_active = active;
+    bool missing = false;
+    if (auto s = seg->open_indexes(active, &missing, config); !s) {
+        return s.err();
+    }
+    bool recover = needs_recovery || (missing && seg->_size > 0) || *size > max_segment_size;
+    if (!recover) {
+        auto s = seg->load_tail_state();
+        if (!s && s.code() != error_code::corrupt_message) {
+            return s.err();
+        }
+        recover = !s;
+    }
+    if (recover) {
+        auto r = seg->recover();
+        if (!r) {
+            return r.err();
+        }
+        if (recovery) {
+            *recovery = *r;
+        }
+    } else if (recovery) {
+        *recovery = segment_recovery{seg->_size, 0, {}};
+    }
+    if (!seg->_rolling_based_timestamp && seg->_size > 0) {
+        uint8_t h[record::batch_header_size];
+        auto n = seg->_log->pread_full(h, sizeof h, 0);
+        if (!n) {
+            return n.err();
+        }
+        if (*n == sizeof h) {
+            seg->_rolling_based_timestamp = record::decode_batch_header(h).max_timestamp;
+        }
+    }
+    return seg;
+}
+
+void log_segment::index_batch(const record::batch_header& h, int64_t position) {
+    if (h.max_timestamp > _max_timestamp) {
+        _max_timestamp = h.max_timestamp;
+        _offset_of_max_timestamp = h.last_offset();
+    }
+    if (_bytes_since_last_index_entry > _index_interval_bytes) {
+        // Neither append can fail once the batch passed append()'s checks; a
+        // full index only makes the tail sparser (and rolls the next append).
+        if (!_offset_index->is_full()) {
+            (void)_offset_index->append(h.last_offset(), int32_t(position));
+        }
+        if (!_time_index->is_full()) {
+            (void)_time_index->maybe_append(_max_timestamp, _offset_of_max_timestamp);
+        }
+        _bytes_since_last_index_entry = 0;
+    }
+    _bytes_since_last_index_entry += int64_t(h.size_bytes());
+}
+
+status log_segment::load_tail_state() {
+    if (auto s = _offset_index->check_against_log(_size); !s) {
+        return s;
+    }
+    auto last = _offset_index->last_entry();
+    int64_t from = last.position;
+    if (_time_index->entries() > 0) {
+        auto t = _time_index->last_entry();
+        _max_timestamp = t.timestamp;
+        _offset_of_max_timestamp = t.offset;
+        from = std::min<int64_t>(from, _offset_index->lookup(t.offset).position);
+    }
+    int64_t next = _base_offset;
+    file_batch_reader reader(*_log, from, _size);
+    for (;;) {
+        auto b = reader.next();
+        if (!b) {
+            return b.err();
+        }
+        if (!*b) {
+            break;
+        }
+        const auto& h = (*b)->header;
+        if (h.base_offset < next) {
+            return corrupt("offsets go back at position " + std::to_string((*b)->position));
+        }
+        if (h.max_timestamp > _max_timestamp) {
+            _max_timestamp = h.max_timestamp;
+            _offset_of_max_timestamp = h.last_offset();
+        }
+        next = h.last_offset() + 1;
+    }
+    if (reader.stop() != scan_stop::end) {
+        return corrupt(_log_path + ": " + reader.stop_reason());
+    }
+    _next_offset = std::max(next, _base_offset);
+    _bytes_since_last_index_entry = _size - last.position;
+    return _time_index->check_against_log(_next_offset);
+}
+
+status log_segment::append(bytes_view batches) {
+    if (_deleted || !_offset_index) {
+        return error{error_code::kafka_storage_error, "append to a closed segment " + _log_path};
+    }
+    // Check everything before writing anything.
+    int64_t next = _next_offset;
+    int64_t max_ts = -1;
+    size_t pos = 0;
+    while (pos < batches.size()) {
+        if (batches.size() - pos < record::batch_header_size) {
+            return corrupt("partial batch header");
+        }
+        auto h = record::decode_batch_header(batches.data() + pos);
+        if (h.batch_length < int32_t(record::batch_header_size - record::log_overhead) ||
+            h.size_bytes() > batches.size() - pos) {
+            return corrupt("batch length " + std::to_string(h.batch_length) + " does not fit");
+        }
+        if (h.magic != record::current_magic || h.last_offset_delta < 0) {
+            return corrupt("not a v2 batch");
+        }
+        if (h.base_offset < next || !_offset_index->can_hold(h.last_offset())) {
+            return corrupt("offset " + std::to_string(h.base_offset) + " out of order in segment " +
+                           std::to_string(_base_offset) + " (next " + std::to_string(next) + ")");
+        }
+        next = h.last_offset() + 1;
+        max_ts = std::max(max_ts, h.max_timestamp);
+        pos += h.size_bytes();
+    }
+    if (batches.empty()) {
+        return {};
+    }
+    if (_size + int64_t(batches.size()) > max_segment_size) {
+        return corrupt("segment would exceed 2 GiB");
+    }
+    if (auto s = _log->pwrite_all(batches.data(), batches.size(), _size); !s) {
+        (void)_log->truncate(_size);  // best effort: no torn bytes past _size
+        return s;
+    }
+    if (_size == 0) {
+        _rolling_based_timestamp = max_ts;
+    }
+    pos = 0;
+    while (pos < batches.size()) {
+        auto h = record::decode_batch_header(batches.data() + pos);
+        index_batch(h, _size + int64_t(pos));
+        pos += h.size_bytes();
+    }
+    _size += int64_t(batches.size());
+    _next_offset = next;
+    return {};
+}
+
+result<std::optional<file_batch>> log_segment::translate_offset(int64_t offset,
+                                                                int64_t start_position) const {
+    auto mapping = _offset_index->lookup(offset);
+    file_batch_reader reader(*_log, std::max<int64_t>(mapping.position, start_position), _size);
+    for (;;) {
+        auto b = reader.next();
+        if (!b) {
+            return b.err();
+        }
+        if (!*b) {
+            break;
+        }
+        if ((*b)->header.last_offset() >= offset) {
+            return *b;
+        }
+    }
+    if (reader.stop() != scan_stop::end) {
+        return error{error_code::kafka_storage_error, _log_path + ": " + reader.stop_reason()};
+    }
+    return std::optional<file_batch>();
+}
+
+result<std::optional<log_segment::read_result>> log_segment::read(int64_t start_offset,
+                                                                  int64_t max_bytes,
+                                                                  int64_t max_position,
+                                                                  bool min_one_message) const {
+    using out_t = std::optional<read_result>;
+    if (max_bytes < 0) {
+        return error{error_code::invalid_request, "negative max bytes"};
+    }
+    auto loc = translate_offset(start_offset);
+    if (!loc) {
+        return loc.err();
+    }
+    if (!*loc) {
+        return out_t();
+    }
+    const file_batch& first = **loc;
+    if (max_position < 0 || max_position > _size) {
+        max_position = _size;
+    }
+    int64_t adjusted = min_one_message ? std::max(max_bytes, first.size()) : max_bytes;
+    int64_t length = std::max<int64_t>(0, std::min(max_position - first.position, adjusted));
+    return out_t(read_result{file_slice{_log, first.position, length}, first.header.base_offset});
+}
+
+result<std::optional<timestamp_offset>> log_segment::find_offset_by_timestamp(
+    int64_t timestamp, int64_t starting_offset) const {
+    using out_t = std::optional<timestamp_offset>;
+    auto t = _time_index->lookup(timestamp);
+    int64_t from = _offset_index->lookup(std::max(t.offset, starting_offset)).position;
+    file_batch_reader reader(*_log, from, _size);
+    bytes buf;
+    for (;;) {
+        auto b = reader.next();
+        if (!b) {
+            return b.err();
+        }
+        if (!*b) {
+            break;
+        }
+        const file_batch& fb = **b;
+        if (fb.header.max_timestamp < timestamp || fb.header.last_offset() < starting_offset) {
+            continue;
+        }
+        buf.resize(size_t(fb.size()));
+        auto n = _log->pread_full(buf.data(), buf.size(), fb.position);
+        if (!n) {
+            return n.err();
+        }
+        if (*n != buf.size()) {
+            return error{error_code::kafka_storage_error, "short read of " + _log_path};
+        }
+        auto r = find_first_record_at_or_after(buf, timestamp, starting_offset);
+        if (!r) {
+            return r.err();
+        }
+        if (*r) {
+            return out_t(timestamp_offset{(*r)->timestamp, (*r)->offset});
+        }
+    }
+    return out_t();
+}
+
+result<int64_t> log_segment::truncate_to(int64_t offset) {
+    auto loc = translate_offset(offset);
+    if (!loc) {
+        return loc.err();
+    }
+    if (!*loc) {
+        return int64_t(0);
+    }
+    int64_t new_size = (*loc)->position;
+    _offset_index->truncate_to(offset);
+    _time_index->truncate_to(offset);
+    if (auto s = _log->truncate(new_size); !s) {
+        return s.err();
+    }
+    int64_t removed = _size - new_size;
+    _size = new_size;
+    _max_timestamp = -1;
+    _offset_of_max_timestamp = _base_offset;
+    if (_size == 0) {
+        _rolling_based_timestamp.reset();
+    }
+    if (auto s = load_tail_state(); !s) {
+        return s.err();
+    }
+    return removed;
+}
+
+result<segment_recovery> log_segment::recover() {
+    auto file_size = _log->size();
+    if (!file_size) {
+        return file_size.err();
+    }
+    for (auto s : {_offset_index->grow_to_max(), _time_index->grow_to_max()}) {
+        if (!s) {
+            return s.err();
+        }
+    }
+    _offset_index->reset();
+    _time_index->reset();
+    _max_timestamp = -1;
+    _offset_of_max_timestamp = _base_offset;
+    _bytes_since_last_index_entry = 0;
+    _rolling_based_timestamp.reset();
+    int64_t end = std::min(*file_size, max_segment_size);
+    int64_t next = _base_offset;
+    file_batch_reader reader(*_log, 0, end, {.verify_crc = true});
+    int64_t valid = 0;
+    std::string reason;
+    for (;;) {
+        auto b = reader.next();
+        if (!b) {
+            return b.err();
+        }
+        if (!*b) {
+            valid = reader.valid_end();
+            reason = reader.stop_reason();
+            break;
+        }
+        const auto& h = (*b)->header;
+        if (h.base_offset < next || !_offset_index->can_hold(h.last_offset())) {
+            valid = (*b)->position;
+            reason = "offset " + std::to_string(h.base_offset) + " out of order at position " +
+                     std::to_string(valid);
+            break;
+        }
+        if ((*b)->position == 0) {
+            _rolling_based_timestamp = h.max_timestamp;
+        }
+        index_batch(h, (*b)->position);
+        next = h.last_offset() + 1;
+    }
+    if (reason.empty() && end < *file_size) {
+        reason = "segment larger than 2 GiB";
+    }
+    segment_recovery out{valid, *file_size - valid, {}};
+    if (out.truncated_bytes > 0) {
+        out.reason = reason;
+        if (auto s = _log->truncate(valid); !s) {
+            return s.err();
+        }
+    }
+    _size = valid;
+    _next_offset = next;
+    if (!_active) {
+        for (auto s : {_offset_index->trim(), _time_index->trim()}) {
+            if (!s) {
+                return s.err();
+            }
+        }
+    }
+    return out;
+}
+
+bool log_segment::should_roll(const log_config& config, int64_t bytes, int64_t max_ts_in,
+                              int64_t last_offset_in, int64_t now_ms) const {
+    int64_t waited = (_rolling_based_timestamp && *_rolling_based_timestamp >= 0)
+                         ? max_ts_in - *_rolling_based_timestamp
+                         : now_ms - _created_ms;
+    bool reached_time = _size > 0 && waited > config.segment_ms - _roll_jitter_ms;
+    int64_t limit = std::min(config.segment_bytes, max_segment_size);
+    return _size > limit - bytes || reached_time || _offset_index->is_full() ||
+           _time_index->is_full() || !_offset_index->can_hold(last_offset_in);
+}
+
+int64_t log_segment::largest_timestamp() const {
+    if (_max_timestamp >= 0) {
+        return _max_timestamp;
+    }
+    struct stat st;
+    if (::fstat(_log->fd(), &st) != 0) {
+        return 0;
+    }
+    return int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+status log_segment::on_become_inactive() {
+    _active = false;
+    if (auto s = _time_index->maybe_append(_max_timestamp, _offset_of_max_timestamp, true); !s) {
+        return s;
+    }
+    if (auto s = _offset_index->trim(); !s) {
+        return s;
+    }
+    return _time_index->trim();
+}
+
+status log_segment::on_become_active() {
+    _active = true;
+    if (auto s = _offset_index->grow_to_max(); !s) {
+        return s;
+    }
+    return _time_index->grow_to_max();
+}
+
+status log_segment::flush() const {
+    std::lock_guard lock(_lifecycle);
+    if (!_offset_index || _deleted) {
+        return {};
+    }
+    if (auto s = _log->datasync(); !s) {
+        return s;
+    }
+    if (auto s = _offset_index->flush(); !s) {
+        return s;
+    }
+    return _time_index->flush();
+}
+
+status log_segment::close() {
+    std::lock_guard lock(_lifecycle);
+    if (!_offset_index) {
+        return {};
+    }
+    status result;
+    if (!_deleted) {
+        result = _time_index->maybe_append(_max_timestamp, _offset_of_max_timestamp, true);
+    }
+    auto s1 = _offset_index->close(!_deleted);
+    auto s2 = _time_index->close(!_deleted);
+    _offset_index.reset();
+    _time_index.reset();
+    _log.reset();  // the fd closes when the last reader lets go
+    if (!result) {
+        return result;
+    }
+    return s1 ? s2 : s1;
+}
+
+status log_segment::rename_to_deleted() {
+    if (_deleted) {
+        return {};
+    }
+    std::string new_log = _log_path + std::string(deleted_suffix);
+    if (::rename(_log_path.c_str(), new_log.c_str()) != 0) {
+        return io_error("rename", _log_path, errno);
+    }
+    _log_path = new_log;
+    if (_offset_index) {
+        if (auto s = _offset_index->rename(_offset_index->path() + std::string(deleted_suffix));
+            !s) {
+            return s;
+        }
+        if (auto s = _time_index->rename(_time_index->path() + std::string(deleted_suffix)); !s) {
+            return s;
+        }
+    }
+    _deleted = true;
+    return {};
+}
+
+status log_segment::delete_files() {
+    std::lock_guard lock(_lifecycle);
+    std::string suffix = _deleted ? std::string(deleted_suffix) : std::string();
+    std::string paths[3] = {
+        _log_path,
+        path_join(_dir, segment_file_name(_base_offset, index_suffix)) + suffix,
+        path_join(_dir, segment_file_name(_base_offset, time_index_suffix)) + suffix,
+    };
+    if (_offset_index) {
+        (void)_offset_index->close(false);
+        (void)_time_index->close(false);
+        _offset_index.reset();
+        _time_index.reset();
+    }
+    _log.reset();
+    _deleted = true;
+    for (const auto& p : paths) {
+        if (auto s = unlink_if_exists(p); !s) {
+            return s;
+        }
+    }
+    return {};
+}
+
+}  // namespace samsa::storage
