@@ -18,7 +18,9 @@ inline std::string_view as_string_view(bytes_view b) {
     return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
-inline uint16_t load_be16(const uint8_t* p) { return uint16_t(p[0]) << 8 | p[1]; }
+inline uint16_t load_be16(const uint8_t* p) {
+    return uint16_t(p[0]) << 8 | p[1];
+}
 inline uint32_t load_be32(const uint8_t* p) {
     return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
 }

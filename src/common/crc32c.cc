@@ -51,12 +51,16 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_hw(uint32_t crc, const uint8_t
     return ~c32;
 }
 
-bool detect_hw() { return __builtin_cpu_supports("sse4.2"); }
+bool detect_hw() {
+    return __builtin_cpu_supports("sse4.2");
+}
 #else
 uint32_t crc32c_hw(uint32_t crc, const uint8_t* p, size_t n) {
     return crc32c_extend_portable(crc, p, n);
 }
-bool detect_hw() { return false; }
+bool detect_hw() {
+    return false;
+}
 #endif
 
 const bool k_has_hw = detect_hw();
@@ -84,7 +88,9 @@ uint32_t crc32c_extend_portable(uint32_t crc, const void* data, size_t len) {
     return ~c;
 }
 
-bool crc32c_hardware_available() { return k_has_hw; }
+bool crc32c_hardware_available() {
+    return k_has_hw;
+}
 
 uint32_t crc32c_extend(uint32_t crc, const void* data, size_t len) {
     if (k_has_hw) {

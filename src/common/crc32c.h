@@ -9,7 +9,9 @@ namespace samsa {
 
 // Extends `crc` (0 to start) over [data, data+len).
 uint32_t crc32c_extend(uint32_t crc, const void* data, size_t len);
-inline uint32_t crc32c(const void* data, size_t len) { return crc32c_extend(0, data, len); }
+inline uint32_t crc32c(const void* data, size_t len) {
+    return crc32c_extend(0, data, len);
+}
 
 // The portable implementation, exposed so tests can compare it with the hardware one.
 uint32_t crc32c_extend_portable(uint32_t crc, const void* data, size_t len);

@@ -145,6 +145,8 @@ std::string_view error_message(error_code ec);
 // Whether a client may retry the request that got this error.
 bool error_is_retriable(error_code ec);
 
-inline int16_t to_wire(error_code ec) { return static_cast<int16_t>(ec); }
+inline int16_t to_wire(error_code ec) {
+    return static_cast<int16_t>(ec);
+}
 
 }  // namespace samsa

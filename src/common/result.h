@@ -20,7 +20,7 @@ struct error {
 
 template <typename T>
 class [[nodiscard]] result {
-public:
+  public:
     result(T value) : _v(std::in_place_index<0>, std::move(value)) {}  // NOLINT
     result(error e) : _v(std::in_place_index<1>, std::move(e)) {}      // NOLINT
     result(error_code c) : _v(std::in_place_index<1>, error{c}) {}     // NOLINT
@@ -51,16 +51,16 @@ public:
     }
     error_code code() const { return has_value() ? error_code::none : err().code; }
 
-private:
+  private:
     std::variant<T, samsa::error> _v;
 };
 
 // result<void>: success or an error.
 template <>
 class [[nodiscard]] result<void> {
-public:
+  public:
     result() = default;
-    result(error e) : _err(std::move(e)), _ok(false) {}  // NOLINT
+    result(error e) : _err(std::move(e)), _ok(false) {}            // NOLINT
     result(error_code c) : _err(c), _ok(c == error_code::none) {}  // NOLINT
 
     bool has_value() const { return _ok; }
@@ -68,7 +68,7 @@ public:
     const samsa::error& err() const { return _err; }
     error_code code() const { return _ok ? error_code::none : _err.code; }
 
-private:
+  private:
     samsa::error _err{error_code::none};
     bool _ok = true;
 };

@@ -13,10 +13,18 @@ namespace samsa {
 inline constexpr size_t max_varint32_bytes = 5;
 inline constexpr size_t max_varint64_bytes = 10;
 
-inline uint32_t zigzag_encode32(int32_t v) { return (uint32_t(v) << 1) ^ uint32_t(v >> 31); }
-inline int32_t zigzag_decode32(uint32_t v) { return int32_t(v >> 1) ^ -int32_t(v & 1); }
-inline uint64_t zigzag_encode64(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
-inline int64_t zigzag_decode64(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+inline uint32_t zigzag_encode32(int32_t v) {
+    return (uint32_t(v) << 1) ^ uint32_t(v >> 31);
+}
+inline int32_t zigzag_decode32(uint32_t v) {
+    return int32_t(v >> 1) ^ -int32_t(v & 1);
+}
+inline uint64_t zigzag_encode64(int64_t v) {
+    return (uint64_t(v) << 1) ^ uint64_t(v >> 63);
+}
+inline int64_t zigzag_decode64(uint64_t v) {
+    return int64_t(v >> 1) ^ -int64_t(v & 1);
+}
 
 inline size_t encode_uvarint32(uint8_t* out, uint32_t v) {
     size_t n = 0;
@@ -54,8 +62,12 @@ inline size_t uvarint64_size(uint64_t v) {
     }
     return n;
 }
-inline size_t varint32_size(int32_t v) { return uvarint32_size(zigzag_encode32(v)); }
-inline size_t varint64_size(int64_t v) { return uvarint64_size(zigzag_encode64(v)); }
+inline size_t varint32_size(int32_t v) {
+    return uvarint32_size(zigzag_encode32(v));
+}
+inline size_t varint64_size(int64_t v) {
+    return uvarint64_size(zigzag_encode64(v));
+}
 
 inline size_t decode_uvarint32(const uint8_t* p, const uint8_t* end, uint32_t* out) {
     uint32_t v = 0;

@@ -13,7 +13,9 @@ int8_t reader::read_int8() {
     return int8_t(*_p++);
 }
 
-int16_t reader::read_int16() { return int16_t(read_uint16()); }
+int16_t reader::read_int16() {
+    return int16_t(read_uint16());
+}
 
 uint16_t reader::read_uint16() {
     if (!need(2)) {
@@ -24,7 +26,9 @@ uint16_t reader::read_uint16() {
     return v;
 }
 
-int32_t reader::read_int32() { return int32_t(read_uint32()); }
+int32_t reader::read_int32() {
+    return int32_t(read_uint32());
+}
 
 uint32_t reader::read_uint32() {
     if (!need(4)) {
@@ -65,7 +69,9 @@ uint32_t reader::read_uvarint() {
     return v;
 }
 
-int32_t reader::read_varint() { return zigzag_decode32(read_uvarint()); }
+int32_t reader::read_varint() {
+    return zigzag_decode32(read_uvarint());
+}
 
 int64_t reader::read_varlong() {
     if (_failed) {

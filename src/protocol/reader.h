@@ -16,7 +16,7 @@
 namespace samsa::protocol {
 
 class reader {
-public:
+  public:
     explicit reader(bytes_view buf) : _p(buf.data()), _end(buf.data() + buf.size()) {}
 
     bool ok() const { return !_failed; }
@@ -87,7 +87,7 @@ public:
         out.push_back({tag, bytes(v.begin(), v.end())});
     }
 
-private:
+  private:
     bool need(size_t n) {
         if (size_t(_end - _p) < n) {
             fail();

@@ -29,7 +29,7 @@ struct records_piece {
 };
 
 class records {
-public:
+  public:
     records() = default;  // null
     static records empty() {
         records r;
@@ -86,7 +86,7 @@ public:
     // Equal when both are null, or both hold the same bytes (memory pieces only).
     bool operator==(const records& o) const;
 
-private:
+  private:
     std::vector<records_piece> _pieces;
     std::vector<std::shared_ptr<const void>> _owners;
     uint64_t _size = 0;

@@ -6,7 +6,9 @@
 
 namespace samsa::protocol {
 
-void writer::write_int16(int16_t v) { write_uint16(uint16_t(v)); }
+void writer::write_int16(int16_t v) {
+    write_uint16(uint16_t(v));
+}
 
 void writer::write_uint16(uint16_t v) {
     uint8_t b[2];
@@ -14,7 +16,9 @@ void writer::write_uint16(uint16_t v) {
     _buf.insert(_buf.end(), b, b + 2);
 }
 
-void writer::write_int32(int32_t v) { write_uint32(uint32_t(v)); }
+void writer::write_int32(int32_t v) {
+    write_uint32(uint32_t(v));
+}
 
 void writer::write_uint32(uint32_t v) {
     uint8_t b[4];
@@ -40,7 +44,9 @@ void writer::write_uvarint(uint32_t v) {
     _buf.insert(_buf.end(), b, b + n);
 }
 
-void writer::write_varint(int32_t v) { write_uvarint(zigzag_encode32(v)); }
+void writer::write_varint(int32_t v) {
+    write_uvarint(zigzag_encode32(v));
+}
 
 void writer::write_varlong(int64_t v) {
     uint8_t b[max_varint64_bytes];
@@ -48,7 +54,9 @@ void writer::write_varlong(int64_t v) {
     _buf.insert(_buf.end(), b, b + n);
 }
 
-void writer::write_uuid(const uuid& u) { _buf.insert(_buf.end(), u.data.begin(), u.data.end()); }
+void writer::write_uuid(const uuid& u) {
+    _buf.insert(_buf.end(), u.data.begin(), u.data.end());
+}
 
 void writer::write_string(std::string_view s) {
     write_int16(int16_t(s.size()));

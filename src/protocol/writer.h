@@ -22,7 +22,7 @@ struct splice {
 };
 
 class writer {
-public:
+  public:
     writer() = default;
 
     bytes& buffer() { return _buf; }
@@ -77,7 +77,7 @@ public:
     // Patches a big-endian int32 at `pos` (frame sizes).
     void patch_int32(size_t pos, int32_t v) { store_be32(_buf.data() + pos, uint32_t(v)); }
 
-private:
+  private:
     void write_records_body(const records& r);
 
     bytes _buf;

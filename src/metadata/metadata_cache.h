@@ -1,0 +1,27 @@
+#pragma once
+// Holds the current metadata_image. Any thread may read(); the metadata log
+// replayer alone calls update(). Readers keep the shared_ptr for as long as
+// they need a consistent view.
+#include <atomic>
+#include <memory>
+
+#include "metadata/metadata_image.h"
+
+namespace samsa::metadata {
+
+class metadata_cache {
+  public:
+    metadata_cache() : _image(std::make_shared<const metadata_image>()) {}
+
+    std::shared_ptr<const metadata_image> read() const {
+        return _image.load(std::memory_order_acquire);
+    }
+    void update(std::shared_ptr<const metadata_image> image) {
+        _image.store(std::move(image), std::memory_order_release);
+    }
+
+  private:
+    std::atomic<std::shared_ptr<const metadata_image>> _image;
+};
+
+}  // namespace samsa::metadata

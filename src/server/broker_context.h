@@ -1,0 +1,34 @@
+#pragma once
+// What request handlers may reach: this broker's identity and settings, and
+// the services behind it (metadata cache now; replica manager and coordinators
+// as they land). Owned by the server; outlives every connection.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metadata/metadata_cache.h"
+
+namespace samsa::server {
+
+class handler_registry;
+
+struct broker_settings {
+    int32_t node_id = 1;
+    std::string cluster_id;
+    int32_t socket_request_max_bytes = 104857600;
+    // In-flight requests per connection before the reader waits for responses
+    // to drain (Kafka mutes a connection with one request in flight; clients
+    // pipeline, so we allow some).
+    size_t max_inflight_requests_per_connection = 256;
+    bool auto_create_topics_enable = true;
+    int32_t num_partitions = 1;
+    int16_t default_replication_factor = 1;
+};
+
+struct broker_context {
+    broker_settings settings;
+    metadata::metadata_cache metadata;
+    const handler_registry* handlers = nullptr;
+};
+
+}  // namespace samsa::server

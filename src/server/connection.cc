@@ -1,0 +1,294 @@
+#include "server/connection.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/sendfile.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/read.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+#include <cerrno>
+#include <cstring>
+
+#include "protocol/generated/api_table.h"
+#include "server/handler_registry.h"
+#include "server/handlers/api_versions.h"
+
+namespace samsa::server {
+
+namespace {
+
+constexpr int16_t k_api_versions_key = 18;
+
+std::string peer_of(const asio::ip::tcp::socket& s) {
+    std::error_code ec;
+    auto ep = s.remote_endpoint(ec);
+    if (ec) {
+        return "unknown";
+    }
+    return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+}  // namespace
+
+connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
+                       std::string listener_name)
+    : _socket(std::move(socket)),
+      _broker(broker),
+      _listener_name(std::move(listener_name)),
+      _peer(peer_of(_socket)),
+      _response_ready(_socket.get_executor()),
+      _queue_drained(_socket.get_executor()) {
+    _response_ready.expires_at(asio::steady_timer::time_point::max());
+    _queue_drained.expires_at(asio::steady_timer::time_point::max());
+}
+
+void connection::start() {
+    std::error_code ec;
+    _socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    auto self = shared_from_this();
+    asio::co_spawn(
+        _socket.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
+    asio::co_spawn(
+        _socket.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
+}
+
+void connection::close(std::string_view reason) {
+    if (_closed) {
+        return;
+    }
+    _closed = true;
+    if (!reason.empty()) {
+        spdlog::info("event=connection_closed peer={} listener={} reason=\"{}\"", _peer,
+                     _listener_name, reason);
+    }
+    std::error_code ec;
+    _socket.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    _socket.close(ec);
+    _response_ready.cancel();
+    _queue_drained.cancel();
+}
+
+bool connection::parse_header(bytes_view frame, request_header& h, size_t& body_offset) {
+    protocol::reader r(frame);
+    h.api_key = r.read_int16();
+    h.api_version = r.read_int16();
+    h.correlation_id = r.read_int32();
+    if (!r.ok()) {
+        close("request header truncated");
+        return false;
+    }
+    h.header_version = protocol::request_header_version(h.api_key, h.api_version);
+    if (h.header_version < 0) {
+        close(fmt::format("unknown api key {}", h.api_key));
+        return false;
+    }
+    if (h.header_version >= 1) {
+        // client_id is a classic nullable string even in header v2.
+        h.client_id = r.read_nullable_string();
+    }
+    if (h.header_version >= 2) {
+        protocol::unknown_tagged_fields ignored;
+        r.read_tagged_fields(
+            [&](uint32_t tag, uint32_t size) { r.store_unknown_tag(ignored, tag, size); });
+    }
+    if (!r.ok()) {
+        close(fmt::format("request header failed to decode api_key={} api_version={}", h.api_key,
+                          h.api_version));
+        return false;
+    }
+    body_offset = frame.size() - r.remaining();
+    return true;
+}
+
+asio::awaitable<void> connection::read_loop() {
+    auto self = shared_from_this();
+    const auto max_bytes = _broker.settings.socket_request_max_bytes;
+    for (;;) {
+        while (!_closed && _queue.size() >= _broker.settings.max_inflight_requests_per_connection) {
+            std::error_code ec;
+            co_await _queue_drained.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        if (_closed) {
+            co_return;
+        }
+        uint8_t size_buf[4];
+        std::error_code ec;
+        co_await asio::async_read(_socket, asio::buffer(size_buf),
+                                  asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            // EOF between frames is a normal disconnect.
+            close(ec == asio::error::eof || _closed ? "" : ec.message());
+            co_return;
+        }
+        int32_t size = int32_t(load_be32(size_buf));
+        if (size < 0 || size > max_bytes) {
+            close(fmt::format("frame size {} outside [0, socket.request.max.bytes={}]", size,
+                              max_bytes));
+            co_return;
+        }
+        auto frame = std::make_shared<bytes>(size_t(size));
+        co_await asio::async_read(_socket, asio::buffer(*frame),
+                                  asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            close(_closed ? "" : "connection lost inside a frame: " + ec.message());
+            co_return;
+        }
+
+        request_context ctx;
+        size_t body_offset = 0;
+        if (!parse_header(*frame, ctx.header, body_offset)) {
+            co_return;
+        }
+        const api_handler* handler = _broker.handlers->find(ctx.header.api_key);
+        bool supported = handler && ctx.header.api_version >= handler->min_version &&
+                         ctx.header.api_version <= handler->max_version;
+        auto slot = std::make_shared<response_slot>();
+        slot->header = ctx.header;
+        if (!supported) {
+            if (ctx.header.api_key != k_api_versions_key) {
+                close(fmt::format("unsupported request api_key={} ({}) api_version={}",
+                                  ctx.header.api_key, protocol::api_name(ctx.header.api_key),
+                                  ctx.header.api_version));
+                co_return;
+            }
+            ctx.broker = &_broker;
+            slot->result = handlers::api_versions_unsupported(ctx);
+            slot->ready = true;
+            _queue.push_back(slot);
+            _response_ready.cancel();
+            continue;
+        }
+        ctx.body = bytes_view(frame->data() + body_offset, frame->size() - body_offset);
+        ctx.frame = frame;
+        ctx.listener_name = _listener_name;
+        ctx.peer = _peer;
+        ctx.broker = &_broker;
+        _queue.push_back(slot);
+        asio::co_spawn(
+            _socket.get_executor(),
+            [self, slot, ctx = std::move(ctx), handler]() mutable {
+                return self->run_handler(slot, std::move(ctx), handler);
+            },
+            asio::detached);
+    }
+}
+
+asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slot,
+                                              request_context ctx, const api_handler* handler) {
+    try {
+        slot->result = co_await handler->handle(ctx);
+    } catch (const std::exception& e) {
+        // A handler bug: never let it reach the network or other connections.
+        spdlog::error("event=handler_exception peer={} api_key={} api_version={} what=\"{}\"",
+                      _peer, ctx.header.api_key, ctx.header.api_version, e.what());
+        slot->result = handler_result::close("internal error while handling request");
+    }
+    slot->ready = true;
+    _response_ready.cancel();
+}
+
+asio::awaitable<void> connection::write_loop() {
+    auto self = shared_from_this();
+    for (;;) {
+        while (!_closed && (_queue.empty() || !_queue.front()->ready)) {
+            std::error_code ec;
+            _response_ready.expires_at(asio::steady_timer::time_point::max());
+            co_await _response_ready.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        if (_closed) {
+            co_return;
+        }
+        auto slot = _queue.front();
+        _queue.pop_front();
+        _queue_drained.cancel();
+        switch (slot->result.what) {
+            case handler_result::kind::no_response:
+                continue;
+            case handler_result::kind::close:
+                close(fmt::format("{} api_key={} api_version={} correlation_id={}",
+                                  slot->result.close_reason, slot->header.api_key,
+                                  slot->header.api_version, slot->header.correlation_id));
+                co_return;
+            case handler_result::kind::respond:
+                break;
+        }
+        if (!co_await send_response(*slot)) {
+            co_return;
+        }
+    }
+}
+
+asio::awaitable<bool> connection::send_response(response_slot& slot) {
+    const auto& body = slot.result.body;
+    const int16_t hv =
+        protocol::response_header_version(slot.header.api_key, slot.header.api_version);
+    uint8_t prefix[9];
+    size_t prefix_len = hv >= 1 ? 9 : 8;
+    uint64_t frame_size = (prefix_len - 4) + body.size();
+    if (frame_size > uint64_t(INT32_MAX)) {
+        close("response larger than 2 GiB");
+        co_return false;
+    }
+    store_be32(prefix, uint32_t(frame_size));
+    store_be32(prefix + 4, uint32_t(slot.header.correlation_id));
+    prefix[8] = 0;  // response header v1: no tagged fields
+
+    std::error_code ec;
+    const auto& buf = body.buffer();
+    const auto& splices = body.splices();
+    size_t pos = 0;
+    bool first = true;
+    for (size_t i = 0; i <= splices.size(); ++i) {
+        size_t until = i < splices.size() ? splices[i].position : buf.size();
+        std::array<asio::const_buffer, 2> bufs{asio::buffer(prefix, first ? prefix_len : 0),
+                                               asio::buffer(buf.data() + pos, until - pos)};
+        first = false;
+        co_await asio::async_write(_socket, bufs, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            close(_closed ? "" : "write failed: " + ec.message());
+            co_return false;
+        }
+        pos = until;
+        if (i < splices.size() && !co_await send_file_range(splices[i].file)) {
+            co_return false;
+        }
+    }
+    co_return true;
+}
+
+asio::awaitable<bool> connection::send_file_range(const protocol::file_range& f) {
+    // Zero copy (DESIGN.md §9): the kernel moves segment bytes to the socket.
+    _socket.non_blocking(true);
+    off_t offset = off_t(f.offset);
+    size_t left = f.length;
+    while (left > 0) {
+        ssize_t n = ::sendfile(_socket.native_handle(), f.fd, &offset, left);
+        if (n > 0) {
+            left -= size_t(n);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            std::error_code ec;
+            co_await _socket.async_wait(asio::ip::tcp::socket::wait_write,
+                                        asio::redirect_error(asio::use_awaitable, ec));
+            if (ec) {
+                close(_closed ? "" : "write failed: " + ec.message());
+                co_return false;
+            }
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        // n == 0: the file is shorter than the range (truncated under us).
+        close(n == 0 ? "file range shorter than announced"
+                     : std::string("sendfile failed: ") + std::strerror(errno));
+        co_return false;
+    }
+    co_return true;
+}
+
+}  // namespace samsa::server

@@ -1,0 +1,57 @@
+#pragma once
+// The handler interface (DESIGN.md §3). Each Kafka API has one handler file in
+// server/handlers/ that states the versions it serves once, in its
+// `api_handler` entry; ApiVersions is derived from the registry of entries.
+#include <asio/awaitable.hpp>
+#include <cstdint>
+#include <string_view>
+
+#include "protocol/reader.h"
+#include "protocol/writer.h"
+#include "server/request_context.h"
+
+namespace samsa::server {
+
+// What a handler produced for one request.
+struct handler_result {
+    enum class kind : uint8_t {
+        respond,      // send `body` with the response header
+        no_response,  // Produce with acks=0
+        close,        // malformed request: close the connection (Kafka does)
+    };
+    kind what = kind::respond;
+    protocol::writer body;
+    std::string close_reason;
+
+    static handler_result no_response() { return {kind::no_response, {}, {}}; }
+    static handler_result close(std::string reason) { return {kind::close, {}, std::move(reason)}; }
+};
+
+using handler_fn = asio::awaitable<handler_result> (*)(request_context&);
+
+struct api_handler {
+    int16_t key;
+    int16_t min_version;
+    int16_t max_version;
+    handler_fn handle;
+};
+
+// Decodes the request body as Request, runs `fn`, and encodes its response in
+// the request's version. A body that fails to decode (or has trailing bytes)
+// closes the connection, as Kafka does with an InvalidRequestException.
+template <typename Request, typename Response,
+          asio::awaitable<Response> (*Fn)(request_context&, Request&)>
+asio::awaitable<handler_result> typed_handler(request_context& ctx) {
+    Request req;
+    protocol::reader r(ctx.body);
+    req.decode(r, ctx.header.api_version);
+    if (!r.ok()) {
+        co_return handler_result::close("request body failed to decode");
+    }
+    Response resp = co_await Fn(ctx, req);
+    handler_result out;
+    resp.encode(out.body, ctx.header.api_version);
+    co_return out;
+}
+
+}  // namespace samsa::server

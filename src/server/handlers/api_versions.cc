@@ -1,0 +1,71 @@
+#include "server/handlers/api_versions.h"
+
+#include "common/error.h"
+#include "protocol/generated/api_table.h"
+#include "protocol/generated/api_versions_request.h"
+#include "protocol/generated/api_versions_response.h"
+#include "server/handler_registry.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::api_versions_request;
+using protocol::api_versions_response;
+
+void fill_api_keys(const request_context& ctx, api_versions_response& resp) {
+    for (const auto& h : ctx.broker->handlers->all()) {
+        auto& k = resp.api_keys.emplace_back();
+        k.api_key = h.key;
+        k.min_version = h.min_version;
+        k.max_version = h.max_version;
+    }
+}
+
+// Kafka's rule for client_software_name / client_software_version (KIP-511).
+bool valid_software_field(const std::string& s) {
+    if (s.empty()) {
+        return false;
+    }
+    auto alnum = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    };
+    if (!alnum(s.front()) || !alnum(s.back())) {
+        return false;
+    }
+    for (char c : s) {
+        if (!alnum(c) && c != '-' && c != '.') {
+            return false;
+        }
+    }
+    return true;
+}
+
+asio::awaitable<api_versions_response> handle(request_context& ctx, api_versions_request& req) {
+    api_versions_response resp;
+    if (ctx.header.api_version >= 3 && (!valid_software_field(req.client_software_name) ||
+                                        !valid_software_field(req.client_software_version))) {
+        resp.error_code = to_wire(error_code::invalid_request);
+        co_return resp;
+    }
+    fill_api_keys(ctx, resp);
+    co_return resp;
+}
+
+}  // namespace
+
+api_handler api_versions_handler() {
+    return {api_versions_request::api_key, 0, api_versions_request::max_version,
+            &typed_handler<api_versions_request, api_versions_response, &handle>};
+}
+
+handler_result api_versions_unsupported(request_context& ctx) {
+    api_versions_response resp;
+    resp.error_code = to_wire(error_code::unsupported_version);
+    fill_api_keys(ctx, resp);
+    handler_result out;
+    resp.encode(out.body, 0);
+    return out;
+}
+
+}  // namespace samsa::server::handlers

@@ -1,0 +1,89 @@
+#include "server/listener.h"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/ip/v6_only.hpp>
+#include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "server/connection.h"
+
+namespace samsa::server {
+
+listener::listener(std::string name, reactor_pool& reactors, broker_context& broker)
+    : _name(std::move(name)), _reactors(reactors), _broker(broker), _acceptor(reactors.at(0)) {}
+
+status listener::bind(const std::string& host, uint16_t port) {
+    std::error_code ec;
+    asio::ip::tcp::endpoint ep;
+    if (host.empty()) {
+        ep = asio::ip::tcp::endpoint(asio::ip::tcp::v6(), port);
+    } else {
+        asio::ip::tcp::resolver resolver(_reactors.at(0));
+        auto results = resolver.resolve(host, std::to_string(port), ec);
+        if (ec || results.empty()) {
+            return error(error_code::unknown_server_error,
+                         fmt::format("listener {}: cannot resolve host '{}': {}", _name, host,
+                                     ec ? ec.message() : "no address"));
+        }
+        ep = results.begin()->endpoint();
+    }
+    _acceptor.open(ep.protocol(), ec);
+    if (!ec && ep.address().is_v6() && host.empty()) {
+        // Empty host: every interface, IPv4 and IPv6.
+        _acceptor.set_option(asio::ip::v6_only(false), ec);
+    }
+    if (!ec) {
+        _acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+    }
+    if (!ec) {
+        _acceptor.bind(ep, ec);
+    }
+    if (!ec) {
+        _acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+        return error(error_code::unknown_server_error,
+                     fmt::format("listener {}: cannot listen on {}:{}: {}", _name, host, port,
+                                 ec.message()));
+    }
+    _bound_port = _acceptor.local_endpoint().port();
+    return {};
+}
+
+void listener::start() {
+    asio::co_spawn(
+        _acceptor.get_executor(), [this]() { return accept_loop(); }, asio::detached);
+}
+
+void listener::stop() {
+    asio::post(_acceptor.get_executor(), [this] {
+        std::error_code ec;
+        _acceptor.close(ec);
+    });
+}
+
+asio::awaitable<void> listener::accept_loop() {
+    for (;;) {
+        auto& ctx = _reactors.next();
+        std::error_code ec;
+        auto socket =
+            co_await _acceptor.async_accept(ctx, asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) {
+            if (ec == asio::error::operation_aborted || !_acceptor.is_open()) {
+                co_return;
+            }
+            // EMFILE and friends: log and keep accepting.
+            spdlog::warn("event=accept_failed listener={} error=\"{}\"", _name, ec.message());
+            continue;
+        }
+        auto conn = std::make_shared<connection>(std::move(socket), _broker, _name);
+        // Start on the connection's own reactor.
+        asio::post(ctx, [conn] { conn->start(); });
+    }
+}
+
+}  // namespace samsa::server

@@ -1,0 +1,41 @@
+#pragma once
+// The reactor threads (DESIGN.md §4): one asio::io_context per thread, each
+// running coroutines. Connections are spread round-robin; later, each
+// partition is owned by one reactor (its shard).
+//
+// Thread-safety: next() is called from the acceptor's thread only; run() and
+// stop() from the thread that owns the pool.
+#include <asio/io_context.hpp>
+#include <cstddef>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace samsa::server {
+
+class reactor_pool {
+  public:
+    // threads == 0: one per core.
+    explicit reactor_pool(size_t threads);
+    ~reactor_pool();
+    reactor_pool(const reactor_pool&) = delete;
+    reactor_pool& operator=(const reactor_pool&) = delete;
+
+    size_t size() const { return _contexts.size(); }
+    asio::io_context& at(size_t i) { return *_contexts[i]; }
+    // Round-robin choice for a new connection.
+    asio::io_context& next();
+
+    // Starts one thread per context; returns at once.
+    void start();
+    // Stops every context and joins the threads.
+    void stop();
+
+  private:
+    std::vector<std::unique_ptr<asio::io_context>> _contexts;
+    std::vector<asio::executor_work_guard<asio::io_context::executor_type>> _work;
+    std::vector<std::thread> _threads;
+    size_t _next = 0;
+};
+
+}  // namespace samsa::server

@@ -1,0 +1,31 @@
+#pragma once
+// One request as a handler sees it: the decoded header, the undecoded body
+// (a view into the frame, which lives until the response has been built), the
+// listener it came in on, and the broker's services.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/bytes.h"
+#include "server/broker_context.h"
+
+namespace samsa::server {
+
+struct request_header {
+    int16_t api_key = 0;
+    int16_t api_version = 0;
+    int32_t correlation_id = 0;
+    std::optional<std::string> client_id;
+    int16_t header_version = 1;
+};
+
+struct request_context {
+    request_header header;
+    bytes_view body;
+    std::shared_ptr<const bytes> frame;  // keeps `body` (and decoded records views) alive
+    std::string listener_name;           // e.g. "PLAINTEXT"
+    std::string peer;                    // "host:port", for logs
+    broker_context* broker = nullptr;
+};
+
+}  // namespace samsa::server
