@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test suite and prints one closing line: "N passed, N failed".
+#   unit        ctest (GoogleTest binaries, one per room; generator freshness)
+#   integration pytest against real samsa processes (tests/integration)
+#   cluster     pytest multi-broker scenarios (tests/cluster), when present
+# Usage: scripts/run-tests.sh [build-dir]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+
+passed=0
+failed=0
+
+# --- unit tests (ctest): count from its JUnit report.
+(cd "$build_dir" && ctest --output-on-failure -j "$(nproc)" --timeout 600 \
+    --output-junit "$results/ctest.xml") || true
+if [ -f "$results/ctest.xml" ]; then
+    read -r t f s < <(/usr/bin/python3 - "$results/ctest.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+t = sum(int(s.get("tests", 0)) for s in suites)
+f = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+sk = sum(int(s.get("skipped", 0)) for s in suites)
+print(t, f, sk)
+PY
+)
+    passed=$((passed + t - f - s))
+    failed=$((failed + f))
+else
+    echo "run-tests: ctest produced no report" >&2
+    failed=$((failed + 1))
+fi
+
+# --- integration and cluster tests (pytest with Debian's python3).
+export SAMSA_BIN="$(cd "$build_dir" && pwd)/samsa"
+for suite in tests/integration tests/cluster; do
+    ls "$suite"/test_*.py >/dev/null 2>&1 || continue
+    name=$(basename "$suite")
+    /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$results/$name.xml" "$suite"
+    code=$?
+    if [ -f "$results/$name.xml" ]; then
+        read -r t f s < <(/usr/bin/python3 - "$results/$name.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+t = sum(int(s.get("tests", 0)) for s in suites)
+f = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+sk = sum(int(s.get("skipped", 0)) for s in suites)
+print(t, f, sk)
+PY
+)
+        passed=$((passed + t - f - s))
+        failed=$((failed + f))
+    fi
+    # pytest exit codes 2-4 (interrupted, internal error, usage) mean tests did not run.
+    if [ "$code" -ge 2 ] && [ "$code" -le 4 ]; then
+        echo "run-tests: pytest $suite exited with $code" >&2
+        failed=$((failed + 1))
+    fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
