@@ -214,10 +214,17 @@ result<storage_identity> ensure_meta_properties(const std::vector<fs::path>& dir
     std::set<fs::path> seen;
     for (const auto& d : dirs) {
         fs::path norm = d.lexically_normal();
-        if (!seen.insert(norm).second) {
-            continue;
+        if (!norm.has_filename() && norm.has_parent_path()) {
+            norm = norm.parent_path();  // "data/" -> "data"
         }
         std::error_code ec;
+        fs::path key = fs::weakly_canonical(norm, ec);  // "a", "./a", "/abs/a" are one dir
+        if (ec) {
+            key = fs::absolute(norm, ec);
+        }
+        if (!seen.insert(key).second) {
+            continue;
+        }
         auto st = fs::status(norm, ec);
         if (ec && ec != std::errc::no_such_file_or_directory) {
             return io_error("cannot access log directory", norm, ec.value());
