@@ -49,7 +49,7 @@ timestamp_bounds effective_timestamp_bounds(int64_t difference_max_ms, int64_t b
 
 // ---- record_rules -------------------------------------------------------------
 
-void record_rules::add(int32_t batch_index, std::string message) {
+void record_rules::reject(int32_t batch_index, std::string message) {
     _failed = true;
     if (_count++ < max_record_errors) {
         _errors.push_back({batch_index, std::move(message)});
@@ -59,8 +59,8 @@ void record_rules::add(int32_t batch_index, std::string message) {
 void record_rules::check(int32_t batch_index, bool has_key, int64_t timestamp, int64_t offset,
                          bool batch_log_append_time) {
     if (_options.compacted && !has_key) {
-        add(batch_index,
-            "Compacted topic cannot accept message without key" + in_partition(_options));
+        reject(batch_index,
+               "Compacted topic cannot accept message without key" + in_partition(_options));
         return;
     }
     if (_options.message_timestamp_type == timestamp_type::create_time &&
@@ -71,20 +71,21 @@ void record_rules::check(int32_t batch_index, bool has_key, int64_t timestamp, i
         if (diff > _options.timestamps.before_max_ms ||
             neg_diff > _options.timestamps.after_max_ms) {
             _timestamp_failed = true;
-            add(batch_index,
-                "Timestamp " + std::to_string(timestamp) + " of message with offset " +
-                    std::to_string(offset) + " is out of range. The timestamp should be within [" +
-                    std::to_string(
-                        wrapping_sub(_options.now_ms, _options.timestamps.before_max_ms)) +
-                    ", " +
-                    std::to_string(
-                        wrapping_add(_options.now_ms, _options.timestamps.after_max_ms)) +
-                    "]");
+            reject(batch_index, "Timestamp " + std::to_string(timestamp) +
+                                    " of message with offset " + std::to_string(offset) +
+                                    " is out of range. The timestamp should be within [" +
+                                    std::to_string(wrapping_sub(
+                                        _options.now_ms, _options.timestamps.before_max_ms)) +
+                                    ", " +
+                                    std::to_string(wrapping_add(_options.now_ms,
+                                                                _options.timestamps.after_max_ms)) +
+                                    "]");
         }
     } else if (batch_log_append_time) {
         _timestamp_failed = true;
-        add(batch_index, "Invalid timestamp type in message with offset " + std::to_string(offset) +
-                             ". Producer should not set timestamp type to LogAppendTime.");
+        reject(batch_index, "Invalid timestamp type in message with offset " +
+                                std::to_string(offset) +
+                                ". Producer should not set timestamp type to LogAppendTime.");
     }
 }
 

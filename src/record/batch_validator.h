@@ -133,14 +133,15 @@ class record_rules {
     // the record's timestamp as the batch states it.
     void check(int32_t batch_index, bool has_key, int64_t timestamp, int64_t offset,
                bool batch_log_append_time);
+    // A record refused for another reason (legacy inner messages: wrong magic,
+    // nested compression); counts as INVALID_RECORD.
+    void reject(int32_t batch_index, std::string message);
     bool failed() const { return _failed; }
     // Kafka's processRecordErrors: INVALID_TIMESTAMP if any timestamp failed,
     // else INVALID_RECORD, with the records' errors moved into `out`.
     samsa::error batch_error(std::vector<record_error>& out);
 
   private:
-    void add(int32_t batch_index, std::string message);
-
     const validation_options& _options;
     std::vector<record_error> _errors;
     size_t _count = 0;
