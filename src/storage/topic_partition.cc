@@ -1,0 +1,75 @@
+#include "storage/topic_partition.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+
+namespace samsa::storage {
+
+std::string topic_partition::to_string() const {
+    return topic + "-" + std::to_string(partition);
+}
+
+bool is_valid_topic_name(std::string_view topic) {
+    if (topic.empty() || topic.size() > 249 || topic == "." || topic == "..") {
+        return false;
+    }
+    for (char c : topic) {
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::optional<topic_partition> parse_partition_dir_name(std::string_view name) {
+    auto dash = name.rfind('-');
+    if (dash == std::string_view::npos || dash == 0 || dash + 1 == name.size()) {
+        return std::nullopt;
+    }
+    std::string_view digits = name.substr(dash + 1);
+    if (digits.size() > 10) {
+        return std::nullopt;
+    }
+    int64_t p = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+        p = p * 10 + (c - '0');
+    }
+    if (p > INT32_MAX || (digits.size() > 1 && digits[0] == '0')) {
+        return std::nullopt;
+    }
+    std::string_view topic = name.substr(0, dash);
+    if (!is_valid_topic_name(topic)) {
+        return std::nullopt;
+    }
+    return topic_partition{std::string(topic), int32_t(p)};
+}
+
+std::string delete_dir_name(const topic_partition& tp, std::string_view unique_id) {
+    std::string suffix;
+    suffix.append("-").append(std::to_string(tp.partition)).append(".");
+    suffix.append(unique_id).append(delete_dir_suffix);
+    size_t room = suffix.size() >= 255 ? 0 : 255 - suffix.size();
+    std::string out = tp.topic.substr(0, std::min(room, tp.topic.size()));
+    out.append(suffix);
+    return out;
+}
+
+std::string random_unique_id() {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out(32, '0');
+    uint64_t a = rng(), b = rng();
+    for (int i = 0; i < 16; ++i) {
+        out[size_t(i)] = hex[(a >> (4 * i)) & 15];
+        out[size_t(16 + i)] = hex[(b >> (4 * i)) & 15];
+    }
+    return out;
+}
+
+}  // namespace samsa::storage
