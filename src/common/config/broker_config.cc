@@ -246,6 +246,9 @@ std::optional<int64_t> resolve_synonyms(const config_set& values, std::string_vi
 }
 
 result<broker_config> build_broker_config(const config_set& v) {
+    if (auto required = v.check_required(); !required.ok()) {
+        return config_error(required.error_summary());
+    }
     broker_config c;
     c.values = v;
 
@@ -284,6 +287,17 @@ result<broker_config> build_broker_config(const config_set& v) {
         return map.err();
     }
     c.listener_security_protocol_map = std::move(*map);
+    for (const auto& n : c.controller_listener_names) {
+        if (!c.listener_security_protocol_map.count(n)) {
+            return config_error(fmt::format(
+                "Controller listener with name {} defined in controller.listener.names not found "
+                "in "
+                "listener.security.protocol.map (an explicit security mapping for each controller "
+                "listener is required if listener.security.protocol.map is set, or if TLS or SASL "
+                "is in use)",
+                n));
+        }
+    }
     auto listeners = parse_listeners(v.get_list("listeners"), c.listener_security_protocol_map);
     if (!listeners) {
         return config_error(fmt::format("Error creating broker listeners from '{}': {}",

@@ -36,7 +36,11 @@ validator none() {
 validator protocol_map_validator() {
     return validator::custom("NAME:PROTOCOL pairs, comma separated",
                              [](const config_value& v) -> std::optional<std::string> {
-                                 auto m = parse_protocol_map(std::get<std::string>(v));
+                                 const auto* text = std::get_if<std::string>(&v);
+                                 if (!text) {
+                                     return "Expected a string";
+                                 }
+                                 auto m = parse_protocol_map(*text);
                                  if (!m) {
                                      return m.err().message;
                                  }
@@ -48,7 +52,11 @@ validator listener_list_validator(bool allow_empty) {
     return validator::custom(allow_empty ? "NAME://host:port, comma separated"
                                          : "NAME://host:port, comma separated, at least one",
                              [allow_empty](const config_value& v) -> std::optional<std::string> {
-                                 const auto& l = std::get<list_value>(v);
+                                 const auto* lp = std::get_if<list_value>(&v);
+                                 if (!lp) {
+                                     return "Expected a list";
+                                 }
+                                 const auto& l = *lp;
                                  if (l.empty() && !allow_empty) {
                                      return "Empty list is not allowed";
                                  }
@@ -65,7 +73,11 @@ validator listener_list_validator(bool allow_empty) {
 validator voters_validator() {
     return validator::custom("{id}@{host}:{port}, comma separated",
                              [](const config_value& v) -> std::optional<std::string> {
-                                 auto r = parse_quorum_voters(std::get<list_value>(v));
+                                 const auto* l = std::get_if<list_value>(&v);
+                                 if (!l) {
+                                     return "Expected a list";
+                                 }
+                                 auto r = parse_quorum_voters(*l);
                                  if (!r) {
                                      return r.err().message;
                                  }
@@ -383,7 +395,8 @@ validator compression_type_validator() {
 validator gzip_level_validator() {
     return validator::custom("[1,...,9] or -1",
                              [](const config_value& v) -> std::optional<std::string> {
-                                 int64_t level = std::get<int64_t>(v);
+                                 const auto* lp = std::get_if<int64_t>(&v);
+                                 int64_t level = lp ? *lp : 0;
                                  if (level == -1 || (level >= 1 && level <= 9)) {
                                      return std::nullopt;
                                  }

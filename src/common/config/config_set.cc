@@ -144,12 +144,6 @@ validation_report config_set::check_required() const {
     return report;
 }
 
-const config_key& config_set::key(std::string_view name) const {
-    const config_key* k = _def->find(name);
-    assert(k && "unknown config key");
-    return *k;
-}
-
 const config_set::stored* config_set::find(std::string_view name, config_layer* layer_out) const {
     for (size_t i = k_layer_count; i-- > 0;) {
         auto it = _layers[i].find(name);
@@ -164,43 +158,53 @@ const config_set::stored* config_set::find(std::string_view name, config_layer* 
 }
 
 const config_value& config_set::get(std::string_view name) const {
-    (void)key(name);
+    assert(_def->find(name) && "unknown config key");
     const stored* s = find(name, nullptr);
     return s ? s->value : k_null_value;
 }
 
+namespace {
+
+// The value as T. A null or mistyped value is a programming error (the caller reads
+// a key it did not validate, or with the wrong getter): it asserts, and in release
+// builds reads as T{} rather than throwing.
+template <typename T>
+const T& typed(const config_value& v, std::string_view name) {
+    static const T fallback{};
+    const T* p = std::get_if<T>(&v);
+    assert(p && "config value is null or of another type");
+    (void)name;
+    return p ? *p : fallback;
+}
+
+}  // namespace
+
 bool config_set::get_bool(std::string_view name) const {
-    assert(key(name).type == config_type::boolean);
-    return std::get<bool>(get(name));
+    return typed<bool>(get(name), name);
 }
 
 int16_t config_set::get_short(std::string_view name) const {
-    assert(key(name).type == config_type::int16);
-    return static_cast<int16_t>(std::get<int64_t>(get(name)));
+    return static_cast<int16_t>(typed<int64_t>(get(name), name));
 }
 
 int32_t config_set::get_int(std::string_view name) const {
-    assert(key(name).type == config_type::int32);
-    return static_cast<int32_t>(std::get<int64_t>(get(name)));
+    return static_cast<int32_t>(typed<int64_t>(get(name), name));
 }
 
 int64_t config_set::get_long(std::string_view name) const {
-    assert(key(name).type == config_type::int64 || key(name).type == config_type::int32 ||
-           key(name).type == config_type::int16);
-    return std::get<int64_t>(get(name));
+    return typed<int64_t>(get(name), name);
 }
 
 double config_set::get_double(std::string_view name) const {
-    assert(key(name).type == config_type::float64);
-    return std::get<double>(get(name));
+    return typed<double>(get(name), name);
 }
 
 const std::string& config_set::get_string(std::string_view name) const {
-    return std::get<std::string>(get(name));
+    return typed<std::string>(get(name), name);
 }
 
 const list_value& config_set::get_list(std::string_view name) const {
-    return std::get<list_value>(get(name));
+    return typed<list_value>(get(name), name);
 }
 
 std::optional<int64_t> config_set::get_optional_long(std::string_view name) const {

@@ -85,8 +85,9 @@ class config_set {
 
     const config_def& definition() const { return *_def; }
 
-    // Effective values. The typed getters assert the key exists and has that type;
-    // a null value asserts too except in the optional getters.
+    // Effective values. The typed getters assert that the key is defined and its
+    // value is non-null and of that type (release builds read a zero value instead);
+    // the optional getters answer nullopt for null.
     const config_value& get(std::string_view name) const;
     bool is_null(std::string_view name) const { return config::is_null(get(name)); }
     bool get_bool(std::string_view name) const;
@@ -124,7 +125,6 @@ class config_set {
     };
     using layer_map = std::map<std::string, stored, std::less<>>;
 
-    const config_key& key(std::string_view name) const;
     const stored* find(std::string_view name, config_layer* layer_out) const;
 
     const config_def* _def;

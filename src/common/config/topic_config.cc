@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <limits>
 
 #include "common/config/broker_config.h"
@@ -25,7 +26,11 @@ validator throttled_replicas_validator() {
     return validator::custom(
         "[partitionId]:[brokerId],[partitionId]:[brokerId],... or *",
         [](const config_value& v) -> std::optional<std::string> {
-            const auto& l = std::get<list_value>(v);
+            const auto* lp = std::get_if<list_value>(&v);
+            if (!lp) {
+                return "Expected a list";
+            }
+            const auto& l = *lp;
             if (l.size() == 1 && l[0] == "*") {
                 return std::nullopt;
             }
@@ -162,6 +167,14 @@ config_value broker_value(const config_set& broker, std::string_view broker_key)
     return broker.get(broker_key);
 }
 
+template <typename T>
+T as(const std::map<std::string, config_value, std::less<>>& values, std::string_view name) {
+    auto it = values.find(name);
+    const T* p = it == values.end() ? nullptr : std::get_if<T>(&it->second);
+    assert(p && "topic config value missing or of another type");
+    return p ? *p : T{};
+}
+
 }  // namespace
 
 const config_def& topic_config_def() {
@@ -205,9 +218,10 @@ status validate_topic_overrides(const std::map<std::string, std::string>& overri
             max_lag = *v;
         }
     }
-    int64_t min = is_null(min_lag) ? 0 : std::get<int64_t>(min_lag);
-    int64_t max =
-        is_null(max_lag) ? std::numeric_limits<int64_t>::max() : std::get<int64_t>(max_lag);
+    auto* min_p = std::get_if<int64_t>(&min_lag);
+    auto* max_p = std::get_if<int64_t>(&max_lag);
+    int64_t min = min_p ? *min_p : 0;
+    int64_t max = max_p ? *max_p : std::numeric_limits<int64_t>::max();
     if (min > max) {
         return config_error(fmt::format(
             "conflict topic config setting min.compaction.lag.ms ({}) > max.compaction.lag.ms ({})",
@@ -241,7 +255,8 @@ result<resolved_topic_config> resolve_topic_config(
         if (broker_key) {
             if (is_null(value)) {
                 value = broker_value(broker, *broker_key);
-                if (k->name == "retention.ms" && std::get<int64_t>(value) < 0) {
+                auto* ms = std::get_if<int64_t>(&value);
+                if (k->name == "retention.ms" && ms && *ms < 0) {
                     value = int64_t{-1};
                 }
                 if (auto reason = k->valid.check(value)) {
@@ -271,15 +286,13 @@ result<resolved_topic_config> resolve_topic_config(
         out.entries.push_back(std::move(e));
     }
 
-    auto get_long = [&](std::string_view n) { return std::get<int64_t>(values.find(n)->second); };
+    // Every topic key has a value of its own type here (parsed, or taken from a broker
+    // key of a compatible type); as<T> asserts that instead of throwing.
+    auto get_long = [&](std::string_view n) { return as<int64_t>(values, n); };
     auto get_int = [&](std::string_view n) { return static_cast<int32_t>(get_long(n)); };
-    auto get_bool = [&](std::string_view n) { return std::get<bool>(values.find(n)->second); };
-    auto get_list = [&](std::string_view n) {
-        return std::get<list_value>(values.find(n)->second);
-    };
-    auto get_string = [&](std::string_view n) {
-        return std::get<std::string>(values.find(n)->second);
-    };
+    auto get_bool = [&](std::string_view n) { return as<bool>(values, n); };
+    auto get_list = [&](std::string_view n) { return as<list_value>(values, n); };
+    auto get_string = [&](std::string_view n) { return as<std::string>(values, n); };
 
     topic_config& c = out.config;
     c.cleanup_policy = get_list("cleanup.policy");
@@ -316,8 +329,7 @@ result<resolved_topic_config> resolve_topic_config(
     if (c.message_timestamp_after_max_ms == no_limit) {
         c.message_timestamp_after_max_ms = c.message_timestamp_difference_max_ms;
     }
-    c.min_cleanable_dirty_ratio =
-        std::get<double>(values.find("min.cleanable.dirty.ratio")->second);
+    c.min_cleanable_dirty_ratio = as<double>(values, "min.cleanable.dirty.ratio");
     c.min_compaction_lag_ms = get_long("min.compaction.lag.ms");
     c.min_insync_replicas = get_int("min.insync.replicas");
     c.preallocate = get_bool("preallocate");

@@ -5,7 +5,6 @@
 // every validator; raw strings never parse to null.
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

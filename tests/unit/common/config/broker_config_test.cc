@@ -176,6 +176,22 @@ TEST(broker_config, custom_listener_names_need_the_protocol_map) {
     EXPECT_EQ(c.inter_broker_listener_name, "CLIENT");
 }
 
+TEST(broker_config, controller_listener_needs_a_protocol_when_the_map_is_explicit) {
+    auto msg = fail(with(minimal(), {{"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT"}}));
+    EXPECT_TRUE(contains(msg, "Controller listener with name CONTROLLER")) << msg;
+    // With TLS in use the implicit CONTROLLER:PLAINTEXT mapping is not added either.
+    auto tls = fail(with(minimal(), {{"listeners", "SSL://:9092,CONTROLLER://:9093"},
+                                     {"inter.broker.listener.name", "SSL"}}));
+    EXPECT_TRUE(contains(tls, "CONTROLLER")) << tls;
+}
+
+TEST(broker_config, build_from_incomplete_set_is_an_error_not_a_crash) {
+    config_set empty(broker_config_def());
+    auto r = build_broker_config(empty);
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(contains(r.err().message, "Missing required configuration"));
+}
+
 TEST(broker_config, broker_id_is_a_synonym_of_node_id) {
     auto c = ok(with(without(minimal(), "node.id"), {{"broker.id", "1"}}));
     EXPECT_EQ(c.node_id, 1);
