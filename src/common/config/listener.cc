@@ -68,6 +68,10 @@ error bad_endpoint(std::string_view uri, std::string_view why) {
 
 }  // namespace
 
+std::string normalise_listener_name(std::string_view name) {
+    return upper(name);
+}
+
 std::string_view protocol_name(security_protocol p) {
     switch (p) {
         case security_protocol::plaintext:

@@ -21,6 +21,9 @@ namespace samsa::config {
 
 enum class security_protocol : uint8_t { plaintext, ssl, sasl_plaintext, sasl_ssl };
 
+// Kafka's ListenerName.normalised: listener names compare in upper case.
+std::string normalise_listener_name(std::string_view name);
+
 // "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL".
 std::string_view protocol_name(security_protocol p);
 // Case-insensitive, as Kafka's SecurityProtocol.forName.
