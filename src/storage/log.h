@@ -1,0 +1,273 @@
+#pragma once
+// log: one partition's log (Kafka's UnifiedLog + LocalLog): the directory
+// `<topic>-<partition>/` with its segments (storage/log_segment.h),
+// `leader-epoch-checkpoint` (storage/leader_epoch_cache.h) and
+// `partition.metadata` (storage/partition_metadata.h). Format and recovery:
+// docs/formats/segment.md.
+//
+// Offsets (Kafka's names): log start offset (LSO here; the first offset a reader
+// may fetch) <= high watermark (set by replication) <= log end offset (LEO, the
+// next offset to assign). The recovery point: every offset below it is on
+// disk (fdatasync'd); recovery after a crash starts there.
+//
+// Invariants: segments are keyed by base offset, their offsets increasing and
+// not overlapping; the last one is the active segment, the only one appended
+// to; log start offset <= high watermark <= LEO; recovery point <= LEO.
+//
+// Threading (DESIGN.md §4): a log is owned by one shard and is NOT thread-safe.
+// What may happen elsewhere:
+//  * blocking flushes run on the `blocking_executor` given at open (a background
+//    pool); it must call `done` back on the owner's shard;
+//  * the *_snapshot() getters are atomics, for checkpoint writers;
+//  * file slices returned by read() (shared fds) may be sent from any thread;
+//  * deleted segments go to the deletion_queue, drained by any thread.
+// A log must be held by std::shared_ptr (flush completions hold a weak_ptr).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/uuid.h"
+#include "storage/deletion_queue.h"
+#include "storage/leader_epoch_cache.h"
+#include "storage/log_config.h"
+#include "storage/log_segment.h"
+#include "storage/topic_partition.h"
+
+namespace samsa::storage {
+
+// Runs `job` off the owner's shard, then `done(job())` back on it.
+using blocking_executor =
+    std::function<void(std::function<status()> job, std::function<void(status)> done)>;
+// Runs the job and `done` at once on the calling thread: the default, for
+// tests, tools and single-threaded use.
+blocking_executor inline_executor();
+
+// ListOffsets special timestamps (Kafka's ListOffsetsRequest).
+inline constexpr int64_t latest_timestamp = -1;
+inline constexpr int64_t earliest_timestamp = -2;
+inline constexpr int64_t max_timestamp = -3;
+inline constexpr int64_t earliest_local_timestamp = -4;
+
+struct log_open_options {
+    std::string dir;  // the partition directory; created if missing
+    topic_partition tp;
+    log_config config;
+    int64_t now_ms = 0;
+    // From the log dir's checkpoint files (0 when absent).
+    int64_t recovery_point = 0;
+    int64_t log_start_offset = 0;
+    int64_t high_watermark = 0;
+    // The dir had Kafka's `.kafka_cleanshutdown` marker: skip recovery.
+    bool had_clean_shutdown = false;
+    // Checked against, or written to, partition.metadata (KIP-516).
+    std::optional<uuid> topic_id;
+    std::shared_ptr<deletion_queue> deletions;  // default: a private queue
+    blocking_executor executor;                 // default: inline_executor()
+};
+
+struct append_result {
+    int64_t first_offset = -1;
+    int64_t last_offset = -1;
+    int64_t max_timestamp = -1;            // largest batch max timestamp
+    int64_t offset_of_max_timestamp = -1;  // last offset of the batch holding it
+    int64_t log_append_time_ms = -1;       // the `now` of the append
+    int64_t log_start_offset = 0;
+    int32_t batches = 0;
+    int64_t records = 0;  // sum of records_count
+    int64_t bytes = 0;
+};
+
+struct log_read {
+    file_slice records;  // empty when there is nothing to return
+    int64_t log_start_offset = 0;
+    int64_t log_end_offset = 0;
+    int64_t high_watermark = 0;
+};
+
+struct timestamp_lookup {
+    int64_t timestamp = -1;
+    int64_t offset = -1;
+    std::optional<int32_t> leader_epoch;
+};
+
+// What loading found, for the startup log line.
+struct log_load_report {
+    int segments = 0;
+    int segments_recovered = 0;
+    int64_t bytes_truncated = 0;
+    std::string first_truncation_reason;
+};
+
+using flush_callback = std::function<void(status)>;
+
+class log : public std::enable_shared_from_this<log> {
+  public:
+    // Loads (recovering what needs it) or creates the partition's log. Errors:
+    // KAFKA_STORAGE_ERROR when the directory or a .log cannot be read (the
+    // partition is then offline); INCONSISTENT_TOPIC_ID when partition.metadata
+    // names another topic id.
+    static result<std::shared_ptr<log>> open(log_open_options options);
+    ~log();
+    log(const log&) = delete;
+    log& operator=(const log&) = delete;
+
+    const topic_partition& partition() const { return _tp; }
+    const std::string& dir() const { return _dir; }
+    const log_config& config() const { return _config; }
+    // Takes effect for the next roll, index entry, retention run and flush check.
+    void update_config(const log_config& c) { _config = c; }
+    const std::optional<uuid>& topic_id() const { return _topic_id; }
+    const log_load_report& load_report() const { return _load_report; }
+
+    int64_t log_start_offset() const { return _log_start_offset; }
+    int64_t log_end_offset() const { return _log_end_offset; }
+    int64_t high_watermark() const { return _high_watermark; }
+    int64_t recovery_point() const { return _recovery_point; }
+    // Any thread (checkpoint writers).
+    int64_t log_start_offset_snapshot() const { return _lso_snapshot.load(); }
+    int64_t recovery_point_snapshot() const { return _rp_snapshot.load(); }
+    int64_t high_watermark_snapshot() const { return _hw_snapshot.load(); }
+
+    int64_t size_bytes() const;
+    size_t segment_count() const { return _segments.size(); }
+    std::vector<std::shared_ptr<const log_segment>> segments() const;
+    const log_segment& active_segment() const { return *_segments.rbegin()->second; }
+    const leader_epoch_cache& leader_epochs() const { return _epochs; }
+    leader_epoch_cache& leader_epochs() { return _epochs; }
+    // Set when a write or fsync failed: every later call returns it.
+    const std::optional<error>& failure() const { return _failure; }
+
+    // Leader append: assigns offsets from the LEO by stamping each batch's base
+    // offset and partition leader epoch in place (the CRC does not cover them),
+    // rolling first when the active segment must roll. The batches must have
+    // been validated (record/batch_validator.h); this checks only their framing.
+    // Errors: CORRUPT_MESSAGE (framing), MESSAGE_TOO_LARGE (a batch over
+    // max.message.bytes), RECORD_LIST_TOO_LARGE (over segment.bytes),
+    // KAFKA_STORAGE_ERROR.
+    result<append_result> append_as_leader(std::span<uint8_t> batches, int32_t leader_epoch,
+                                           int64_t now_ms);
+    // Follower append: offsets and epochs as the leader assigned them; the first
+    // base offset must be >= LEO (OFFSET_OUT_OF_RANGE otherwise; a gap is fine).
+    result<append_result> append_as_follower(bytes_view batches, int64_t now_ms);
+
+    // Fetch: bytes from the batch holding `offset`, at most `max_bytes` (the
+    // first batch whole when `min_one_message`, KIP-74), only batches below
+    // `max_offset` (exclusive: the high watermark for consumers; -1 = LEO),
+    // from a single segment. OFFSET_OUT_OF_RANGE outside [log start, LEO];
+    // at LEO or at/above max_offset an empty result.
+    result<log_read> read(int64_t offset, int64_t max_bytes, int64_t max_offset,
+                          bool min_one_message) const;
+
+    // ListOffsets: for a timestamp >= 0, the first record with timestamp >= it
+    // (nullopt when none); latest_timestamp -> LEO, earliest_timestamp and
+    // earliest_local_timestamp -> log start offset, max_timestamp -> the record
+    // with the largest timestamp (nullopt when none has one). Bounding the
+    // answer by the high watermark is the caller's (isolation level).
+    result<std::optional<timestamp_lookup>> offset_for_timestamp(int64_t timestamp) const;
+
+    // Replication sets it; clamped to [log start, LEO].
+    void update_high_watermark(int64_t hw);
+
+    // Follower truncation: removes every batch holding an offset >= `offset`
+    // (the whole batch when it straddles `offset`: the LEO is then that batch's
+    // base offset, which is what log_end_offset() reports). No-op at/after LEO;
+    // below the log start it is truncate_fully_and_start_at(offset). Pending
+    // when_durable callbacks above the new LEO get NOT_LEADER_OR_FOLLOWER.
+    status truncate_to(int64_t offset, int64_t now_ms);
+    // Drops all data; the log restarts empty at `offset` (= LSO = LEO = HW).
+    status truncate_fully_and_start_at(int64_t offset, int64_t now_ms);
+    // DeleteRecords: moves the log start offset up to `offset` (at most the high
+    // watermark, else OFFSET_OUT_OF_RANGE) and drops segments wholly below it.
+    // Returns the new log start offset (the low watermark).
+    result<int64_t> delete_records_before(int64_t offset, int64_t now_ms);
+
+    // Rolls now (unless the active segment is empty); returns the new base.
+    result<int64_t> roll(int64_t now_ms);
+
+    // Retention: deletes whole segments, oldest first and never the active one,
+    // nor any not wholly below the high watermark: those wholly below the log
+    // start offset, and with cleanup.policy=delete those past retention.ms (by
+    // their largest timestamp) or beyond retention.bytes. Returns how many.
+    result<int> delete_old_segments(int64_t now_ms);
+
+    // Group commit. `cb(status)` runs on the owner's shard once every offset <=
+    // `offset` is on disk. One fdatasync covers all waiters that arrived while
+    // the previous one ran. With flush.messages=1 the produce path should ack
+    // from here: append, then when_durable(last_offset, ack).
+    void when_durable(int64_t offset, flush_callback cb);
+    // flush.ms: starts a background flush when one is due.
+    void flush_if_due(int64_t now_ms);
+    bool flush_in_progress() const { return _flush_in_flight; }
+    // Synchronous flush of everything appended, on the calling (owner) thread.
+    status flush();
+
+    // Flushes and closes every segment (indexes trimmed). Call when no flush is
+    // in progress; the log is unusable afterwards.
+    status close();
+    // Closes and renames the directory to <topic>-<partition>.<id>-delete,
+    // queueing it for deletion; returns the new path.
+    result<std::string> close_and_rename_for_delete(int64_t now_ms);
+
+  private:
+    log(log_open_options& options, leader_epoch_cache epochs);
+    status load(const log_open_options& options);
+    std::shared_ptr<log_segment> active() const { return _segments.rbegin()->second; }
+    result<append_result> append_checked(bytes_view batches, int32_t leader_epoch, bool as_leader,
+                                         int64_t now_ms);
+    status maybe_roll(int64_t bytes, int64_t max_ts, int64_t first_offset, int64_t last_offset,
+                      int64_t now_ms);
+    status roll_at(int64_t new_base, int64_t now_ms);
+    status fail(error e);
+    void set_log_start_offset(int64_t o);
+    void set_recovery_point(int64_t o);
+    void set_high_watermark(int64_t o);
+    // Segments are renamed to .deleted and queued; the map drops them.
+    status remove_segments(const std::vector<int64_t>& bases, int64_t now_ms);
+    template <typename Pred>
+    result<int> delete_segments_while(Pred pred, int64_t now_ms);
+    void after_truncation(int64_t new_leo);
+
+    // Flush machinery (log_flush.cc).
+    void start_flush(int64_t up_to);
+    void on_flush_done(int64_t up_to, status s);
+    void complete_waiters();
+    void fail_waiters_from(int64_t offset, const error& e);
+    bool flush_wanted() const;
+
+    std::string _dir;
+    topic_partition _tp;
+    log_config _config;
+    std::optional<uuid> _topic_id;
+    std::map<int64_t, std::shared_ptr<log_segment>> _segments;
+    leader_epoch_cache _epochs;
+    std::shared_ptr<deletion_queue> _deletions;
+    blocking_executor _executor;
+    int64_t _log_start_offset = 0;
+    int64_t _log_end_offset = 0;
+    int64_t _high_watermark = 0;
+    int64_t _recovery_point = 0;
+    std::atomic<int64_t> _lso_snapshot{0};
+    std::atomic<int64_t> _rp_snapshot{0};
+    std::atomic<int64_t> _hw_snapshot{0};
+    std::optional<error> _failure;
+    log_load_report _load_report;
+    bool _closed = false;
+
+    // Flush state.
+    bool _flush_in_flight = false;
+    bool _dir_dirty = false;    // a segment file was created since the last flush
+    int64_t _truncated_to = 0;  // lowest truncation point during the flush in flight
+    int64_t _unflushed_messages = 0;
+    int64_t _last_flush_ms = 0;
+    int64_t _now_ms = 0;  // latest time seen from callers
+    std::multimap<int64_t, flush_callback> _waiters;
+};
+
+}  // namespace samsa::storage

@@ -1,0 +1,530 @@
+#include "storage/log.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+
+#include "common/crc32c.h"
+#include "storage/file_util.h"
+#include "storage/segment_name.h"
+#include "storage/temp_dir.h"
+#include "storage/test_batches.h"
+
+namespace samsa::storage {
+namespace {
+
+using testing::batch_crc_ok;
+using testing::batch_spec;
+using testing::make_batch;
+using testing::temp_dir;
+namespace fs = std::filesystem;
+
+struct log_fixture : ::testing::Test {
+    temp_dir root;
+    std::shared_ptr<deletion_queue> deletions = std::make_shared<deletion_queue>();
+    log_config config = [] {
+        log_config c;
+        c.index_interval_bytes = 256;
+        c.segment_index_bytes = 64 * 1024;
+        c.file_delete_delay_ms = 1000;
+        return c;
+    }();
+
+    std::string dir() const { return root.file("orders-0"); }
+
+    std::shared_ptr<log> open_log(log_open_options o = {}) {
+        o.dir = dir();
+        o.tp = {"orders", 0};
+        o.config = config;
+        o.deletions = deletions;
+        auto l = log::open(o);
+        EXPECT_TRUE(l.has_value()) << (l ? "" : l.err().message);
+        return l ? *l : nullptr;
+    }
+
+    // A producer's batch: base offset 0, as clients send it.
+    static bytes producer_batch(int records, int64_t ts = 1000, size_t value_size = 100,
+                                uint8_t fill = 0) {
+        return make_batch({.base_offset = 0,
+                           .records = records,
+                           .value_size = value_size,
+                           .base_timestamp = ts,
+                           .timestamp_step = 1,
+                           .fill = fill});
+    }
+
+    append_result append(log& l, int records, int64_t ts = 1000, int32_t epoch = 0,
+                         int64_t now = 0) {
+        auto b = producer_batch(records, ts);
+        auto r = l.append_as_leader(b, epoch, now);
+        EXPECT_TRUE(r.has_value()) << (r ? "" : r.err().message);
+        return r ? *r : append_result{};
+    }
+
+    static std::vector<record::batch_header> read_headers(const log& l, int64_t from,
+                                                          int64_t max_offset = -1) {
+        std::vector<record::batch_header> out;
+        auto r = l.read(from, 1 << 30, max_offset, false);
+        EXPECT_TRUE(r.has_value());
+        if (!r) {
+            return out;
+        }
+        auto data = r->records.read();
+        size_t pos = 0;
+        while (pos + record::batch_header_size <= data->size()) {
+            auto h = record::decode_batch_header(data->data() + pos);
+            EXPECT_TRUE(batch_crc_ok(bytes_view(*data).subspan(pos, h.size_bytes())));
+            out.push_back(h);
+            pos += h.size_bytes();
+        }
+        return out;
+    }
+};
+
+TEST_F(log_fixture, append_as_leader_assigns_offsets_and_stamps_epoch) {
+    auto l = open_log();
+    EXPECT_EQ(l->log_end_offset(), 0);
+    auto r1 = append(*l, 5, 1000, 3, 777);
+    EXPECT_EQ(r1.first_offset, 0);
+    EXPECT_EQ(r1.last_offset, 4);
+    EXPECT_EQ(r1.max_timestamp, 1004);
+    EXPECT_EQ(r1.offset_of_max_timestamp, 4);
+    EXPECT_EQ(r1.log_append_time_ms, 777);
+    EXPECT_EQ(r1.records, 5);
+    auto r2 = append(*l, 2, 2000, 3);
+    EXPECT_EQ(r2.first_offset, 5);
+    EXPECT_EQ(r2.last_offset, 6);
+    EXPECT_EQ(l->log_end_offset(), 7);
+    auto headers = read_headers(*l, 0);
+    ASSERT_EQ(headers.size(), 2u);
+    EXPECT_EQ(headers[0].base_offset, 0);
+    EXPECT_EQ(headers[1].base_offset, 5);
+    EXPECT_EQ(headers[1].partition_leader_epoch,
+              3);  // the CRC stayed valid (checked in read_headers)
+    EXPECT_EQ(l->leader_epochs().entries(), (std::vector<epoch_entry>{{3, 0}}));
+    append(*l, 1, 3000, 5);
+    EXPECT_EQ(l->leader_epochs().entries(), (std::vector<epoch_entry>{{3, 0}, {5, 7}}));
+}
+
+TEST_F(log_fixture, append_rejects_bad_framing_and_oversized_batches) {
+    auto l = open_log();
+    bytes empty;
+    EXPECT_EQ(l->append_as_leader(empty, 0, 0).code(), error_code::corrupt_message);
+    auto torn = producer_batch(3);
+    torn.resize(torn.size() - 1);
+    EXPECT_EQ(l->append_as_leader(torn, 0, 0).code(), error_code::corrupt_message);
+    config.max_message_bytes = 500;
+    l->update_config(config);
+    auto big = producer_batch(10, 1000, 100);
+    EXPECT_EQ(l->append_as_leader(big, 0, 0).code(), error_code::message_too_large);
+    EXPECT_EQ(l->log_end_offset(), 0);
+}
+
+TEST_F(log_fixture, read_bounds_and_out_of_range) {
+    auto l = open_log();
+    for (int i = 0; i < 10; ++i) {
+        append(*l, 3);
+    }
+    EXPECT_EQ(l->read(31, 1000, -1, false).code(), error_code::offset_out_of_range);
+    EXPECT_EQ(l->read(-1, 1000, -1, false).code(), error_code::offset_out_of_range);
+    auto at_end = l->read(30, 1000, -1, false);
+    ASSERT_TRUE(at_end);
+    EXPECT_TRUE(at_end->records.empty());
+    EXPECT_EQ(at_end->log_end_offset, 30);
+    // Bounded by a high watermark of 12: batches 0, 3, 6, 9 only.
+    auto h = read_headers(*l, 4, 12);
+    ASSERT_EQ(h.size(), 3u);
+    EXPECT_EQ(h.front().base_offset, 3);
+    EXPECT_EQ(h.back().base_offset, 9);
+    // Inside the batch at the bound: nothing.
+    EXPECT_TRUE(l->read(13, 1000, 13, false)->records.empty());
+    // max_bytes cuts; min_one_message returns the first batch whole.
+    auto cut = l->read(0, 10, -1, false);
+    EXPECT_EQ(cut->records.length, 10);
+    auto one = l->read(0, 10, -1, true);
+    EXPECT_EQ(one->records.length, int64_t(producer_batch(3).size()));
+}
+
+TEST_F(log_fixture, rolls_on_segment_bytes_and_reads_across_segments) {
+    config.segment_bytes = 2000;
+    auto l = open_log();
+    for (int i = 0; i < 30; ++i) {
+        append(*l, 3);  // ~ 430 bytes each
+    }
+    EXPECT_GT(l->segment_count(), 5u);
+    for (const auto& seg : l->segments()) {
+        EXPECT_LE(seg->size_bytes(), 2000);
+        EXPECT_TRUE(fs::exists(dir() + "/" + segment_file_name(seg->base_offset(), log_suffix)));
+    }
+    // The rolled segments were flushed in the background (here: inline).
+    EXPECT_EQ(l->recovery_point(), l->active_segment().base_offset());
+    // A read returns one segment's bytes at most; reading on covers the rest.
+    int64_t next = 0;
+    int batches = 0;
+    while (next < l->log_end_offset()) {
+        auto h = read_headers(*l, next);
+        ASSERT_FALSE(h.empty());
+        EXPECT_EQ(h.front().base_offset, next);
+        next = h.back().last_offset() + 1;
+        batches += int(h.size());
+    }
+    EXPECT_EQ(batches, 30);
+}
+
+TEST_F(log_fixture, time_based_roll_uses_first_batch_timestamp) {
+    config.segment_ms = 1000;
+    auto l = open_log();
+    append(*l, 1, 10000);
+    append(*l, 1, 10900);
+    EXPECT_EQ(l->segment_count(), 1u);
+    append(*l, 1, 11001);
+    EXPECT_EQ(l->segment_count(), 2u);
+    EXPECT_EQ(l->active_segment().base_offset(), 2);
+}
+
+TEST_F(log_fixture, clean_reopen_restores_state_and_files) {
+    uuid id = uuid::random();
+    config.segment_bytes = 1500;
+    int64_t leo;
+    size_t segments;
+    {
+        log_open_options o;
+        o.topic_id = id;
+        auto l = open_log(o);
+        for (int i = 0; i < 20; ++i) {
+            append(*l, 2, 1000 + i, i / 5);
+        }
+        leo = l->log_end_offset();
+        segments = l->segment_count();
+        ASSERT_TRUE(l->close());
+    }
+    EXPECT_EQ(*read_whole_file(dir() + "/partition.metadata"),
+              "version: 0\ntopic_id: " + id.to_string() + "\n");
+    log_open_options o;
+    o.had_clean_shutdown = true;
+    o.recovery_point = leo;
+    auto l = open_log(o);
+    EXPECT_EQ(l->log_end_offset(), leo);
+    EXPECT_EQ(l->segment_count(), segments);
+    EXPECT_EQ(l->load_report().segments_recovered, 0);
+    EXPECT_EQ(l->topic_id(), id);
+    EXPECT_EQ(l->leader_epochs().entries().size(), 4u);
+    EXPECT_EQ(read_headers(*l, 0).front().base_offset, 0);
+    append(*l, 1, 5000, 3);
+    EXPECT_EQ(l->log_end_offset(), leo + 1);
+}
+
+TEST_F(log_fixture, a_different_topic_id_is_refused) {
+    {
+        log_open_options o;
+        o.topic_id = uuid::random();
+        open_log(o);
+    }
+    log_open_options o;
+    o.dir = dir();
+    o.tp = {"orders", 0};
+    o.topic_id = uuid::random();
+    auto l = log::open(o);
+    ASSERT_FALSE(l);
+    EXPECT_EQ(l.err().code, error_code::inconsistent_topic_id);
+}
+
+TEST_F(log_fixture, unreadable_leader_epoch_checkpoint_is_an_error_not_a_crash) {
+    fs::create_directories(dir());
+    std::ofstream(dir() + "/leader-epoch-checkpoint") << "0\n3\n1 0\n";
+    log_open_options o;
+    o.dir = dir();
+    auto l = log::open(o);
+    ASSERT_FALSE(l);
+    EXPECT_EQ(l.err().code, error_code::kafka_storage_error);
+}
+
+TEST_F(log_fixture, offset_for_timestamp_special_values_and_search) {
+    config.segment_bytes = 1500;
+    auto l = open_log();
+    for (int i = 0; i < 20; ++i) {
+        append(*l, 4, 10000 + 100 * i, 7);  // timestamps 10000+100i .. +3
+    }
+    append(*l, 1, 500, 7);  // an old timestamp at the end
+    auto latest = l->offset_for_timestamp(latest_timestamp);
+    EXPECT_EQ((*latest)->offset, 81);
+    EXPECT_EQ((*latest)->leader_epoch, 7);
+    EXPECT_EQ((*l->offset_for_timestamp(earliest_timestamp))->offset, 0);
+    auto max = l->offset_for_timestamp(max_timestamp);
+    ASSERT_TRUE(max && *max);
+    EXPECT_EQ((*max)->timestamp, 10000 + 100 * 19 + 3);
+    EXPECT_EQ((*max)->offset, 79);
+    auto t = l->offset_for_timestamp(10000 + 100 * 12 + 2);
+    ASSERT_TRUE(t && *t);
+    EXPECT_EQ((*t)->offset, 12 * 4 + 2);
+    EXPECT_EQ((*t)->timestamp, 10000 + 100 * 12 + 2);
+    t = l->offset_for_timestamp(10000 + 100 * 12 + 50);  // between batches
+    EXPECT_EQ((*t)->offset, 13 * 4);
+    t = l->offset_for_timestamp(0);
+    EXPECT_EQ((*t)->offset, 0);
+    EXPECT_FALSE(*l->offset_for_timestamp(1000000));
+    EXPECT_EQ(l->offset_for_timestamp(-7).code(), error_code::invalid_request);
+}
+
+TEST_F(log_fixture, truncate_to_across_segments_and_inside_a_batch) {
+    config.segment_bytes = 1500;
+    auto l = open_log();
+    for (int i = 0; i < 20; ++i) {
+        append(*l, 3, 1000 + i, i < 10 ? 1 : 2);
+    }
+    size_t before = l->segment_count();
+    l->update_high_watermark(60);
+    ASSERT_TRUE(l->truncate_to(31, 0));  // inside batch 30..32: it goes whole
+    EXPECT_EQ(l->log_end_offset(), 30);
+    EXPECT_LT(l->segment_count(), before);
+    EXPECT_EQ(l->high_watermark(), 30);
+    EXPECT_LE(l->recovery_point(), 30);
+    EXPECT_EQ(l->leader_epochs().entries(), (std::vector<epoch_entry>{{1, 0}}));
+    EXPECT_EQ(read_headers(*l, 27).back().last_offset(), 29);
+    // The old segments' files are queued for deletion, renamed.
+    EXPECT_GT(deletions->pending(), 0u);
+    ASSERT_TRUE(deletions->run_all());
+    for (const auto& e : fs::directory_iterator(dir())) {
+        EXPECT_EQ(e.path().string().find(".deleted"), std::string::npos);
+    }
+    // Appends continue from 30, with a new epoch.
+    auto r = append(*l, 2, 5000, 4);
+    EXPECT_EQ(r.first_offset, 30);
+    EXPECT_EQ(l->leader_epochs().entries(), (std::vector<epoch_entry>{{1, 0}, {4, 30}}));
+    ASSERT_TRUE(l->truncate_to(1000, 0));  // past the end: nothing
+    EXPECT_EQ(l->log_end_offset(), 32);
+}
+
+TEST_F(log_fixture, truncate_fully_and_start_at) {
+    auto l = open_log();
+    for (int i = 0; i < 5; ++i) {
+        append(*l, 3);
+    }
+    ASSERT_TRUE(l->truncate_fully_and_start_at(1000, 0));
+    EXPECT_EQ(l->log_start_offset(), 1000);
+    EXPECT_EQ(l->log_end_offset(), 1000);
+    EXPECT_EQ(l->segment_count(), 1u);
+    EXPECT_EQ(l->active_segment().base_offset(), 1000);
+    EXPECT_TRUE(l->leader_epochs().entries().empty());
+    EXPECT_EQ(l->read(0, 100, -1, false).code(), error_code::offset_out_of_range);
+    EXPECT_EQ(append(*l, 1).first_offset, 1000);
+}
+
+TEST_F(log_fixture, delete_records_moves_log_start_and_drops_segments) {
+    config.segment_bytes = 1500;
+    auto l = open_log();
+    for (int i = 0; i < 20; ++i) {
+        append(*l, 3);
+    }
+    l->update_high_watermark(40);
+    EXPECT_EQ(l->delete_records_before(41, 0).code(), error_code::offset_out_of_range);
+    size_t before = l->segment_count();
+    auto lso = l->delete_records_before(25, 0);
+    ASSERT_TRUE(lso);
+    EXPECT_EQ(*lso, 25);
+    EXPECT_EQ(l->log_start_offset(), 25);
+    EXPECT_LT(l->segment_count(), before);
+    EXPECT_LE(l->segments().front()->base_offset(), 25);
+    EXPECT_EQ(l->read(24, 100, -1, false).code(), error_code::offset_out_of_range);
+    auto h = read_headers(*l, 25);
+    EXPECT_EQ(h.front().base_offset, 24);             // the batch holding 25, as Kafka returns it
+    EXPECT_EQ(*l->delete_records_before(10, 0), 25);  // never backwards
+}
+
+TEST_F(log_fixture, retention_by_bytes_and_time_never_takes_the_active_segment) {
+    config.segment_bytes = 1500;
+    config.retention_bytes = 3000;
+    config.retention_ms = -1;
+    auto l = open_log();
+    for (int i = 0; i < 30; ++i) {
+        append(*l, 3, 1000 + i);
+    }
+    // Nothing is deleted above the high watermark.
+    EXPECT_EQ(*l->delete_old_segments(0), 0);
+    l->update_high_watermark(l->log_end_offset());
+    auto n = l->delete_old_segments(0);
+    ASSERT_TRUE(n);
+    EXPECT_GT(*n, 0);
+    EXPECT_LE(l->size_bytes(), 3000 + 1500);
+    EXPECT_EQ(l->log_start_offset(), l->segments().front()->base_offset());
+    // Renamed now, unlinked after file.delete.delay.ms.
+    bool renamed = false;
+    for (const auto& e : fs::directory_iterator(dir())) {
+        renamed |= e.path().string().ends_with(".log.deleted");
+    }
+    EXPECT_TRUE(renamed);
+    ASSERT_TRUE(deletions->run_due(999));
+    EXPECT_GT(deletions->pending(), 0u);
+    ASSERT_TRUE(deletions->run_due(1000));
+    EXPECT_EQ(deletions->pending(), 0u);
+    for (const auto& e : fs::directory_iterator(dir())) {
+        EXPECT_FALSE(e.path().string().ends_with(".deleted"));
+    }
+    // By time: everything older than 100 ms at now = 10000, except the active.
+    config.retention_bytes = -1;
+    config.retention_ms = 100;
+    l->update_config(config);
+    ASSERT_TRUE(l->delete_old_segments(10000));
+    EXPECT_EQ(l->segment_count(), 1u);
+    EXPECT_GT(l->active_segment().size_bytes(), 0);
+    // cleanup.policy=compact: no time/size retention.
+    config.cleanup_delete = false;
+    l->update_config(config);
+    EXPECT_EQ(*l->delete_old_segments(1 << 30), 0);
+}
+
+TEST_F(log_fixture, follower_append_keeps_offsets_and_epochs) {
+    auto l = open_log();
+    auto b1 = make_batch({.base_offset = 0, .records = 3, .partition_leader_epoch = 2});
+    auto b2 = make_batch({.base_offset = 3, .records = 2, .partition_leader_epoch = 5});
+    bytes both = b1;
+    testing::append_to(both, b2);
+    auto r = l->append_as_follower(both, 0);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->first_offset, 0);
+    EXPECT_EQ(r->last_offset, 4);
+    EXPECT_EQ(l->log_end_offset(), 5);
+    EXPECT_EQ(l->leader_epochs().entries(), (std::vector<epoch_entry>{{2, 0}, {5, 3}}));
+    EXPECT_EQ(l->append_as_follower(b2, 0).code(), error_code::offset_out_of_range);
+    // A gap (compacted leader data) is fine.
+    auto b3 = make_batch({.base_offset = 100, .records = 1, .partition_leader_epoch = 5});
+    ASSERT_TRUE(l->append_as_follower(b3, 0));
+    EXPECT_EQ(l->log_end_offset(), 101);
+    EXPECT_EQ(read_headers(*l, 5).front().base_offset, 100);
+}
+
+// A background pool simulated by a queue the test drains by hand.
+struct manual_executor {
+    std::deque<std::pair<std::function<status()>, std::function<void(status)>>> jobs;
+    blocking_executor get() {
+        return [this](std::function<status()> job, std::function<void(status)> done) {
+            jobs.emplace_back(std::move(job), std::move(done));
+        };
+    }
+    void run_one() {
+        auto [job, done] = std::move(jobs.front());
+        jobs.pop_front();
+        done(job());
+    }
+};
+
+TEST_F(log_fixture, group_commit_one_flush_covers_every_waiter_that_arrived_meanwhile) {
+    manual_executor ex;
+    log_open_options o;
+    o.executor = ex.get();
+    auto l = open_log(o);
+    std::vector<int64_t> acked;
+    auto r1 = append(*l, 1);
+    l->when_durable(r1.last_offset, [&](status s) {
+        ASSERT_TRUE(s);
+        acked.push_back(r1.last_offset);
+    });
+    ASSERT_EQ(ex.jobs.size(), 1u);
+    // Three more appends while the first flush runs: they wait for the next one.
+    std::vector<append_result> more;
+    for (int i = 0; i < 3; ++i) {
+        more.push_back(append(*l, 1));
+        l->when_durable(more.back().last_offset, [&, off = more.back().last_offset](status s) {
+            ASSERT_TRUE(s);
+            acked.push_back(off);
+        });
+    }
+    EXPECT_EQ(ex.jobs.size(), 1u);
+    ex.run_one();
+    EXPECT_EQ(acked, (std::vector<int64_t>{0}));
+    EXPECT_EQ(l->recovery_point(), 1);
+    ASSERT_EQ(ex.jobs.size(), 1u);  // one flush for the three
+    ex.run_one();
+    EXPECT_EQ(acked, (std::vector<int64_t>{0, 1, 2, 3}));
+    EXPECT_EQ(l->recovery_point(), 4);
+    EXPECT_TRUE(ex.jobs.empty());
+    // Already durable: answered at once.
+    bool called = false;
+    l->when_durable(2, [&](status s) { called = s.has_value(); });
+    EXPECT_TRUE(called);
+}
+
+TEST_F(log_fixture, truncation_during_a_flush_fails_waiters_above_it) {
+    manual_executor ex;
+    log_open_options o;
+    o.executor = ex.get();
+    auto l = open_log(o);
+    for (int i = 0; i < 4; ++i) {
+        append(*l, 1);
+    }
+    l->update_high_watermark(4);
+    std::vector<error_code> results(4, error_code::unknown_server_error);
+    for (int64_t off = 0; off < 4; ++off) {
+        l->when_durable(off, [&, off](status s) { results[size_t(off)] = s.code(); });
+    }
+    ASSERT_TRUE(l->truncate_to(2, 0));
+    EXPECT_EQ(results[2], error_code::not_leader_or_follower);
+    EXPECT_EQ(results[3], error_code::not_leader_or_follower);
+    append(*l, 1);  // offset 2 again, not covered by the flush in flight
+    ex.run_one();
+    EXPECT_EQ(results[0], error_code::none);
+    EXPECT_EQ(results[1], error_code::none);
+    EXPECT_EQ(l->recovery_point(), 2);
+}
+
+TEST_F(log_fixture, flush_messages_and_flush_ms_policies) {
+    config.flush_messages = 3;
+    manual_executor ex;
+    log_open_options o;
+    o.executor = ex.get();
+    auto l = open_log(o);
+    append(*l, 1);
+    append(*l, 1);
+    EXPECT_TRUE(ex.jobs.empty());
+    append(*l, 1);
+    ASSERT_EQ(ex.jobs.size(), 1u);
+    ex.run_one();
+    EXPECT_EQ(l->recovery_point(), 3);
+    config.flush_messages = std::numeric_limits<int64_t>::max();
+    config.flush_ms = 1000;
+    l->update_config(config);
+    append(*l, 1, 1000, 0, 100);
+    l->flush_if_due(500);
+    EXPECT_TRUE(ex.jobs.empty());
+    l->flush_if_due(1000);
+    ASSERT_EQ(ex.jobs.size(), 1u);
+    ex.run_one();
+    EXPECT_EQ(l->recovery_point(), 4);
+}
+
+TEST_F(log_fixture, flush_failure_fails_the_log_and_its_waiters) {
+    manual_executor ex;
+    log_open_options o;
+    o.executor = ex.get();
+    auto l = open_log(o);
+    append(*l, 1);
+    error_code got = error_code::none;
+    l->when_durable(0, [&](status s) { got = s.code(); });
+    auto [job, done] = std::move(ex.jobs.front());
+    ex.jobs.pop_front();
+    done(error{error_code::kafka_storage_error, "fdatasync: EIO"});
+    EXPECT_EQ(got, error_code::kafka_storage_error);
+    ASSERT_TRUE(l->failure());
+    auto b = producer_batch(1);
+    EXPECT_EQ(l->append_as_leader(b, 0, 0).code(), error_code::kafka_storage_error);
+    EXPECT_EQ(l->read(0, 100, -1, false).code(), error_code::kafka_storage_error);
+}
+
+TEST_F(log_fixture, close_and_rename_for_delete_uses_kafka_naming) {
+    auto l = open_log();
+    append(*l, 3);
+    auto renamed = l->close_and_rename_for_delete(0);
+    ASSERT_TRUE(renamed) << renamed.err().message;
+    EXPECT_FALSE(fs::exists(dir()));
+    std::string name = fs::path(*renamed).filename().string();
+    EXPECT_TRUE(name.starts_with("orders-0."));
+    EXPECT_TRUE(name.ends_with("-delete"));
+    EXPECT_EQ(name.size(), std::string("orders-0.").size() + 32 + 7);
+    ASSERT_TRUE(deletions->run_all());
+    EXPECT_FALSE(fs::exists(*renamed));
+}
+
+}  // namespace
+}  // namespace samsa::storage
