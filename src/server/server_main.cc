@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "common/config/broker_config.h"
+#include "common/config/config_help.h"
 #include "common/config/meta_properties.h"
 #include "server/server.h"
 #include "version.h"
@@ -26,38 +27,11 @@ std::string join_listeners(const std::vector<config::listener>& ls) {
     return out;
 }
 
-void print_help_config() {
-    for (const auto* key : config::broker_config_def().sorted_keys()) {
-        std::string def;
-        switch (key->def.k) {
-            case config::default_value::kind::required:
-                def = "(required)";
-                break;
-            case config::default_value::kind::null:
-                def = "null";
-                break;
-            case config::default_value::kind::value:
-                def = key->def.raw.empty() ? "\"\"" : key->def.raw;
-                break;
-        }
-        std::printf("%s\n    type: %s, default: %s, importance: %s, update mode: %s\n",
-                    key->name.c_str(), std::string(config::type_name(key->type)).c_str(),
-                    def.c_str(), std::string(config::importance_name(key->imp)).c_str(),
-                    std::string(config::update_mode_name(key->mode)).c_str());
-        if (!key->valid.description().empty()) {
-            std::printf("    valid values: %s\n", key->valid.description().c_str());
-        }
-        if (!key->doc.empty()) {
-            std::printf("    %s\n", key->doc.c_str());
-        }
-    }
-}
-
 }  // namespace
 
 int run_server_command(const server_command& cmd) {
     if (cmd.help_config) {
-        print_help_config();
+        std::fputs(config::broker_and_topic_config_help().c_str(), stdout);
         return 0;
     }
     spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] %^%l%$ %v");
