@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/crc32c.h"
+#include "record/batch_iterator.h"
 
 namespace samsa::record {
 
@@ -15,26 +16,6 @@ int64_t wrapping_sub(int64_t a, int64_t b) {
 
 void write_crc(uint8_t* batch, size_t size) {
     store_be32(batch + crc_offset, crc32c(batch + attributes_offset, size - attributes_offset));
-}
-
-// A whole v2 batch: at least a header, magic 2, and exactly batch_length long.
-status check_whole_batch(std::span<const uint8_t> batch) {
-    if (batch.size() < batch_header_size) {
-        return error(error_code::corrupt_message, "record batch of " +
-                                                      std::to_string(batch.size()) +
-                                                      " bytes is shorter than its header");
-    }
-    batch_header h = decode_batch_header(batch.data());
-    if (h.magic != current_magic) {
-        return error(error_code::corrupt_message,
-                     "Invalid magic " + std::to_string(h.magic) + " for a v2 batch");
-    }
-    if (h.batch_length < 0 || h.size_bytes() != batch.size()) {
-        return error(error_code::corrupt_message,
-                     "Record batch length " + std::to_string(h.batch_length) +
-                         " does not match its " + std::to_string(batch.size()) + " bytes");
-    }
-    return {};
 }
 
 // Assembles header + records region and computes the CRC.
@@ -116,7 +97,7 @@ result<bytes> batch_builder::build() const {
 }
 
 status set_max_timestamp(std::span<uint8_t> batch, timestamp_type type, int64_t max_timestamp) {
-    if (auto st = check_whole_batch(batch); !st) {
+    if (auto st = check_batch_structure(batch); !st) {
         return st;
     }
     batch_header h = decode_batch_header(batch.data());
@@ -151,7 +132,7 @@ status stamp_base_offset_and_epoch(std::span<uint8_t> batch, int64_t base_offset
 
 result<bytes> recompress_batch(bytes_view batch, compression codec, std::optional<int> level,
                                size_t max_uncompressed_bytes) {
-    if (auto st = check_whole_batch(batch); !st) {
+    if (auto st = check_batch_structure(batch); !st) {
         return st.err();
     }
     if (auto c = compression_from_id(int(codec)); !c) {

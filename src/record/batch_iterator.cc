@@ -78,24 +78,32 @@ std::optional<batch_view> batch_iterator::next() {
     return v;
 }
 
-result<record_iterator> record_iterator::open(bytes_view batch, size_t max_uncompressed_bytes) {
+status check_batch_structure(bytes_view batch) {
     if (batch.size() < batch_header_size) {
         return error(error_code::corrupt_message,
                      "Record batch is corrupt (the size " + std::to_string(batch.size()) +
                          " is smaller than the minimum allowed overhead " +
                          std::to_string(batch_header_size) + ")");
     }
-    record_iterator it;
-    it._header = decode_batch_header(batch.data());
-    if (it._header.magic != current_magic) {
+    batch_header h = decode_batch_header(batch.data());
+    if (h.magic != current_magic) {
         return error(error_code::corrupt_message,
-                     "Invalid magic " + std::to_string(it._header.magic) + " for a v2 batch");
+                     "Invalid magic " + std::to_string(h.magic) + " for a v2 batch");
     }
-    if (it._header.batch_length < 0 || it._header.size_bytes() != batch.size()) {
+    if (h.batch_length < 0 || h.size_bytes() != batch.size()) {
         return error(error_code::corrupt_message,
-                     "Record batch length " + std::to_string(it._header.batch_length) +
+                     "Record batch length " + std::to_string(h.batch_length) +
                          " does not match its " + std::to_string(batch.size()) + " bytes");
     }
+    return {};
+}
+
+result<record_iterator> record_iterator::open(bytes_view batch, size_t max_uncompressed_bytes) {
+    if (auto st = check_batch_structure(batch); !st) {
+        return st.err();
+    }
+    record_iterator it;
+    it._header = decode_batch_header(batch.data());
     if (it._header.records_count < 0) {
         return error(error_code::invalid_record, "Found invalid record count " +
                                                      std::to_string(it._header.records_count) +

@@ -72,6 +72,11 @@ class batch_iterator {
     error _error{error_code::none};
 };
 
+// Whether `batch` is exactly one v2 batch as far as its framing goes: a whole
+// header, magic 2, batch_length matching the byte count (CORRUPT_MESSAGE if not).
+// The CRC is not checked (see check_batch_integrity in record/batch_validator.h).
+status check_batch_structure(bytes_view batch);
+
 class record_iterator {
   public:
     // Opens one whole v2 batch (exactly its bytes). Errors: CORRUPT_MESSAGE for a

@@ -116,22 +116,10 @@ error record_rules::batch_error(std::vector<record_error>& out) {
 // ---- validate_batch -----------------------------------------------------------
 
 status check_batch_integrity(bytes_view batch) {
-    if (batch.size() < batch_header_size) {
-        return error(error_code::corrupt_message,
-                     "Record batch is corrupt (the size " + std::to_string(batch.size()) +
-                         " is smaller than the minimum allowed overhead " +
-                         std::to_string(batch_header_size) + ")");
+    if (auto st = check_batch_structure(batch); !st) {
+        return st;
     }
     batch_header h = decode_batch_header(batch.data());
-    if (h.magic != current_magic) {
-        return error(error_code::corrupt_message,
-                     "Invalid magic " + std::to_string(h.magic) + " for a v2 batch");
-    }
-    if (h.batch_length < 0 || h.size_bytes() != batch.size()) {
-        return error(error_code::corrupt_message,
-                     "Record batch length " + std::to_string(h.batch_length) +
-                         " does not match its " + std::to_string(batch.size()) + " bytes");
-    }
     uint32_t computed = crc32c(batch.data() + attributes_offset, batch.size() - attributes_offset);
     if (computed != h.crc) {
         return error(error_code::corrupt_message,
@@ -179,14 +167,10 @@ status check_client_batch(const batch_header& h, const validation_options& o) {
 
 batch_validation validate_batch(bytes_view batch, const validation_options& o) {
     // 1. Structure (everything below reads the header).
-    if (batch.size() < log_overhead) {
-        return fail(error_code::corrupt_message, "record batch shorter than its length field");
+    if (auto st = check_batch_structure(batch); !st) {
+        return fail(st.code(), st.err().message);
     }
     batch_header h = decode_batch_header(batch.data());
-    if (batch.size() < batch_header_size || h.magic != current_magic || h.batch_length < 0 ||
-        h.size_bytes() != batch.size()) {
-        return fail(error_code::corrupt_message, check_batch_integrity(batch).err().message);
-    }
     // 2. Clients send base offset 0; the broker assigns the real one.
     if (o.origin == append_origin::client && h.base_offset != 0) {
         return fail(error_code::invalid_record, "The baseOffset of the record batch in the append" +

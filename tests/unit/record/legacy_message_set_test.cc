@@ -278,7 +278,8 @@ TEST(convert_to_v2, produces_one_valid_v2_batch) {
 }
 
 TEST(convert_to_v2, stamps_log_append_time_topics_with_now) {
-    auto set = legacy_message_set::parse(plain_set(0, 2), options());
+    bytes in = plain_set(0, 2);  // the set views these bytes
+    auto set = legacy_message_set::parse(in, options());
     ASSERT_TRUE(set);
     auto batch = convert_to_v2(*set, compression::none, timestamp_type::log_append_time, now);
     ASSERT_TRUE(batch);
