@@ -6,7 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "common/config/broker_config.h"
 #include "metadata/metadata_cache.h"
+
+namespace samsa::metadata {
+class controller;
+}
+namespace samsa::cluster {
+class replica_manager;
+}
 
 namespace samsa::server {
 
@@ -27,8 +35,14 @@ struct broker_settings {
 
 struct broker_context {
     broker_settings settings;
+    const config::broker_config* config = nullptr;  // static + dynamic broker config
     metadata::metadata_cache metadata;
     const handler_registry* handlers = nullptr;
+    // The active controller (this node, in a one-node cluster): every metadata
+    // change goes through it. Set by the server before listeners start.
+    metadata::controller* controller = nullptr;
+    // Local partitions: produce, fetch, list offsets, delete records.
+    cluster::replica_manager* replicas = nullptr;
 };
 
 }  // namespace samsa::server

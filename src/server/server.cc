@@ -34,6 +34,7 @@ server::server(const config::broker_config& cfg, std::string cluster_id)
     s.num_partitions = cfg.num_partitions;
     s.default_replication_factor = int16_t(cfg.default_replication_factor);
     _context.handlers = &_handlers;
+    _context.config = &cfg;
 }
 
 server::~server() {
