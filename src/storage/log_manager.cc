@@ -1,0 +1,377 @@
+#include "storage/log_manager.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "storage/checkpoint_file.h"
+#include "storage/file_util.h"
+
+namespace samsa::storage {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A checkpoint that cannot be read is ignored (as Kafka does), which only makes
+// recovery do more: the warning says so.
+offset_checkpoint read_or_warn(const std::string& path, std::vector<std::string>& warnings) {
+    auto c = read_offset_checkpoint(path);
+    if (!c) {
+        warnings.push_back(c.err().message + " (ignored)");
+        return {};
+    }
+    return std::move(*c);
+}
+
+int64_t find_or(const offset_checkpoint& c, const topic_partition& tp, int64_t fallback) {
+    auto it = c.find(tp);
+    return it == c.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+log_manager::log_manager(log_manager_config config) : _config(std::move(config)) {}
+
+log_manager::~log_manager() = default;
+
+log_config log_manager::config_for(const std::string& topic) const {
+    return _config.topic_config ? _config.topic_config(topic) : _config.defaults;
+}
+
+result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config, int64_t now_ms) {
+    if (config.log_dirs.empty()) {
+        return error{error_code::kafka_storage_error, "no log dirs configured"};
+    }
+    for (auto& d : config.log_dirs) {
+        while (d.size() > 1 && d.back() == '/') {
+            d.pop_back();
+        }
+    }
+    std::unique_ptr<log_manager> m(new log_manager(std::move(config)));
+    bool any_online = false;
+    for (const auto& path : m->_config.log_dirs) {
+        log_dir_state dir;
+        dir.path = path;
+        m->load_dir(dir, now_ms);
+        any_online |= !dir.offline;
+        m->_dirs.push_back(std::move(dir));
+    }
+    if (!any_online) {
+        return error{error_code::kafka_storage_error,
+                     "no usable log dir: " + m->_dirs.front().offline->message};
+    }
+    return m;
+}
+
+void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
+    std::error_code ec;
+    fs::create_directories(dir.path, ec);
+    if (ec || !fs::is_directory(dir.path, ec)) {
+        dir.offline = error{error_code::kafka_storage_error,
+                            "log dir " + dir.path + " is not usable: " + ec.message()};
+        return;
+    }
+    auto marker = path_join(dir.path, clean_shutdown_file);
+    dir.had_clean_shutdown = fs::exists(marker, ec);
+    auto recovery_points =
+        read_or_warn(path_join(dir.path, recovery_point_checkpoint_file), dir.warnings);
+    auto start_offsets =
+        read_or_warn(path_join(dir.path, log_start_offset_checkpoint_file), dir.warnings);
+    auto high_watermarks =
+        read_or_warn(path_join(dir.path, replication_checkpoint_file), dir.warnings);
+
+    std::vector<fs::path> partition_dirs;
+    for (const auto& entry : fs::directory_iterator(dir.path, ec)) {
+        if (!entry.is_directory(ec)) {
+            continue;
+        }
+        std::string name = entry.path().filename().string();
+        if (name.ends_with(delete_dir_suffix)) {
+            _deletions->schedule_dir(entry.path().string(), now_ms);
+        } else if (parse_partition_dir_name(name)) {
+            partition_dirs.push_back(entry.path());
+        }
+        // -future and -stray dirs (replica movement between dirs, KRaft strays)
+        // are left alone.
+    }
+    if (ec) {
+        dir.offline = error{error_code::kafka_storage_error,
+                            "cannot list log dir " + dir.path + ": " + ec.message()};
+        return;
+    }
+    for (const auto& p : partition_dirs) {
+        auto tp = *parse_partition_dir_name(p.filename().string());
+        log_open_options o;
+        o.dir = p.string();
+        o.tp = tp;
+        o.config = config_for(tp.topic);
+        o.now_ms = now_ms;
+        o.recovery_point = find_or(recovery_points, tp, 0);
+        o.log_start_offset = find_or(start_offsets, tp, 0);
+        o.high_watermark = find_or(high_watermarks, tp, 0);
+        o.had_clean_shutdown = dir.had_clean_shutdown;
+        o.deletions = _deletions;
+        o.executor = _config.executor;
+        std::lock_guard lock(_mutex);
+        if (_logs.count(tp) || _offline.count(tp)) {
+            _offline[tp] = offline_partition{
+                tp, o.dir,
+                error{error_code::kafka_storage_error,
+                      "duplicate log directories for " + tp.to_string() + " in several log dirs"}};
+            _logs.erase(tp);
+            continue;
+        }
+        auto l = log::open(o);
+        if (!l) {
+            _offline[tp] = offline_partition{tp, o.dir, l.err()};
+            continue;
+        }
+        _logs.emplace(tp, std::move(*l));
+    }
+    // From here on a crash is an unclean shutdown.
+    if (dir.had_clean_shutdown) {
+        if (::unlink(marker.c_str()) != 0 && errno != ENOENT) {
+            dir.warnings.push_back("cannot remove " + marker);
+        }
+        (void)fsync_dir(dir.path);
+    }
+}
+
+std::shared_ptr<log> log_manager::get(const topic_partition& tp) const {
+    std::lock_guard lock(_mutex);
+    auto it = _logs.find(tp);
+    return it == _logs.end() ? nullptr : it->second;
+}
+
+result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& tp,
+                                                        std::optional<uuid> topic_id,
+                                                        int64_t now_ms) {
+    if (!is_valid_topic_name(tp.topic) || tp.partition < 0) {
+        return error{error_code::invalid_topic_exception, "invalid partition " + tp.to_string()};
+    }
+    std::lock_guard lock(_mutex);
+    if (auto it = _logs.find(tp); it != _logs.end()) {
+        if (topic_id && it->second->topic_id() && *it->second->topic_id() != *topic_id) {
+            return error{error_code::inconsistent_topic_id,
+                         tp.to_string() + " exists with another topic id"};
+        }
+        return it->second;
+    }
+    if (auto it = _offline.find(tp); it != _offline.end()) {
+        return error{error_code::kafka_storage_error,
+                     tp.to_string() + " is offline: " + it->second.err.message};
+    }
+    // The online log dir with the fewest partitions (Kafka's nextLogDirs).
+    const log_dir_state* best = nullptr;
+    size_t best_count = 0;
+    for (const auto& d : _dirs) {
+        if (d.offline) {
+            continue;
+        }
+        size_t n = 0;
+        for (const auto& [other, l] : _logs) {
+            n += l->dir().starts_with(d.path + "/") ? 1 : 0;
+        }
+        if (!best || n < best_count) {
+            best = &d;
+            best_count = n;
+        }
+    }
+    if (!best) {
+        return error{error_code::kafka_storage_error, "no online log dir"};
+    }
+    log_open_options o;
+    o.dir = path_join(best->path, tp.to_string());
+    o.tp = tp;
+    o.config = config_for(tp.topic);
+    o.now_ms = now_ms;
+    o.topic_id = topic_id;
+    o.had_clean_shutdown = true;  // a new log has nothing to recover
+    o.deletions = _deletions;
+    o.executor = _config.executor;
+    auto l = log::open(o);
+    if (!l) {
+        return l.err();
+    }
+    _logs.emplace(tp, *l);
+    return *l;
+}
+
+status log_manager::delete_log(const topic_partition& tp, int64_t now_ms) {
+    std::shared_ptr<log> l;
+    {
+        std::lock_guard lock(_mutex);
+        auto it = _logs.find(tp);
+        if (it == _logs.end()) {
+            if (auto off = _offline.find(tp); off != _offline.end()) {
+                // An offline partition's directory is deleted as it lies.
+                auto target = (fs::path(off->second.dir).parent_path() /
+                               delete_dir_name(tp, random_unique_id()))
+                                  .string();
+                if (::rename(off->second.dir.c_str(), target.c_str()) != 0) {
+                    return io_error("rename", off->second.dir, errno);
+                }
+                _deletions->schedule_dir(target, now_ms);
+                _offline.erase(off);
+                return {};
+            }
+            return error{error_code::unknown_topic_or_partition, tp.to_string()};
+        }
+        l = it->second;
+        _logs.erase(it);
+    }
+    auto renamed = l->close_and_rename_for_delete(now_ms);
+    if (!renamed) {
+        return renamed.err();
+    }
+    return {};
+}
+
+void log_manager::for_each_log(const std::function<void(const std::shared_ptr<log>&)>& fn) const {
+    std::vector<std::shared_ptr<log>> logs;
+    {
+        std::lock_guard lock(_mutex);
+        for (const auto& [tp, l] : _logs) {
+            logs.push_back(l);
+        }
+    }
+    for (const auto& l : logs) {
+        fn(l);
+    }
+}
+
+size_t log_manager::log_count() const {
+    std::lock_guard lock(_mutex);
+    return _logs.size();
+}
+
+std::vector<offline_partition> log_manager::offline_partitions() const {
+    std::lock_guard lock(_mutex);
+    std::vector<offline_partition> out;
+    for (const auto& [tp, o] : _offline) {
+        out.push_back(o);
+    }
+    return out;
+}
+
+std::vector<log_dir_state> log_manager::log_dirs() const {
+    std::lock_guard lock(_mutex);
+    return _dirs;
+}
+
+status log_manager::write_checkpoint_of(std::string_view file_name, const offsets_of& offset) {
+    std::vector<std::pair<std::string, offset_checkpoint>> per_dir;
+    {
+        std::lock_guard lock(_mutex);
+        for (const auto& d : _dirs) {
+            if (d.offline) {
+                continue;
+            }
+            offset_checkpoint c;
+            for (const auto& [tp, l] : _logs) {
+                if (l->dir().starts_with(d.path + "/")) {
+                    c[tp] = offset(*l);
+                }
+            }
+            per_dir.emplace_back(path_join(d.path, file_name), std::move(c));
+        }
+    }
+    status first;
+    for (const auto& [path, c] : per_dir) {
+        auto s = write_offset_checkpoint(path, c);
+        if (!s && first) {
+            first = s;
+        }
+    }
+    return first;
+}
+
+status log_manager::checkpoint_recovery_points() {
+    return write_checkpoint_of(recovery_point_checkpoint_file,
+                               [](const log& l) { return l.recovery_point_snapshot(); });
+}
+
+status log_manager::checkpoint_log_start_offsets() {
+    return write_checkpoint_of(log_start_offset_checkpoint_file,
+                               [](const log& l) { return l.log_start_offset_snapshot(); });
+}
+
+status log_manager::checkpoint_high_watermarks() {
+    return write_checkpoint_of(replication_checkpoint_file,
+                               [](const log& l) { return l.high_watermark_snapshot(); });
+}
+
+status log_manager::write_checkpoints() {
+    auto a = checkpoint_recovery_points();
+    auto b = checkpoint_log_start_offsets();
+    auto c = checkpoint_high_watermarks();
+    return !a ? a : !b ? b : c;
+}
+
+result<int> log_manager::run_retention(int64_t now_ms) {
+    int total = 0;
+    std::vector<std::shared_ptr<log>> failed;
+    for_each_log([&](const std::shared_ptr<log>& l) {
+        l->update_config(config_for(l->partition().topic));
+        auto n = l->delete_old_segments(now_ms);
+        if (n) {
+            total += *n;
+        } else if (l->failure()) {
+            failed.push_back(l);
+        }
+    });
+    if (!failed.empty()) {
+        std::lock_guard lock(_mutex);
+        for (const auto& l : failed) {
+            _offline[l->partition()] = offline_partition{l->partition(), l->dir(), *l->failure()};
+            _logs.erase(l->partition());
+        }
+    }
+    return total;
+}
+
+void log_manager::run_flush_checks(int64_t now_ms) {
+    for_each_log([&](const std::shared_ptr<log>& l) { l->flush_if_due(now_ms); });
+}
+
+status log_manager::shutdown() {
+    if (_shut_down) {
+        return {};
+    }
+    _shut_down = true;
+    std::map<std::string, bool> dir_clean;
+    for (const auto& d : _dirs) {
+        dir_clean[d.path] = !d.offline;
+    }
+    status first;
+    for_each_log([&](const std::shared_ptr<log>& l) {
+        auto s = l->close();
+        if (!s) {
+            for (auto& [path, clean] : dir_clean) {
+                if (l->dir().starts_with(path + "/")) {
+                    clean = false;
+                }
+            }
+            if (first) {
+                first = s;
+            }
+        }
+    });
+    if (auto s = write_checkpoints(); !s) {
+        return s;
+    }
+    for (const auto& [path, clean] : dir_clean) {
+        if (!clean) {
+            continue;
+        }
+        auto s = write_file_atomically(path_join(path, clean_shutdown_file), "");
+        if (!s && first) {
+            first = s;
+        }
+    }
+    return first;
+}
+
+}  // namespace samsa::storage

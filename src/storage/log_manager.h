@@ -1,0 +1,127 @@
+#pragma once
+// log_manager: every partition log in a broker's log dirs (Kafka's
+// LogManager). Per log dir (layout: docs/formats/checkpoints.md):
+//
+//   recovery-point-offset-checkpoint   topic partition offset, per log
+//   replication-offset-checkpoint      ... the high watermark
+//   log-start-offset-checkpoint        ... the log start offset
+//   .kafka_cleanshutdown               present only between a clean shutdown
+//                                      and the next start: skip recovery
+//   <topic>-<partition>/               one storage::log each
+//   <topic>-<partition>.<id>-delete/   a deleted partition, removed later
+//
+// Start: each dir's partitions are loaded, recovering from the checkpointed
+// recovery point unless the clean-shutdown marker is there (it is then removed,
+// so a crash from here on is seen as unclean). A partition that cannot be read
+// is recorded as offline with its error and the others load; a log dir that
+// cannot be read at all is offline as a whole.
+//
+// Threading: the manager's maps are guarded by a mutex, so get/create/delete
+// and checkpointing may run on any thread. The logs themselves belong to their
+// shards: run_retention()/run_flush_checks()/shutdown() call into every log and
+// are for the single-shard case and tools; with several shards, each shard runs
+// log::delete_old_segments()/flush_if_due() on its own logs (for_each_log gives
+// them) and the server schedules that every log.retention.check.interval.ms.
+// Checkpoint writes read only the logs' atomic snapshots.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/uuid.h"
+#include "storage/deletion_queue.h"
+#include "storage/log.h"
+#include "storage/log_config.h"
+#include "storage/topic_partition.h"
+
+namespace samsa::storage {
+
+inline constexpr std::string_view clean_shutdown_file = ".kafka_cleanshutdown";
+
+struct log_manager_config {
+    std::vector<std::string> log_dirs;  // log.dirs
+    log_config defaults;                // the broker-wide log.* settings
+    // Topic-level overrides (the metadata image's topic configs); default: defaults.
+    std::function<log_config(const std::string& topic)> topic_config;
+    int64_t retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
+    blocking_executor executor;                    // for log flushes; default inline
+};
+
+struct offline_partition {
+    topic_partition tp;
+    std::string dir;
+    error err;
+};
+
+struct log_dir_state {
+    std::string path;
+    bool had_clean_shutdown = false;
+    std::optional<error> offline;       // the whole dir is unusable
+    std::vector<std::string> warnings;  // e.g. a corrupt checkpoint that was ignored
+};
+
+class log_manager {
+  public:
+    // Loads every log dir (creating missing ones). Fails only when no log dir
+    // is usable.
+    static result<std::unique_ptr<log_manager>> open(log_manager_config config, int64_t now_ms);
+    ~log_manager();
+
+    std::shared_ptr<log> get(const topic_partition& tp) const;
+    // The existing log, or a new one in the log dir holding the fewest
+    // partitions. KAFKA_STORAGE_ERROR when the partition is offline,
+    // INCONSISTENT_TOPIC_ID when its partition.metadata names another id.
+    result<std::shared_ptr<log>> get_or_create(const topic_partition& tp,
+                                               std::optional<uuid> topic_id, int64_t now_ms);
+    // StopReplica(delete) / topic deletion: closes the log, renames its dir to
+    // <topic>-<partition>.<id>-delete and queues it for removal. The log's owner
+    // must not use it afterwards. UNKNOWN_TOPIC_OR_PARTITION when absent.
+    status delete_log(const topic_partition& tp, int64_t now_ms);
+
+    void for_each_log(const std::function<void(const std::shared_ptr<log>&)>& fn) const;
+    size_t log_count() const;
+    std::vector<offline_partition> offline_partitions() const;
+    std::vector<log_dir_state> log_dirs() const;
+
+    // Checkpoint files of every online log dir (atomic writes, blocking: run
+    // off the reactors).
+    status checkpoint_recovery_points();
+    status checkpoint_log_start_offsets();
+    status checkpoint_high_watermarks();
+    status write_checkpoints();
+
+    // Retention over every log (see the threading note above); the number of
+    // segments deleted. Failed logs become offline partitions.
+    result<int> run_retention(int64_t now_ms);
+    void run_flush_checks(int64_t now_ms);
+    // Unlinks what file.delete.delay.ms has let go. Any thread.
+    status run_pending_deletions(int64_t now_ms) { return _deletions->run_due(now_ms); }
+    const std::shared_ptr<deletion_queue>& deletions() const { return _deletions; }
+    int64_t retention_check_interval_ms() const { return _config.retention_check_interval_ms; }
+
+    // Closes every log (flushing it), writes the checkpoints and, in each dir
+    // whose logs all closed cleanly, the clean-shutdown marker.
+    status shutdown();
+
+  private:
+    explicit log_manager(log_manager_config config);
+    void load_dir(log_dir_state& dir, int64_t now_ms);
+    log_config config_for(const std::string& topic) const;
+    using offsets_of = std::function<int64_t(const log&)>;
+    status write_checkpoint_of(std::string_view file_name, const offsets_of& offset);
+
+    log_manager_config _config;
+    std::shared_ptr<deletion_queue> _deletions = std::make_shared<deletion_queue>();
+    mutable std::mutex _mutex;
+    std::vector<log_dir_state> _dirs;
+    std::map<topic_partition, std::shared_ptr<log>> _logs;
+    std::map<topic_partition, offline_partition> _offline;
+    bool _shut_down = false;
+};
+
+}  // namespace samsa::storage
