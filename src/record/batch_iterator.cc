@@ -114,7 +114,9 @@ result<record_iterator> record_iterator::open(bytes_view batch, size_t max_uncom
         return codec.err();
     }
     bytes_view body = batch.subspan(batch_header_size);
-    if (*codec == compression::none) {
+    // An empty compressed batch (no records, no compressed bytes) is empty, not
+    // a truncated stream.
+    if (*codec == compression::none || (body.empty() && it._header.records_count == 0)) {
         it._records = body;
         return it;
     }

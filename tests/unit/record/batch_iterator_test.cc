@@ -215,6 +215,15 @@ TEST(record_iterator, records_stay_valid_after_the_iterator_moves) {
     EXPECT_EQ(test::str(r.value), "v1");
 }
 
+TEST(record_iterator, reads_an_empty_compressed_batch_as_empty) {
+    bytes b = test::make_batch(0);
+    b[22] = uint8_t(compression::zstd);
+    auto it = record_iterator::open(b);
+    ASSERT_TRUE(it) << it.err().message;
+    record r;
+    EXPECT_FALSE(*it->next(r));
+}
+
 // Random corruption of valid batches must only ever produce error values.
 TEST(record_iterator, survives_random_corruption) {
     std::mt19937 rng(12345);
