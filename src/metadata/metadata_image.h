@@ -64,6 +64,8 @@ class metadata_image {
     std::map<int32_t, broker_registration> brokers;
     std::map<std::string, std::shared_ptr<const topic_image>> topics_by_name;
     std::unordered_map<uuid, std::shared_ptr<const topic_image>, uuid_hash> topics_by_id;
+    // Dynamic topic config overrides (ConfigRecords), by topic name.
+    std::map<std::string, std::map<std::string, std::string>> topic_configs;
 
     const topic_image* topic(const std::string& name) const {
         auto it = topics_by_name.find(name);
