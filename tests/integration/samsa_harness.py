@@ -75,7 +75,12 @@ class Broker:
 
     def __init__(self, overrides: Optional[Mapping[str, object]] = None,
                  host: str = "127.0.0.1", node_id: int = 1,
-                 binary: Optional[Path] = None):
+                 binary: Optional[Path] = None,
+                 properties: Optional[Mapping[str, object]] = None,
+                 port: Optional[int] = None):
+        """`properties` go into server.properties (after the harness's own keys),
+        `overrides` onto the command line as --override key=value; `port` fixes
+        the PLAINTEXT port instead of picking a free one."""
         self.binary = Path(binary or samsa_bin())
         self.host = host
         self.node_id = node_id
@@ -84,7 +89,10 @@ class Broker:
         self.log_path = self.root / "broker.log"
         self.properties_path = self.root / "server.properties"
         self.port, self.controller_port = free_ports(2)
+        if port is not None:
+            self.port = port
         self.overrides = {k: str(v) for k, v in (overrides or {}).items()}
+        self.extra_properties = {k: str(v) for k, v in (properties or {}).items()}
         self.proc: Optional[subprocess.Popen] = None
         self.starts = 0
         self._write_properties()
@@ -118,6 +126,7 @@ class Broker:
             "log.dirs": str(self.data_dir),
         }
         lines = ["# written by tests/integration/samsa_harness.py"]
+        props.update(self.extra_properties)
         lines += [f"{k}={v}" for k, v in props.items()]
         self.properties_path.write_text("\n".join(lines) + "\n")
 
