@@ -327,9 +327,10 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
                                                         " bytes exceeds max.message.bytes " +
                                                         std::to_string(_config.max_message_bytes)};
     }
-    if (int64_t(batches.size()) > std::min<int64_t>(_config.segment_bytes, INT32_MAX)) {
+    if (info->largest_batch > std::min<int64_t>(_config.segment_bytes, INT32_MAX)) {
         return error{error_code::record_list_too_large,
-                     std::to_string(batches.size()) + " bytes exceed segment.bytes"};
+                     "batch of " + std::to_string(info->largest_batch) +
+                         " bytes exceeds segment.bytes " + std::to_string(_config.segment_bytes)};
     }
     auto first = record::decode_batch_header(batches.data());
     int64_t first_offset = first.base_offset;
@@ -530,12 +531,12 @@ result<std::optional<timestamp_lookup>> log::offset_for_timestamp(int64_t ts) co
     return out_t();
 }
 
-status log::close() {
+status log::close(bool flush_first) {
     if (_closed) {
         return {};
     }
     status first;
-    if (!_failure) {
+    if (!_failure && flush_first) {
         first = flush();
     }
     for (auto& [base, seg] : _segments) {
@@ -551,9 +552,8 @@ status log::close() {
 }
 
 result<std::string> log::close_and_rename_for_delete(int64_t now_ms) {
-    auto s = close();
     // A failed log is deleted all the same: nothing of it is kept.
-    (void)s;
+    (void)close(false);
     fs::path p(_dir);
     auto target = (p.parent_path() / delete_dir_name(_tp, random_unique_id())).string();
     if (::rename(_dir.c_str(), target.c_str()) != 0) {

@@ -149,8 +149,9 @@ class log : public std::enable_shared_from_this<log> {
     // rolling first when the active segment must roll. The batches must have
     // been validated (record/batch_validator.h); this checks only their framing.
     // Errors: CORRUPT_MESSAGE (framing), MESSAGE_TOO_LARGE (a batch over
-    // max.message.bytes), RECORD_LIST_TOO_LARGE (over segment.bytes),
-    // KAFKA_STORAGE_ERROR.
+    // max.message.bytes), RECORD_LIST_TOO_LARGE (a batch over segment.bytes),
+    // KAFKA_STORAGE_ERROR. Rolling creates files (and preallocates indexes) on
+    // the calling thread, as Kafka does on its request threads.
     result<append_result> append_as_leader(std::span<uint8_t> batches, int32_t leader_epoch,
                                            int64_t now_ms);
     // Follower append: offsets and epochs as the leader assigned them; the first
@@ -208,11 +209,14 @@ class log : public std::enable_shared_from_this<log> {
     // Synchronous flush of everything appended, on the calling (owner) thread.
     status flush();
 
-    // Flushes and closes every segment (indexes trimmed). Call when no flush is
-    // in progress; the log is unusable afterwards.
-    status close();
-    // Closes and renames the directory to <topic>-<partition>.<id>-delete,
-    // queueing it for deletion; returns the new path.
+    // Flushes (unless `flush_first` is false) and closes every segment, indexes
+    // trimmed; pending when_durable callbacks fail. Blocking (fdatasync): at
+    // shutdown, call it off the reactor. The log is unusable afterwards; a
+    // background flush still in flight finishes safely and is ignored.
+    status close(bool flush_first = true);
+    // Closes (without flushing: the data is going) and renames the directory to
+    // <topic>-<partition>.<id>-delete, queueing it for deletion; returns the new
+    // path.
     result<std::string> close_and_rename_for_delete(int64_t now_ms);
 
   private:

@@ -98,7 +98,7 @@ class property_run {
             check_reads();
             check_bounded_read();
         }
-        _log->close();
+        EXPECT_TRUE(_log->close());
     }
 
   private:
