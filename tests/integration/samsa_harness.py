@@ -8,6 +8,7 @@ against a deadline (wait_until).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -89,12 +90,14 @@ class Broker:
         self.log_path = self.root / "broker.log"
         self.properties_path = self.root / "server.properties"
         self.port, self.controller_port = free_ports(2)
+        self._fixed_port = port is not None
         if port is not None:
             self.port = port
         self.overrides = {k: str(v) for k, v in (overrides or {}).items()}
         self.extra_properties = {k: str(v) for k, v in (properties or {}).items()}
         self.proc: Optional[subprocess.Popen] = None
         self.starts = 0
+        self._log_offset = 0
         self._write_properties()
 
     # --- addresses ---------------------------------------------------------
@@ -138,6 +141,23 @@ class Broker:
 
     # --- process control ---------------------------------------------------
     def start(self, wait_ready: bool = True) -> "Broker":
+        first_start = self.starts == 0
+        for attempt in range(3):
+            log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+            try:
+                return self._start_once(wait_ready)
+            except BrokerError:
+                # Another process may have taken a port between free_ports() and
+                # the broker's bind: on a first start with ports we picked, pick
+                # new ones and try again.
+                lost_port = b"Address already in use" in self.log_path.read_bytes()[log_offset:]
+                if not (first_start and lost_port and not self._fixed_port and attempt < 2):
+                    raise
+                self.port, self.controller_port = free_ports(2)
+                self._write_properties()
+        raise AssertionError("unreachable")
+
+    def _start_once(self, wait_ready: bool) -> "Broker":
         if not self.binary.exists():
             raise BrokerError(f"samsa binary not found at {self.binary} "
                               "(build it, or set SAMSA_BIN)")
@@ -147,22 +167,36 @@ class Broker:
             log.write(f"----- harness: start #{self.starts}: {' '.join(self.command())}\n"
                       .encode())
             log.flush()
+            self._log_offset = log.tell()
             self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, cwd=self.root)
         if wait_ready:
             self.wait_ready()
         return self
 
+    def _logged_listening(self) -> bool:
+        # This start's own "event=listening listener=PLAINTEXT port=N" line, so
+        # that a port held by some other process is not taken for ours.
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(self._log_offset)
+                text = f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return False
+        mine = re.compile(rf"event=listening .*\bport={self.port}\b")
+        return any(mine.search(line) for line in text.splitlines())
+
     def wait_ready(self, timeout: float = START_DEADLINE_S) -> None:
-        """Returns once the PLAINTEXT port accepts connections; raises with the
-        broker's log if the process exits first or the deadline passes."""
+        """Returns once this process has logged that it listens on the PLAINTEXT
+        port and the port accepts connections; raises with the broker's log if
+        the process exits first or the deadline passes."""
         deadline = time.monotonic() + timeout
         while True:
             if not self.is_running():
                 raise BrokerError(f"samsa exited with code {self.returncode} before "
                                   f"listening on {self.bootstrap}\n--- broker log ---\n"
                                   f"{self.log_text()}")
-            if port_accepts(self.host, self.port, timeout=0.2):
+            if self._logged_listening() and port_accepts(self.host, self.port, timeout=0.2):
                 return
             if time.monotonic() >= deadline:
                 raise BrokerError(f"samsa did not accept connections on {self.bootstrap} "
