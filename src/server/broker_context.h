@@ -2,7 +2,9 @@
 // What request handlers may reach: this broker's identity and settings, and
 // the services behind it (metadata cache now; replica manager and coordinators
 // as they land). Owned by the server; outlives every connection.
+#include <asio/awaitable.hpp>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,9 +18,16 @@ namespace samsa::cluster {
 class replica_manager;
 }
 
+namespace samsa::storage {
+struct topic_partition;
+}
+
 namespace samsa::server {
 
 class handler_registry;
+namespace fetch {
+class fetch_session_cache;
+}
 
 struct broker_settings {
     int32_t node_id = 1;
@@ -43,6 +52,13 @@ struct broker_context {
     metadata::controller* controller = nullptr;
     // Local partitions: produce, fetch, list offsets, delete records.
     cluster::replica_manager* replicas = nullptr;
+    // Incremental fetch sessions (KIP-227), shared by every reactor.
+    fetch::fetch_session_cache* fetch_sessions = nullptr;
+    // Long poll: resumes after an append to one of the partitions or after
+    // `max_wait_ms`, on the caller's reactor.
+    std::function<asio::awaitable<void>(const std::vector<storage::topic_partition>& partitions,
+                                        int64_t min_bytes, int32_t max_wait_ms)>
+        wait_for_fetch_data;
 };
 
 }  // namespace samsa::server

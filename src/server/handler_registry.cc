@@ -3,14 +3,19 @@
 #include <algorithm>
 
 #include "server/handlers/api_versions.h"
+#include "server/handlers/delete_records.h"
+#include "server/handlers/fetch.h"
+#include "server/handlers/list_offsets.h"
 #include "server/handlers/metadata.h"
+#include "server/handlers/produce.h"
 
 namespace samsa::server {
 
 handler_registry::handler_registry() {
     _handlers = {
-        handlers::api_versions_handler(),
-        handlers::metadata_handler(),
+        handlers::api_versions_handler(), handlers::delete_records_handler(),
+        handlers::fetch_handler(),        handlers::list_offsets_handler(),
+        handlers::metadata_handler(),     handlers::produce_handler(),
     };
     std::sort(_handlers.begin(), _handlers.end(),
               [](const api_handler& a, const api_handler& b) { return a.key < b.key; });

@@ -4,6 +4,14 @@
 
 namespace samsa::server {
 
+namespace {
+thread_local asio::io_context* t_current = nullptr;
+}
+
+asio::io_context* reactor_pool::current() {
+    return t_current;
+}
+
 reactor_pool::reactor_pool(size_t threads) {
     if (threads == 0) {
         threads = std::max(1u, std::thread::hardware_concurrency());
@@ -28,6 +36,7 @@ void reactor_pool::start() {
     for (size_t i = 0; i < _contexts.size(); ++i) {
         _work.push_back(asio::make_work_guard(*_contexts[i]));
         _threads.emplace_back([ctx = _contexts[i].get(), i] {
+            t_current = ctx;
             for (;;) {
                 try {
                     ctx->run();

@@ -25,6 +25,8 @@ class reactor_pool {
     asio::io_context& at(size_t i) { return *_contexts[i]; }
     // Round-robin choice for a new connection.
     asio::io_context& next();
+    // The reactor whose thread is calling, or nullptr off the reactors.
+    static asio::io_context* current();
 
     // Starts one thread per context; returns at once.
     void start();

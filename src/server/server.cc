@@ -25,7 +25,7 @@ bool is_controller_listener(const config::broker_config& cfg, const std::string&
 }  // namespace
 
 server::server(const config::broker_config& cfg, std::string cluster_id)
-    : _cfg(cfg), _reactors(size_t(std::max(0, cfg.num_io_threads))) {
+    : _cfg(cfg), _reactors(size_t(std::max(0, cfg.num_io_threads))), _data(cfg, _reactors) {
     auto& s = _context.settings;
     s.node_id = cfg.node_id;
     s.cluster_id = std::move(cluster_id);
@@ -42,6 +42,10 @@ server::~server() {
 }
 
 status server::start() {
+    if (auto st = _data.open(); !st) {
+        return st;
+    }
+    _data.attach(_context);
     for (const auto& l : _cfg.listeners) {
         if (is_controller_listener(_cfg, l.name)) {
             // The controller listener carries the Raft quorum's traffic, which
@@ -63,6 +67,7 @@ status server::start() {
         l->start();
     }
     _reactors.start();
+    _data.start();
     _running = true;
     for (auto& l : _listeners) {
         spdlog::info("event=listening listener={} port={}", l->name(), l->bound_port());
@@ -80,6 +85,7 @@ void server::stop() {
     }
     _reactors.stop();
     _listeners.clear();
+    _data.shutdown();
     spdlog::info("event=stopped node_id={}", _cfg.node_id);
 }
 

@@ -12,6 +12,7 @@
 #include "common/config/broker_config.h"
 #include "common/result.h"
 #include "server/broker_context.h"
+#include "server/data_plane.h"
 #include "server/handler_registry.h"
 #include "server/listener.h"
 #include "server/reactor_pool.h"
@@ -39,6 +40,7 @@ class server {
     handler_registry _handlers;
     broker_context _context;
     reactor_pool _reactors;
+    data_plane _data;
     std::vector<std::unique_ptr<listener>> _listeners;
     bool _running = false;
 };

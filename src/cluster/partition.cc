@@ -1,0 +1,227 @@
+#include "cluster/partition.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "record/batch_builder.h"
+#include "record/legacy_message_set.h"
+
+namespace samsa::cluster {
+
+partition::partition(storage::topic_partition tp, uuid topic_id, int32_t local_node_id,
+                     std::shared_ptr<storage::log> log)
+    : _tp(std::move(tp)),
+      _tp_name(_tp.to_string()),
+      _topic_id(topic_id),
+      _local_node_id(local_node_id),
+      _log(std::move(log)) {}
+
+void partition::update_registration(const metadata::partition_registration& reg) {
+    bool becomes_leader = reg.leader == _local_node_id &&
+                          (_leader != _local_node_id || reg.leader_epoch != _leader_epoch);
+    _leader = reg.leader;
+    _leader_epoch = reg.leader_epoch;
+    _partition_epoch = reg.partition_epoch;
+    _replicas = reg.replicas;
+    _isr = reg.isr;
+    if (becomes_leader) {
+        // A new leader epoch starts at the log end offset (Kafka assigns it on
+        // becoming leader so OffsetForLeaderEpoch can answer for it).
+        (void)_log->leader_epochs().assign(_leader_epoch, _log->log_end_offset());
+    }
+    maybe_advance_high_watermark();
+}
+
+void partition::update_config(const partition_config& cfg) {
+    _config = cfg;
+    _log->update_config(cfg.log);
+}
+
+// With the ISR reduced to this leader, every appended offset is replicated to
+// the whole ISR at once. Replication (followers' log end offsets) is the
+// issue that makes this the minimum over the ISR.
+void partition::maybe_advance_high_watermark() {
+    if (!is_leader()) {
+        return;
+    }
+    if (_isr.size() == 1 && _isr[0] == _local_node_id) {
+        _log->update_high_watermark(_log->log_end_offset());
+    }
+}
+
+error_code partition::check_leader_epoch(int32_t current_leader_epoch) const {
+    if (current_leader_epoch < 0) {
+        return error_code::none;
+    }
+    if (current_leader_epoch < _leader_epoch) {
+        return error_code::fenced_leader_epoch;
+    }
+    if (current_leader_epoch > _leader_epoch) {
+        return error_code::unknown_leader_epoch;
+    }
+    return error_code::none;
+}
+
+produce_outcome partition::append_records(std::span<uint8_t> records, int16_t produce_version,
+                                          int16_t required_acks, int64_t now_ms) {
+    produce_outcome out;
+    if (!is_leader()) {
+        out.error = error(error_code::not_leader_or_follower,
+                          fmt::format("This broker is not the leader of {}", _tp_name));
+        return out;
+    }
+    auto produced = record::validate_produce_records(records, produce_version);
+    if (!produced) {
+        out.error = produced.err();
+        return out;
+    }
+    record::validation_options opts;
+    opts.origin = record::append_origin::client;
+    opts.compacted = _config.compacted;
+    opts.max_message_bytes = _config.log.max_message_bytes;
+    opts.message_timestamp_type = _config.message_timestamp_type;
+    opts.timestamps = _config.timestamps;
+    opts.now_ms = now_ms;
+    opts.topic_partition = _tp_name;
+
+    // Magic 0/1 (produce v0-v2 from old clients) is up-converted to one v2 batch.
+    bytes converted;
+    std::span<uint8_t> batch;
+    if (produced->magic < record::current_magic) {
+        auto set = record::legacy_message_set::parse(produced->data, opts);
+        if (!set) {
+            out.error = set.err();
+            return out;
+        }
+        auto v2 = record::convert_to_v2(*set, record::compression::none,
+                                        _config.message_timestamp_type, now_ms);
+        if (!v2) {
+            out.error = v2.err();
+            return out;
+        }
+        converted = std::move(*v2);
+        batch = converted;
+    } else {
+        if (produced->data.empty()) {
+            out.base_offset = _log->log_end_offset();
+            out.log_start_offset = _log->log_start_offset();
+            return out;
+        }
+        // The view points into the request frame, which this request owns.
+        batch =
+            std::span<uint8_t>(const_cast<uint8_t*>(produced->data.data()), produced->data.size());
+    }
+    auto v = record::validate_batch(batch, opts);
+    if (!v.ok()) {
+        out.error = v.error;
+        out.record_errors = std::move(v.record_errors);
+        return out;
+    }
+    if (required_acks == -1 && int32_t(_isr.size()) < _config.min_insync_replicas) {
+        out.error = error(error_code::not_enough_replicas,
+                          fmt::format("The size of the current ISR {} is insufficient to satisfy "
+                                      "the min.isr requirement of {} for partition {}",
+                                      _isr.size(), _config.min_insync_replicas, _tp_name));
+        return out;
+    }
+    if (auto st = record::set_max_timestamp(
+            batch, _config.message_timestamp_type,
+            _config.message_timestamp_type == record::timestamp_type::log_append_time
+                ? now_ms
+                : v.max_timestamp);
+        !st) {
+        out.error = st.err();
+        return out;
+    }
+    auto appended = _log->append_as_leader(batch, _leader_epoch, now_ms);
+    if (!appended) {
+        out.error = appended.err();
+        return out;
+    }
+    maybe_advance_high_watermark();
+    out.base_offset = appended->first_offset;
+    out.last_offset = appended->last_offset;
+    out.log_start_offset = appended->log_start_offset;
+    if (_config.message_timestamp_type == record::timestamp_type::log_append_time) {
+        out.log_append_time_ms = now_ms;
+    }
+    return out;
+}
+
+fetch_outcome partition::read(int64_t offset, int64_t max_bytes, isolation_level isolation,
+                              bool min_one_message, int32_t current_leader_epoch) const {
+    fetch_outcome out;
+    out.high_watermark = high_watermark();
+    out.last_stable_offset = last_stable_offset();
+    out.log_start_offset = _log->log_start_offset();
+    if (!is_leader()) {
+        out.error = error_code::not_leader_or_follower;
+        return out;
+    }
+    if (auto ec = check_leader_epoch(current_leader_epoch); ec != error_code::none) {
+        out.error = ec;
+        return out;
+    }
+    int64_t bound =
+        isolation == isolation_level::read_committed ? last_stable_offset() : high_watermark();
+    auto r = _log->read(offset, max_bytes, bound, min_one_message);
+    if (!r) {
+        out.error = r.err();
+        return out;
+    }
+    out.records = std::move(r->records);
+    out.log_start_offset = r->log_start_offset;
+    return out;
+}
+
+list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level isolation,
+                                             int32_t current_leader_epoch) const {
+    list_offsets_outcome out;
+    if (!is_leader()) {
+        out.error = error_code::not_leader_or_follower;
+        return out;
+    }
+    if (auto ec = check_leader_epoch(current_leader_epoch); ec != error_code::none) {
+        out.error = ec;
+        return out;
+    }
+    const int64_t bound =
+        isolation == isolation_level::read_committed ? last_stable_offset() : high_watermark();
+    if (timestamp == storage::latest_timestamp) {
+        // Consumers see the high watermark (or LSO) as the end, not the LEO.
+        out.offset = bound;
+        auto epoch = _log->leader_epochs().latest_epoch();
+        out.leader_epoch = epoch.value_or(-1);
+        return out;
+    }
+    auto found = _log->offset_for_timestamp(timestamp);
+    if (!found) {
+        out.error = found.err();
+        return out;
+    }
+    if (!*found || (**found).offset >= bound && timestamp != storage::earliest_timestamp &&
+                       timestamp != storage::earliest_local_timestamp) {
+        // Nothing at or after the timestamp below the bound: Kafka answers -1/-1.
+        return out;
+    }
+    out.timestamp = (**found).timestamp;
+    out.offset = (**found).offset;
+    out.leader_epoch = (**found).leader_epoch.value_or(-1);
+    return out;
+}
+
+result<int64_t> partition::delete_records(int64_t offset, int64_t now_ms) {
+    if (!is_leader()) {
+        return error_code::not_leader_or_follower;
+    }
+    if (offset == -1) {
+        offset = high_watermark();
+    }
+    if (offset < 0) {
+        return error_code::offset_out_of_range;
+    }
+    return _log->delete_records_before(offset, now_ms);
+}
+
+}  // namespace samsa::cluster

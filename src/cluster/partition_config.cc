@@ -1,0 +1,30 @@
+#include "cluster/partition_config.h"
+
+namespace samsa::cluster {
+
+partition_config make_partition_config(const config::topic_config& tc) {
+    partition_config pc;
+    auto& l = pc.log;
+    l.segment_bytes = tc.segment_bytes;
+    l.segment_ms = tc.segment_ms;
+    l.segment_jitter_ms = tc.segment_jitter_ms;
+    l.segment_index_bytes = tc.segment_index_bytes;
+    l.index_interval_bytes = tc.index_interval_bytes;
+    l.retention_ms = tc.retention_ms;
+    l.retention_bytes = tc.retention_bytes;
+    l.flush_messages = tc.flush_messages;
+    l.flush_ms = tc.flush_ms;
+    l.file_delete_delay_ms = tc.file_delete_delay_ms;
+    l.max_message_bytes = tc.max_message_bytes;
+    l.cleanup_delete = tc.delete_;
+    l.cleanup_compact = tc.compact;
+    pc.compacted = tc.compact;
+    pc.message_timestamp_type = tc.timestamp_type == config::message_timestamp_type::log_append_time
+                                    ? record::timestamp_type::log_append_time
+                                    : record::timestamp_type::create_time;
+    pc.timestamps = {tc.message_timestamp_before_max_ms, tc.message_timestamp_after_max_ms};
+    pc.min_insync_replicas = tc.min_insync_replicas;
+    return pc;
+}
+
+}  // namespace samsa::cluster

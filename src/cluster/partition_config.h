@@ -1,0 +1,22 @@
+#pragma once
+// What a partition replica needs from its topic's effective config: the log's
+// settings (storage/log_config.h) and the produce-time validation rules.
+#include <cstdint>
+
+#include "common/config/topic_config.h"
+#include "record/batch_validator.h"
+#include "storage/log_config.h"
+
+namespace samsa::cluster {
+
+struct partition_config {
+    storage::log_config log;
+    bool compacted = false;
+    record::timestamp_type message_timestamp_type = record::timestamp_type::create_time;
+    record::timestamp_bounds timestamps;
+    int32_t min_insync_replicas = 1;
+};
+
+partition_config make_partition_config(const config::topic_config& tc);
+
+}  // namespace samsa::cluster

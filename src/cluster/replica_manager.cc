@@ -1,0 +1,167 @@
+#include "cluster/replica_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/post.hpp>
+#include <future>
+
+#include "common/clock.h"
+
+namespace samsa::cluster {
+
+namespace {
+
+bool hosts(const metadata::partition_registration& reg, int32_t node_id) {
+    for (int32_t r : reg.replicas) {
+        if (r == node_id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+replica_manager::replica_manager(int32_t node_id, std::vector<asio::io_context*> shards,
+                                 storage::log_manager& logs, const config::broker_config& cfg)
+    : _node_id(node_id), _logs(logs), _cfg(cfg) {
+    for (auto* ctx : shards) {
+        auto s = std::make_unique<shard_state>();
+        s->ctx = ctx;
+        _shards.push_back(std::move(s));
+    }
+}
+
+size_t replica_manager::shard_of(const uuid& topic_id, int32_t partition) const {
+    size_t h = uuid_hash{}(topic_id) ^ (size_t(uint32_t(partition)) * 0x9e3779b97f4a7c15ULL);
+    return h % _shards.size();
+}
+
+partition* replica_manager::get(size_t shard, const storage::topic_partition& tp) {
+    auto& parts = _shards[shard]->partitions;
+    auto it = parts.find(tp);
+    return it == parts.end() ? nullptr : it->second.get();
+}
+
+partition_config replica_manager::config_for(const metadata::metadata_image& image,
+                                             const metadata::topic_image& topic) const {
+    static const std::map<std::string, std::string> k_none;
+    auto it = image.topic_configs.find(topic.name);
+    const auto& overrides = it == image.topic_configs.end() ? k_none : it->second;
+    auto resolved = config::resolve_topic_config(overrides, _cfg.values);
+    if (!resolved) {
+        // Overrides were validated when written; a failure here means the
+        // broker's own defaults changed under them. Keep the broker defaults.
+        spdlog::warn("event=topic_config_invalid topic={} error=\"{}\"", topic.name,
+                     resolved.err().message);
+        auto fallback = config::resolve_topic_config(k_none, _cfg.values);
+        return fallback ? make_partition_config(fallback->config) : partition_config{};
+    }
+    return make_partition_config(resolved->config);
+}
+
+void replica_manager::ensure_partition(shard_state& s, const metadata::topic_image& topic,
+                                       const metadata::partition_registration& reg,
+                                       const partition_config& cfg) {
+    storage::topic_partition tp{topic.name, reg.partition};
+    auto it = s.partitions.find(tp);
+    if (it == s.partitions.end()) {
+        auto log = _logs.get_or_create(tp, topic.id, wall_clock_ms());
+        if (!log) {
+            spdlog::error("event=partition_offline partition={} error=\"{}\"", tp.to_string(),
+                          log.err().message);
+            return;
+        }
+        auto p = std::make_shared<partition>(tp, topic.id, _node_id, std::move(*log));
+        it = s.partitions.emplace(tp, std::move(p)).first;
+    }
+    it->second->update_config(cfg);
+    it->second->update_registration(reg);
+}
+
+void replica_manager::remove_partition(shard_state& s, const storage::topic_partition& tp,
+                                       bool delete_log) {
+    s.partitions.erase(tp);
+    if (delete_log) {
+        if (auto st = _logs.delete_log(tp, wall_clock_ms()); !st) {
+            spdlog::warn("event=log_delete_failed partition={} error=\"{}\"", tp.to_string(),
+                         st.err().message);
+        }
+    }
+}
+
+void replica_manager::apply_metadata(const metadata::metadata_image& prev,
+                                     const metadata::metadata_image& next) {
+    // Work per shard, built here and run on each shard.
+    std::vector<std::vector<std::function<void()>>> work(_shards.size());
+
+    for (const auto& [name, topic] : next.topics_by_name) {
+        partition_config cfg = config_for(next, *topic);
+        for (const auto& reg : topic->partitions) {
+            size_t shard = shard_of(topic->id, reg.partition);
+            auto& s = *_shards[shard];
+            if (hosts(reg, _node_id)) {
+                work[shard].push_back(
+                    [this, &s, topic, reg, cfg] { ensure_partition(s, *topic, reg, cfg); });
+            } else {
+                storage::topic_partition tp{name, reg.partition};
+                work[shard].push_back([this, &s, tp] {
+                    if (s.partitions.count(tp)) {
+                        remove_partition(s, tp, true);
+                    }
+                });
+            }
+        }
+    }
+    // Topics that are gone (deleted, or re-created under a new id).
+    for (const auto& [id, topic] : prev.topics_by_id) {
+        if (next.topics_by_id.count(id)) {
+            continue;
+        }
+        for (const auto& reg : topic->partitions) {
+            size_t shard = shard_of(id, reg.partition);
+            auto& s = *_shards[shard];
+            storage::topic_partition tp{topic->name, reg.partition};
+            work[shard].push_back([this, &s, tp] { remove_partition(s, tp, true); });
+        }
+    }
+
+    std::vector<std::future<void>> done;
+    for (size_t i = 0; i < _shards.size(); ++i) {
+        if (work[i].empty()) {
+            continue;
+        }
+        auto run = [jobs = std::move(work[i])] {
+            for (const auto& j : jobs) {
+                j();
+            }
+        };
+        auto& ctx = *_shards[i]->ctx;
+        // Before the reactors run (start-up) or on the shard itself: run inline.
+        if (ctx.stopped() || ctx.get_executor().running_in_this_thread() || !_started) {
+            run();
+            continue;
+        }
+        auto task = std::make_shared<std::packaged_task<void()>>(std::move(run));
+        done.push_back(task->get_future());
+        asio::post(ctx, [task] { (*task)(); });
+    }
+    for (auto& f : done) {
+        f.wait();
+    }
+}
+
+void replica_manager::run_housekeeping(size_t shard, int64_t now) {
+    for (auto& [tp, p] : _shards[shard]->partitions) {
+        auto deleted = p->log()->delete_old_segments(now);
+        if (!deleted) {
+            spdlog::warn("event=retention_failed partition={} error=\"{}\"", tp.to_string(),
+                         deleted.err().message);
+        } else if (*deleted > 0) {
+            spdlog::info("event=segments_deleted partition={} count={}", tp.to_string(), *deleted);
+        }
+        p->log()->flush_if_due(now);
+    }
+}
+
+}  // namespace samsa::cluster

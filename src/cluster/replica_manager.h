@@ -1,0 +1,99 @@
+#pragma once
+// replica_manager: the partitions this broker hosts (Kafka's ReplicaManager),
+// spread over the reactor shards (DESIGN.md §4).
+//
+// Each partition belongs to the shard chosen by a hash of its topic id and
+// partition number; its `partition` object lives in that shard's table and is
+// touched only on that shard's thread. Handlers hop to the owning shard with
+// run_on_shard() (one hop per shard per request) and get results back on their
+// own reactor.
+//
+// The metadata image drives the set of partitions: on every new image,
+// apply_metadata() creates the local logs of partitions this node now
+// replicates, updates leaders / ISR / configs, and deletes the logs of topics
+// that are gone (DESIGN.md §6: what LeaderAndIsr and StopReplica used to do).
+#include <asio/awaitable.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/io_context.hpp>
+#include <asio/use_awaitable.hpp>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/partition.h"
+#include "common/config/broker_config.h"
+#include "metadata/metadata_image.h"
+#include "storage/log_manager.h"
+#include "storage/topic_partition.h"
+
+namespace samsa::cluster {
+
+class replica_manager {
+  public:
+    replica_manager(int32_t node_id, std::vector<asio::io_context*> shards,
+                    storage::log_manager& logs, const config::broker_config& cfg);
+    replica_manager(const replica_manager&) = delete;
+    replica_manager& operator=(const replica_manager&) = delete;
+
+    size_t shard_count() const { return _shards.size(); }
+    size_t shard_of(const uuid& topic_id, int32_t partition) const;
+    asio::io_context& shard_context(size_t shard) { return *_shards[shard]->ctx; }
+
+    // Runs `fn()` (returning T) on `shard` and resumes the caller on its own
+    // executor with the result. Runs inline when already on that shard.
+    template <typename T, typename Fn>
+    asio::awaitable<T> run_on_shard(size_t shard, Fn fn) {
+        auto& ctx = *_shards[shard]->ctx;
+        if (ctx.get_executor().running_in_this_thread()) {
+            co_return fn();
+        }
+        co_return co_await asio::co_spawn(
+            ctx, [fn = std::move(fn)]() mutable -> asio::awaitable<T> { co_return fn(); },
+            asio::use_awaitable);
+    }
+
+    // On the owning shard only: the partition, or nullptr.
+    partition* get(size_t shard, const storage::topic_partition& tp);
+
+    // Reconciles local partitions with `next` (any thread; the work runs on the
+    // shards and this waits for it, so a caller that acknowledges a metadata
+    // change after this sees the partitions in place).
+    void apply_metadata(const metadata::metadata_image& prev, const metadata::metadata_image& next);
+
+    // After the reactors started: apply_metadata() then posts shard work and
+    // waits for it (before, it runs the work inline on the calling thread).
+    void mark_started() { _started = true; }
+
+    // Per shard: retention and flush checks of its logs (scheduled by the server).
+    void run_housekeeping(size_t shard, int64_t now_ms);
+
+    // Every local partition's log, for DescribeLogDirs (any thread; the sizes
+    // are atomics read from the logs).
+    storage::log_manager& logs() { return _logs; }
+
+  private:
+    struct shard_state {
+        asio::io_context* ctx = nullptr;
+        std::unordered_map<storage::topic_partition, std::shared_ptr<partition>,
+                           storage::topic_partition_hash>
+            partitions;
+    };
+
+    // On the partition's shard.
+    void ensure_partition(shard_state& s, const metadata::topic_image& topic,
+                          const metadata::partition_registration& reg, const partition_config& cfg);
+    void remove_partition(shard_state& s, const storage::topic_partition& tp, bool delete_log);
+    partition_config config_for(const metadata::metadata_image& image,
+                                const metadata::topic_image& topic) const;
+
+    int32_t _node_id;
+    std::vector<std::unique_ptr<shard_state>> _shards;
+    storage::log_manager& _logs;
+    const config::broker_config& _cfg;
+    std::atomic<bool> _started{false};
+};
+
+}  // namespace samsa::cluster

@@ -1,0 +1,146 @@
+#include "server/data_plane.h"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/post.hpp>
+#include <chrono>
+
+#include "cluster/partition_config.h"
+#include "common/clock.h"
+
+namespace samsa::server {
+
+namespace {
+
+// Blocking work (fsync) runs on the pool; its completion is posted back to the
+// reactor that asked, which owns the log (DESIGN.md §4).
+storage::blocking_executor make_blocking_executor(asio::thread_pool& pool) {
+    return [&pool](std::function<status()> job, std::function<void(status)> done) {
+        asio::io_context* home = reactor_pool::current();
+        asio::post(pool, [job = std::move(job), done = std::move(done), home]() mutable {
+            status st = job();
+            if (home) {
+                asio::post(*home, [done = std::move(done), st]() { done(st); });
+            } else {
+                done(st);
+            }
+        });
+    };
+}
+
+}  // namespace
+
+data_plane::data_plane(const config::broker_config& cfg, reactor_pool& reactors)
+    : _cfg(cfg), _reactors(reactors) {}
+
+data_plane::~data_plane() {
+    shutdown();
+}
+
+status data_plane::open() {
+    storage::log_manager_config lc;
+    lc.log_dirs = _cfg.log_dirs;
+    auto defaults = config::resolve_topic_config({}, _cfg.values);
+    if (!defaults) {
+        return defaults.err();
+    }
+    lc.defaults = cluster::make_partition_config(defaults->config).log;
+    lc.retention_check_interval_ms = _cfg.log_retention_check_interval_ms;
+    lc.executor = make_blocking_executor(_blocking);
+    auto logs = storage::log_manager::open(std::move(lc), wall_clock_ms());
+    if (!logs) {
+        return logs.err();
+    }
+    _logs = std::move(*logs);
+    for (const auto& dir : _logs->log_dirs()) {
+        if (dir.offline) {
+            spdlog::error("event=log_dir_offline dir={} error=\"{}\"", dir.path,
+                          dir.offline->message);
+        }
+        for (const auto& w : dir.warnings) {
+            spdlog::warn("event=log_dir_warning dir={} warning=\"{}\"", dir.path, w);
+        }
+    }
+    for (const auto& off : _logs->offline_partitions()) {
+        spdlog::error("event=partition_offline partition={} error=\"{}\"", off.tp.to_string(),
+                      off.err.message);
+    }
+    spdlog::info("event=logs_loaded count={}", _logs->log_count());
+    std::vector<asio::io_context*> shards;
+    for (size_t i = 0; i < _reactors.size(); ++i) {
+        shards.push_back(&_reactors.at(i));
+    }
+    _replicas =
+        std::make_unique<cluster::replica_manager>(_cfg.node_id, std::move(shards), *_logs, _cfg);
+    return {};
+}
+
+void data_plane::attach(broker_context& ctx) {
+    ctx.replicas = _replicas.get();
+    ctx.fetch_sessions = &_fetch_sessions;
+}
+
+void data_plane::start() {
+    _replicas->mark_started();
+    for (size_t i = 0; i < _reactors.size(); ++i) {
+        _timers.push_back(std::make_unique<asio::steady_timer>(_reactors.at(i)));
+        arm_housekeeping(i);
+    }
+    _checkpoint_timer = std::make_unique<asio::steady_timer>(_blocking);
+    run_checkpoints();
+}
+
+// Retention every log.retention.check.interval.ms and flush checks every
+// log.flush.scheduler.interval.ms, each shard over its own logs.
+void data_plane::arm_housekeeping(size_t shard) {
+    int64_t interval =
+        std::min<int64_t>(_cfg.log_retention_check_interval_ms,
+                          std::max<int64_t>(1000, _cfg.log_flush_scheduler_interval_ms));
+    auto& t = *_timers[shard];
+    t.expires_after(std::chrono::milliseconds(interval));
+    t.async_wait([this, shard](const std::error_code& ec) {
+        if (ec) {
+            return;
+        }
+        _replicas->run_housekeeping(shard, wall_clock_ms());
+        arm_housekeeping(shard);
+    });
+}
+
+// Checkpoint files (recovery points, log start offsets, high watermarks) are
+// written off the reactors; they read only the logs' atomic snapshots.
+void data_plane::run_checkpoints() {
+    auto interval = std::max<int64_t>(1000, _cfg.log_flush_offset_checkpoint_interval_ms);
+    _checkpoint_timer->expires_after(std::chrono::milliseconds(interval));
+    _checkpoint_timer->async_wait([this](const std::error_code& ec) {
+        if (ec) {
+            return;
+        }
+        if (auto st = _logs->write_checkpoints(); !st) {
+            spdlog::warn("event=checkpoint_failed error=\"{}\"", st.err().message);
+        }
+        if (auto st = _logs->run_pending_deletions(wall_clock_ms()); !st) {
+            spdlog::warn("event=log_deletion_failed error=\"{}\"", st.err().message);
+        }
+        run_checkpoints();
+    });
+}
+
+void data_plane::shutdown() {
+    if (_shut_down || !_logs) {
+        return;
+    }
+    _shut_down = true;
+    if (_checkpoint_timer) {
+        _checkpoint_timer->cancel();
+    }
+    _blocking.join();
+    _timers.clear();
+    if (auto st = _logs->shutdown(); !st) {
+        spdlog::error("event=log_shutdown_failed error=\"{}\"", st.err().message);
+    } else {
+        spdlog::info("event=logs_closed clean=true");
+    }
+}
+
+}  // namespace samsa::server

@@ -1,0 +1,55 @@
+#pragma once
+// The broker's data plane: the log manager, the replica manager spread over the
+// reactors, fetch sessions, the background pool for blocking work, and the
+// periodic housekeeping (retention, flushes, checkpoints).
+//
+// Lifecycle: open() before the reactors start (logs are loaded and recovered
+// on the calling thread), start() once they run, shutdown() after they stopped.
+#include <asio/steady_timer.hpp>
+#include <asio/thread_pool.hpp>
+#include <memory>
+#include <vector>
+
+#include "cluster/replica_manager.h"
+#include "common/config/broker_config.h"
+#include "common/result.h"
+#include "server/broker_context.h"
+#include "server/fetch/fetch_session_cache.h"
+#include "server/reactor_pool.h"
+#include "storage/log_manager.h"
+
+namespace samsa::server {
+
+class data_plane {
+  public:
+    data_plane(const config::broker_config& cfg, reactor_pool& reactors);
+    ~data_plane();
+
+    status open();
+    // Wires the services into `ctx` (replicas, fetch sessions, long poll).
+    void attach(broker_context& ctx);
+    // Arms the housekeeping timers on every shard.
+    void start();
+    // Closes every log cleanly (checkpoints, clean-shutdown marker). Call after
+    // the reactors stopped.
+    void shutdown();
+
+    cluster::replica_manager& replicas() { return *_replicas; }
+    storage::log_manager& logs() { return *_logs; }
+
+  private:
+    void arm_housekeeping(size_t shard);
+    void run_checkpoints();
+
+    const config::broker_config& _cfg;
+    reactor_pool& _reactors;
+    asio::thread_pool _blocking{2};
+    std::unique_ptr<storage::log_manager> _logs;
+    std::unique_ptr<cluster::replica_manager> _replicas;
+    fetch::fetch_session_cache _fetch_sessions;
+    std::vector<std::unique_ptr<asio::steady_timer>> _timers;
+    std::unique_ptr<asio::steady_timer> _checkpoint_timer;
+    bool _shut_down = false;
+};
+
+}  // namespace samsa::server

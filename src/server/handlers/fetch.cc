@@ -1,0 +1,179 @@
+#include "server/handlers/fetch.h"
+
+#include <map>
+
+#include "cluster/replica_manager.h"
+#include "common/clock.h"
+#include "protocol/generated/fetch_request.h"
+#include "protocol/generated/fetch_response.h"
+#include "server/fetch/fetch_plan.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::fetch_request;
+using protocol::fetch_response;
+using partition_data = fetch_response::fetchable_topic_response::partition_data;
+using server::fetch::fetch_plan;
+using server::fetch::fetch_target;
+
+struct read_budget {
+    int64_t bytes_left = 0;
+    int64_t bytes_read = 0;
+};
+
+// Reads every resolved target, one hop per shard, within `max_bytes` overall
+// and each partition's own limit. The first batch found is returned whole
+// even when larger than the limits (KIP-74), so a consumer always progresses.
+asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
+                                      std::vector<fetch_target>& targets,
+                                      std::vector<cluster::fetch_outcome>& out, int32_t max_bytes,
+                                      cluster::isolation_level isolation) {
+    out.assign(targets.size(), {});
+    std::map<size_t, std::vector<size_t>> by_shard;
+    for (size_t i = 0; i < targets.size(); ++i) {
+        if (targets[i].error == error_code::none) {
+            by_shard[targets[i].shard].push_back(i);
+        } else {
+            out[i].error = targets[i].error;
+        }
+    }
+    read_budget budget{std::max<int64_t>(0, max_bytes), 0};
+    for (auto& [shard, indexes] : by_shard) {
+        budget = co_await rm.run_on_shard<read_budget>(
+            shard, [&rm, shard = shard, &indexes, &targets, &out, budget, isolation]() mutable {
+                for (size_t i : indexes) {
+                    const auto& t = targets[i];
+                    cluster::partition* p = rm.get(shard, {t.key.topic, t.key.partition});
+                    if (!p) {
+                        out[i].error = error_code::not_leader_or_follower;
+                        continue;
+                    }
+                    int64_t limit =
+                        std::min<int64_t>(std::max(0, t.partition_max_bytes), budget.bytes_left);
+                    bool min_one = budget.bytes_read == 0;
+                    if (limit <= 0 && !min_one) {
+                        // Still report the partition's offsets, without records.
+                        out[i] =
+                            p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch);
+                        continue;
+                    }
+                    out[i] =
+                        p->read(t.fetch_offset, limit, isolation, min_one, t.current_leader_epoch);
+                    int64_t n = out[i].records.length;
+                    budget.bytes_read += n;
+                    budget.bytes_left = std::max<int64_t>(0, budget.bytes_left - n);
+                }
+                return budget;
+            });
+    }
+    co_return budget.bytes_read;
+}
+
+// KIP-227: an incremental response carries a partition only when something
+// changed for the client: records, an error, or a new high watermark, last
+// stable offset or log start offset. What is sent is remembered in the session.
+bool must_respond(const fetch_target& t, const cluster::fetch_outcome& o, bool incremental) {
+    auto* sp = t.in_session;
+    bool changed = !incremental || o.error.code != error_code::none || o.records.length > 0;
+    if (sp) {
+        changed |= sp->high_watermark != o.high_watermark ||
+                   sp->last_stable_offset != o.last_stable_offset ||
+                   sp->log_start_offset != o.log_start_offset;
+        if (changed) {
+            sp->high_watermark = o.high_watermark;
+            sp->last_stable_offset = o.last_stable_offset;
+            sp->log_start_offset = o.log_start_offset;
+        }
+    }
+    return changed;
+}
+
+void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fetch_outcome& o,
+                    cluster::isolation_level isolation) {
+    pd.partition_index = t.key.partition;
+    pd.error_code = to_wire(o.error.code);
+    pd.high_watermark = o.high_watermark;
+    pd.last_stable_offset = o.last_stable_offset;
+    pd.log_start_offset = o.log_start_offset;
+    if (isolation == cluster::isolation_level::read_uncommitted) {
+        pd.aborted_transactions = std::nullopt;
+    }
+    if (o.records.length > 0) {
+        const auto& file = o.records.file;
+        pd.records.append(protocol::file_range{o.records.fd(), uint64_t(o.records.position),
+                                               uint32_t(o.records.length), file});
+    }
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+    const int16_t version = ctx.header.api_version;
+    fetch_request req;
+    protocol::reader r(ctx.body);
+    req.decode(r, version);
+    if (!r.ok()) {
+        co_return handler_result::close("request body failed to decode");
+    }
+    auto& rm = *ctx.broker->replicas;
+    auto image = ctx.broker->metadata.read();
+    const int64_t now = wall_clock_ms();
+    fetch_plan plan = server::fetch::make_fetch_plan(
+        req, version, *image, *ctx.broker->fetch_sessions, now,
+        [&rm](const uuid& id, int32_t p) { return rm.shard_of(id, p); });
+
+    fetch_response resp;
+    handler_result out;
+    if (plan.error != error_code::none) {
+        resp.error_code = to_wire(plan.error);
+        resp.encode(out.body, version);
+        co_return out;
+    }
+    resp.session_id = plan.response_session_id;
+
+    const auto isolation = version >= 4 && req.isolation_level == 1
+                               ? cluster::isolation_level::read_committed
+                               : cluster::isolation_level::read_uncommitted;
+    const int32_t max_bytes = version >= 3 ? req.max_bytes : INT32_MAX;
+    std::vector<cluster::fetch_outcome> results;
+    int64_t bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation);
+    bool any_error = false;
+    for (const auto& o : results) {
+        any_error |= o.error.code != error_code::none;
+    }
+    if (bytes < req.min_bytes && req.max_wait_ms > 0 && !any_error &&
+        ctx.broker->wait_for_fetch_data) {
+        // Long poll: wait for an append to any of the partitions (or the
+        // timeout), then read again.
+        std::vector<storage::topic_partition> keys;
+        for (const auto& t : plan.targets) {
+            keys.push_back({t.key.topic, t.key.partition});
+        }
+        co_await ctx.broker->wait_for_fetch_data(keys, req.min_bytes - bytes, req.max_wait_ms);
+        bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation);
+    }
+
+    fetch_response::fetchable_topic_response* topic = nullptr;
+    for (size_t i = 0; i < plan.targets.size(); ++i) {
+        const auto& t = plan.targets[i];
+        if (!must_respond(t, results[i], plan.incremental)) {
+            continue;
+        }
+        if (!topic || topic->topic != t.key.topic || topic->topic_id != t.topic_id) {
+            topic = &resp.responses.emplace_back();
+            topic->topic = t.key.topic;
+            topic->topic_id = t.topic_id;
+        }
+        fill_partition(topic->partitions.emplace_back(), t, results[i], isolation);
+    }
+    resp.encode(out.body, version);
+    co_return out;
+}
+
+}  // namespace
+
+api_handler fetch_handler() {
+    return {fetch_request::api_key, 0, fetch_request::max_version, &handle};
+}
+
+}  // namespace samsa::server::handlers

@@ -1,0 +1,126 @@
+#include "server/handlers/produce.h"
+
+#include "cluster/replica_manager.h"
+#include "common/clock.h"
+#include "common/error.h"
+#include "metadata/metadata_image.h"
+#include "protocol/generated/produce_request.h"
+#include "protocol/generated/produce_response.h"
+#include "server/shard_dispatch.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::produce_request;
+using protocol::produce_response;
+using partition_response = produce_response::topic_produce_response::partition_produce_response;
+
+// One partition of the request, routed to its shard.
+struct produce_item {
+    size_t shard = 0;
+    storage::topic_partition tp;
+    std::span<uint8_t> records;
+    partition_response* out = nullptr;  // stable: the response vectors are reserved
+    cluster::produce_outcome result;
+};
+
+void fill(partition_response& out, const cluster::produce_outcome& r) {
+    out.error_code = to_wire(r.error.code);
+    if (!r.error.message.empty()) {
+        out.error_message = r.error.message;
+    }
+    out.base_offset = r.base_offset;
+    out.log_append_time_ms = r.log_append_time_ms;
+    out.log_start_offset = r.log_start_offset;
+    for (const auto& e : r.record_errors) {
+        auto& re = out.record_errors.emplace_back();
+        re.batch_index = e.batch_index;
+        re.batch_index_error_message = e.message;
+    }
+}
+
+void set_error(partition_response& out, error_code ec) {
+    out.error_code = to_wire(ec);
+    out.base_offset = -1;
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+    const int16_t version = ctx.header.api_version;
+    produce_request req;
+    protocol::reader r(ctx.body);
+    req.decode(r, version);
+    if (!r.ok()) {
+        co_return handler_result::close("request body failed to decode");
+    }
+
+    produce_response resp;
+    auto image = ctx.broker->metadata.read();
+    auto& replicas = *ctx.broker->replicas;
+    const bool valid_acks = req.acks == -1 || req.acks == 0 || req.acks == 1;
+    bool any_error = false;
+
+    std::vector<produce_item> items;
+    resp.responses.reserve(req.topic_data.size());
+    for (auto& td : req.topic_data) {
+        auto& tr = resp.responses.emplace_back();
+        tr.name = td.name;
+        tr.partition_responses.reserve(td.partition_data.size());
+        const metadata::topic_image* topic = image->topic(td.name);
+        for (auto& pd : td.partition_data) {
+            auto& pr = tr.partition_responses.emplace_back();
+            pr.index = pd.index;
+            if (!valid_acks) {
+                set_error(pr, error_code::invalid_required_acks);
+            } else if (!topic || pd.index < 0 || size_t(pd.index) >= topic->partitions.size()) {
+                set_error(pr, error_code::unknown_topic_or_partition);
+            } else if (metadata::is_internal_topic(td.name)) {
+                // Only the coordinators write to internal topics.
+                set_error(pr, error_code::invalid_topic_exception);
+            } else {
+                auto view = pd.records.contiguous();
+                // Records are stamped in place: the frame belongs to this request.
+                std::span<uint8_t> span(const_cast<uint8_t*>(view.data()), view.size());
+                items.push_back(
+                    {replicas.shard_of(topic->id, pd.index), {td.name, pd.index}, span, &pr, {}});
+                continue;
+            }
+            any_error = true;
+        }
+    }
+
+    const int16_t acks = req.acks;
+    const int64_t now = wall_clock_ms();
+    co_await dispatch_to_shards(replicas, items,
+                                [version, acks, now](cluster::partition* p, produce_item& it) {
+                                    if (!p) {
+                                        it.result.error = error_code::not_leader_or_follower;
+                                        return;
+                                    }
+                                    it.result = p->append_records(it.records, version, acks, now);
+                                });
+    for (auto& it : items) {
+        fill(*it.out, it.result);
+        any_error |= it.result.error.code != error_code::none;
+    }
+
+    if (acks == 0) {
+        // No response; on an error Kafka closes the connection so that the
+        // producer notices and refreshes its metadata.
+        if (any_error) {
+            co_return handler_result::close("acks=0 produce failed");
+        }
+        co_return handler_result::no_response();
+    }
+    handler_result out;
+    resp.encode(out.body, version);
+    co_return out;
+}
+
+}  // namespace
+
+api_handler produce_handler() {
+    return {produce_request::api_key, 0, produce_request::max_version, &handle};
+}
+
+}  // namespace samsa::server::handlers

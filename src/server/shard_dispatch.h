@@ -1,0 +1,33 @@
+#pragma once
+// Runs per-partition work on the partitions' owning shards (DESIGN.md §4):
+// items are grouped by shard and each group is processed in one hop, in order.
+// `fn(cluster::partition* p, Item& item)` runs on the owning shard with the
+// local partition (nullptr when this broker does not host it) and records its
+// result in the item; the caller resumes on its own reactor afterwards.
+#include <asio/awaitable.hpp>
+#include <map>
+#include <vector>
+
+#include "cluster/replica_manager.h"
+
+namespace samsa::server {
+
+// Item must have `size_t shard` and `storage::topic_partition tp`.
+template <typename Item, typename Fn>
+asio::awaitable<void> dispatch_to_shards(cluster::replica_manager& rm, std::vector<Item>& items,
+                                         Fn fn) {
+    std::map<size_t, std::vector<Item*>> by_shard;
+    for (auto& it : items) {
+        by_shard[it.shard].push_back(&it);
+    }
+    for (auto& [shard, group] : by_shard) {
+        co_await rm.run_on_shard<bool>(shard, [&rm, shard = shard, &group, &fn] {
+            for (Item* it : group) {
+                fn(rm.get(shard, it->tp), *it);
+            }
+            return true;
+        });
+    }
+}
+
+}  // namespace samsa::server
