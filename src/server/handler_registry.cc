@@ -4,6 +4,7 @@
 
 #include "server/handlers/api_versions.h"
 #include "server/handlers/delete_records.h"
+#include "server/handlers/describe_log_dirs.h"
 #include "server/handlers/fetch.h"
 #include "server/handlers/list_offsets.h"
 #include "server/handlers/metadata.h"
