@@ -29,6 +29,7 @@ UNKNOWN_TOPIC_OR_PARTITION = 3
 INVALID_TOPIC_EXCEPTION = 17
 UNSUPPORTED_VERSION = 35
 INVALID_REQUEST = 42
+UNKNOWN_TOPIC_ID = 100
 
 
 def is_flexible(api_key: int, version: int) -> bool:
@@ -135,19 +136,23 @@ def api_versions_body(version: int, software_name: str = "samsa-it",
     return compact_string(software_name) + compact_string(software_version) + EMPTY_TAGS
 
 
-def metadata_body(version: int, topics: Optional[Sequence[str]] = None,
+def metadata_body(version: int, topics: Optional[Sequence] = None,
                   allow_auto_topic_creation: bool = True) -> bytes:
-    """Metadata request; topics=None asks for every topic (v0: an empty list)."""
+    """Metadata request; topics=None asks for every topic (v0: an empty list).
+    A topic is a name, or (v10+) a (topic_id: uuid.UUID, name or None) pair."""
     flexible = is_flexible(API_METADATA, version)
     if topics is None and version == 0:
         topics = []
     entries = None
     if topics is not None:
         entries = []
-        for name in topics:
+        for topic in topics:
+            topic_id, name = topic if isinstance(topic, tuple) else (None, topic)
             e = b""
             if version >= 10:
-                e += b"\x00" * 16  # topic id: zero, ask by name
+                e += topic_id.bytes if topic_id else b"\x00" * 16  # zero: ask by name
+            else:
+                assert topic_id is None, "topic ids need Metadata v10+"
             e += compact_string(name) if flexible else string(name)
             if flexible:
                 e += EMPTY_TAGS

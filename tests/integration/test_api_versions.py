@@ -149,3 +149,21 @@ def test_pipelined_requests_are_answered_in_request_order(broker):
                 assert [b.port for b in md.brokers] == [broker.port]
 
     assert answered == [cid for _, _, cid, _ in requests]
+
+
+def test_unknown_tagged_fields_in_header_and_body_are_ignored(broker):
+    # KIP-482: a receiver skips tagged fields it does not know.
+    body = (kw.compact_string("librdkafka") + kw.compact_string("2.0.2")
+            + kw.uvarint(1) + kw.uvarint(5) + kw.uvarint(3) + b"abc")
+    header = (kw.int16(kw.API_API_VERSIONS) + kw.int16(3) + kw.int32(41) + kw.string("c")
+              + kw.uvarint(2) + kw.uvarint(1) + kw.uvarint(1) + b"z"
+              + kw.uvarint(7) + kw.uvarint(0))
+
+    with kw.KafkaConnection.to(broker) as conn:
+        conn.send_raw(kw.frame(header + body))
+        cid, resp_body = conn.read_response(kw.API_API_VERSIONS, 3)
+
+    assert cid == 41
+    resp = kw.parse_api_versions_response(resp_body, 3)
+    assert resp.error_code == kw.NONE
+    assert resp.api_keys[kw.API_API_VERSIONS] == API_VERSIONS_RANGE

@@ -2,6 +2,7 @@
 requests in every version the broker advertises."""
 import json
 import re
+import uuid
 
 import pytest
 from confluent_kafka import KafkaError
@@ -136,3 +137,42 @@ def test_metadata_reports_unknown_and_invalid_topic_names(start_broker, version)
         assert t.is_internal is False
         if version >= 10:
             assert t.topic_id.int == 0
+
+
+def test_metadata_answers_each_requested_topic_once(start_broker):
+    # Kafka treats the requested names as a set.
+    broker = start_broker(overrides=NO_AUTO_CREATE)
+
+    with kw.KafkaConnection.to(broker) as conn:
+        md = conn.metadata(12, ["dup", "dup", "other"], allow_auto_topic_creation=False)
+
+    assert sorted(t.name for t in md.topics) == ["dup", "other"]
+    assert all(t.error_code == kw.UNKNOWN_TOPIC_OR_PARTITION for t in md.topics)
+
+
+def test_metadata_v12_by_unknown_topic_id_gets_unknown_topic_id(broker):
+    topic_id = uuid.UUID("6c1f2e9a-3b4d-4e5f-8a7b-9c0d1e2f3a4b")
+
+    with kw.KafkaConnection.to(broker) as conn:
+        md = conn.metadata(12, [(topic_id, None)], allow_auto_topic_creation=False)
+
+    assert [(t.error_code, t.name, t.topic_id) for t in md.topics] == \
+        [(kw.UNKNOWN_TOPIC_ID, None, topic_id)]
+
+
+@pytest.mark.parametrize("version", [10, 11])
+@pytest.mark.parametrize("name", [None, "named-topic"])
+def test_metadata_v10_v11_request_by_topic_id_gets_invalid_request(broker, version, name):
+    # Topic ids in Metadata requests are supported from v12 on; Kafka rejects a
+    # v10/v11 topic with a null name or a non-zero id (InvalidRequestException),
+    # answering each topic with INVALID_REQUEST and, since the response's name
+    # is not nullable before v12, an empty name in place of null.
+    topic_id = uuid.UUID("6c1f2e9a-3b4d-4e5f-8a7b-9c0d1e2f3a4b")
+
+    with kw.KafkaConnection.to(broker) as conn:
+        md = conn.metadata(version, [(topic_id, name)], allow_auto_topic_creation=False)
+
+    assert len(md.topics) == 1
+    t = md.topics[0]
+    assert t.name is not None, f"null topic name in a Metadata v{version} response"
+    assert (t.error_code, t.name) == (kw.INVALID_REQUEST, name or "")
