@@ -1,8 +1,11 @@
 #pragma once
 // An immutable snapshot of cluster metadata (DESIGN.md §6): brokers, topics
-// with their partitions, and configs. Readers take the current image from the
-// metadata_cache and never see it change; the metadata log replayer builds a new
-// image and swaps it in.
+// with their partitions and configs, broker dynamic configs, feature levels and
+// the next producer id block. Readers take the current image from the
+// metadata_cache and never see it change; metadata_delta builds the next image
+// from records (copy-on-write per topic: an unchanged topic_image is shared by
+// both images, so the same pointer in prev and next means "unchanged"; config
+// changes show in topic_configs instead).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -25,6 +28,8 @@ struct broker_endpoint {
 struct broker_registration {
     int32_t id = -1;
     uuid incarnation_id;
+    // The offset of its RegisterBrokerRecord, as Kafka assigns it.
+    int64_t epoch = -1;
     std::vector<broker_endpoint> endpoints;
     std::optional<std::string> rack;
     bool fenced = false;
@@ -45,15 +50,28 @@ struct partition_registration {
     std::vector<int32_t> replicas;
     std::vector<int32_t> isr;
     std::vector<int32_t> offline_replicas;
+    std::vector<int32_t> removing_replicas;  // reassignment in progress
+    std::vector<int32_t> adding_replicas;
     int32_t leader = -1;
     int32_t leader_epoch = 0;
     int32_t partition_epoch = 0;
+    int8_t leader_recovery_state = 0;  // 0 recovered, 1 recovering
+
+    bool operator==(const partition_registration&) const = default;
 };
 
 struct topic_image {
     std::string name;
     uuid id;
     std::vector<partition_registration> partitions;  // index = partition id
+};
+
+// The next block of producer ids (ProducerIdsRecord): ids below
+// next_producer_id have been handed out.
+struct producer_ids_state {
+    int32_t broker_id = -1;  // who took the last block
+    int64_t broker_epoch = -1;
+    int64_t next_producer_id = 0;
 };
 
 class metadata_image {
@@ -64,8 +82,16 @@ class metadata_image {
     std::map<int32_t, broker_registration> brokers;
     std::map<std::string, std::shared_ptr<const topic_image>> topics_by_name;
     std::unordered_map<uuid, std::shared_ptr<const topic_image>, uuid_hash> topics_by_id;
-    // Dynamic topic config overrides (ConfigRecords), by topic name.
+    // Topic config overrides by topic name (ConfigRecords of resource type
+    // TOPIC), raw strings as set; every other key resolves from the broker
+    // config. A topic's entry goes with the topic.
     std::map<std::string, std::map<std::string, std::string>> topic_configs;
+    // Dynamic broker configs by resource name: "" is the cluster-wide default,
+    // "<node id>" one broker. Raw strings as set.
+    std::map<std::string, std::map<std::string, std::string>> broker_configs;
+    // Finalized feature levels (FeatureLevelRecord), e.g. "metadata.version".
+    std::map<std::string, int16_t> features;
+    producer_ids_state producer_ids;
 
     const topic_image* topic(const std::string& name) const {
         auto it = topics_by_name.find(name);
@@ -77,7 +103,11 @@ class metadata_image {
     }
 };
 
-// Kafka's internal topics: clients may not produce to them directly or delete them.
+// Kafka's internal topics (Topic.isInternal): __consumer_offsets and
+// __transaction_state. Metadata reports them with is_internal.
 bool is_internal_topic(const std::string& name);
+
+// The metadata log's own topic; never a regular topic.
+inline constexpr const char* cluster_metadata_topic = "__cluster_metadata";
 
 }  // namespace samsa::metadata

@@ -1,0 +1,304 @@
+#include "metadata/controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cassert>
+#include <limits>
+
+#include "metadata/config_alteration.h"
+#include "metadata/config_view.h"
+#include "metadata/metadata_delta.h"
+#include "metadata/partition_creation.h"
+#include "metadata/topic_creation.h"
+#include "metadata/topic_deletion.h"
+
+namespace samsa::metadata {
+
+namespace {
+
+// When the batch could not be committed, nothing happened: every item that
+// would have succeeded gets the commit's error instead.
+std::optional<std::string> message_of(const error& e) {
+    return e.message.empty() ? std::nullopt : std::optional(e.message);
+}
+
+void fail_all(protocol::create_topics_response& r, const error& e) {
+    for (auto& t : r.topics) {
+        if (t.error_code == 0) {
+            t.error_code = to_wire(e.code);
+            t.error_message = message_of(e);
+            t.configs.emplace();
+            t.num_partitions = -1;
+            t.replication_factor = -1;
+        }
+    }
+}
+
+void fail_all(protocol::delete_topics_response& r, const error& e) {
+    for (auto& t : r.responses) {
+        if (t.error_code == 0) {
+            t.error_code = to_wire(e.code);
+            t.error_message = message_of(e);
+        }
+    }
+}
+
+void fail_all(protocol::create_partitions_response& r, const error& e) {
+    for (auto& t : r.results) {
+        if (t.error_code == 0) {
+            t.error_code = to_wire(e.code);
+            t.error_message = message_of(e);
+        }
+    }
+}
+
+template <typename Response>
+void fail_all_resources(Response& r, const error& e) {
+    for (auto& t : r.responses) {
+        if (t.error_code == 0) {
+            t.error_code = to_wire(e.code);
+            t.error_message = message_of(e);
+        }
+    }
+}
+
+void fail_all(protocol::alter_configs_response& r, const error& e) {
+    fail_all_resources(r, e);
+}
+
+void fail_all(protocol::incremental_alter_configs_response& r, const error& e) {
+    fail_all_resources(r, e);
+}
+
+}  // namespace
+
+controller::controller(const config::broker_config& config, metadata_log_writer& log,
+                       metadata_cache& cache, std::shared_ptr<const metadata_image> replayed)
+    : _config(config),
+      _log(log),
+      _cache(cache),
+      _image(std::move(replayed)),
+      _rng(std::random_device{}()) {}
+
+controller::~controller() {
+    stop();
+}
+
+void controller::subscribe(image_listener listener) {
+    assert(!_running && "subscribe before start()");
+    _listeners.push_back(std::move(listener));
+}
+
+void controller::start() {
+    if (_running) {
+        return;
+    }
+    _running = true;
+    _work = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
+        _io.get_executor());
+    asio::post(_io, [this] {
+        _cache.update(_image);
+        auto empty = std::make_shared<const metadata_image>();
+        for (const auto& l : _listeners) {
+            l(empty, _image);
+        }
+    });
+    _thread = std::thread([this] { _io.run(); });
+}
+
+void controller::stop() {
+    if (!_running) {
+        return;
+    }
+    _running = false;
+    _work.reset();
+    _io.stop();
+    if (_thread.joinable()) {
+        _thread.join();
+    }
+}
+
+result<int64_t> controller::commit(std::vector<metadata_record> records) {
+    // Applying first proves the records consistent with the image, so the log
+    // never holds a batch that replay would refuse.
+    metadata_delta delta(_image);
+    for (const auto& r : records) {
+        if (auto s = delta.apply(r); !s) {
+            spdlog::error("event=metadata_records_inconsistent error=\"{}\"", s.err().message);
+            return error(error_code::unknown_server_error, s.err().message);
+        }
+    }
+    auto last = _log.append(records);
+    if (!last) {
+        spdlog::error("event=metadata_append_failed error=\"{}\"", last.err().message);
+        return last.err();
+    }
+    publish(delta.build(*last));
+    return *last;
+}
+
+void controller::publish(std::shared_ptr<const metadata_image> next) {
+    auto prev = std::move(_image);
+    _image = next;
+    _cache.update(next);
+    for (const auto& l : _listeners) {
+        l(prev, next);
+    }
+}
+
+template <typename Response, typename Plan>
+Response controller::run(Plan&& plan_fn) {
+    const config::config_set broker =
+        effective_broker_config(_config.values, *_image, _config.node_id);
+    const controller_state state{*_image, _config, broker, _rng};
+    auto plan = plan_fn(state);
+    if (!plan.records.empty()) {
+        if (auto committed = commit(std::move(plan.records)); !committed) {
+            fail_all(plan.response, committed.err());
+        }
+    }
+    return std::move(plan.response);
+}
+
+// ---- operations on the controller thread
+
+result<int64_t> controller::do_register_broker(const broker_registration& reg) {
+    std::vector<metadata_record> records;
+    if (!_image->features.count(metadata_version_feature)) {
+        // A fresh log: bootstrap the metadata.version its records are written in.
+        protocol::feature_level_record f;
+        f.name = metadata_version_feature;
+        f.feature_level = written_metadata_version;
+        records.emplace_back(std::move(f));
+    }
+    const int64_t epoch = _log.end_offset() + int64_t(records.size());
+    protocol::register_broker_record r;
+    r.broker_id = reg.id;
+    r.incarnation_id = reg.incarnation_id;
+    r.broker_epoch = epoch;
+    r.rack = reg.rack;
+    r.fenced = true;
+    r.in_controlled_shutdown = false;
+    for (const auto& e : reg.endpoints) {
+        auto& ep = r.end_points.emplace_back();
+        ep.name = e.listener_name;
+        ep.host = e.host;
+        ep.port = e.port;
+        ep.security_protocol = e.security_protocol;
+    }
+    records.emplace_back(std::move(r));
+    protocol::unfence_broker_record u;
+    u.id = reg.id;
+    u.epoch = epoch;
+    records.emplace_back(u);
+    auto committed = commit(std::move(records));
+    if (!committed) {
+        return committed.err();
+    }
+    spdlog::info("event=broker_registered node_id={} broker_epoch={}", reg.id, epoch);
+    return epoch;
+}
+
+protocol::create_topics_response controller::do_create_topics(
+    const protocol::create_topics_request& req) {
+    return run<protocol::create_topics_response>(
+        [&](const controller_state& s) { return plan_create_topics(s, req); });
+}
+
+protocol::delete_topics_response controller::do_delete_topics(
+    const protocol::delete_topics_request& req) {
+    return run<protocol::delete_topics_response>(
+        [&](const controller_state& s) { return plan_delete_topics(s, req); });
+}
+
+protocol::create_partitions_response controller::do_create_partitions(
+    const protocol::create_partitions_request& req) {
+    return run<protocol::create_partitions_response>(
+        [&](const controller_state& s) { return plan_create_partitions(s, req); });
+}
+
+protocol::alter_configs_response controller::do_alter_configs(
+    const protocol::alter_configs_request& req) {
+    return run<protocol::alter_configs_response>(
+        [&](const controller_state& s) { return plan_alter_configs(s, req); });
+}
+
+protocol::incremental_alter_configs_response controller::do_incremental_alter_configs(
+    const protocol::incremental_alter_configs_request& req) {
+    return run<protocol::incremental_alter_configs_response>(
+        [&](const controller_state& s) { return plan_incremental_alter_configs(s, req); });
+}
+
+result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {
+    if (count <= 0) {
+        return error(error_code::invalid_request, "producer id block size must be positive");
+    }
+    const int64_t first = _image->producer_ids.next_producer_id;
+    if (first > std::numeric_limits<int64_t>::max() - count) {
+        return error(error_code::unknown_server_error,
+                     "Exhausted all producerIds as the next block's end producerId has exceeded "
+                     "the int64 type limit");
+    }
+    protocol::producer_ids_record r;
+    r.broker_id = _config.node_id;
+    auto self = _image->brokers.find(_config.node_id);
+    r.broker_epoch = self == _image->brokers.end() ? -1 : self->second.epoch;
+    r.next_producer_id = first + count;
+    auto committed = commit({metadata_record(r)});
+    if (!committed) {
+        return committed.err();
+    }
+    return producer_id_block{first, count};
+}
+
+// ---- the awaitable entry points
+
+asio::awaitable<result<int64_t>> controller::register_broker(broker_registration reg) {
+    co_return co_await on_controller(
+        [this, reg = std::move(reg)] { return do_register_broker(reg); });
+}
+
+result<int64_t> controller::register_broker_blocking(broker_registration reg) {
+    assert(_running && "the controller thread must be running");
+    std::packaged_task<result<int64_t>()> task(
+        [this, reg = std::move(reg)] { return do_register_broker(reg); });
+    auto done = task.get_future();
+    asio::post(_io, std::move(task));
+    return done.get();
+}
+
+asio::awaitable<protocol::create_topics_response> controller::create_topics(
+    protocol::create_topics_request req) {
+    co_return co_await on_controller(
+        [this, req = std::move(req)] { return do_create_topics(req); });
+}
+
+asio::awaitable<protocol::delete_topics_response> controller::delete_topics(
+    protocol::delete_topics_request req) {
+    co_return co_await on_controller(
+        [this, req = std::move(req)] { return do_delete_topics(req); });
+}
+
+asio::awaitable<protocol::create_partitions_response> controller::create_partitions(
+    protocol::create_partitions_request req) {
+    co_return co_await on_controller(
+        [this, req = std::move(req)] { return do_create_partitions(req); });
+}
+
+asio::awaitable<protocol::alter_configs_response> controller::alter_configs(
+    protocol::alter_configs_request req) {
+    co_return co_await on_controller(
+        [this, req = std::move(req)] { return do_alter_configs(req); });
+}
+
+asio::awaitable<protocol::incremental_alter_configs_response> controller::incremental_alter_configs(
+    protocol::incremental_alter_configs_request req) {
+    co_return co_await on_controller(
+        [this, req = std::move(req)] { return do_incremental_alter_configs(req); });
+}
+
+asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(int32_t count) {
+    co_return co_await on_controller([this, count] { return do_allocate_producer_ids(count); });
+}
+
+}  // namespace samsa::metadata

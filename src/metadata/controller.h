@@ -1,0 +1,163 @@
+#pragma once
+// The active controller (DESIGN.md §6; this node, in a one-node cluster): the
+// only writer of cluster metadata. Every change runs on ONE dedicated thread
+// with its own io_context, so changes are serialised without locks: an
+// operation reads the current image, plans records (metadata/*_creation.h,
+// topic_deletion.h, config_alteration.h), appends them as one batch through
+// the metadata_log_writer (durable before it returns), applies them to a new
+// image, publishes it to the metadata_cache and tells the listeners.
+//
+// Handlers on reactor threads simply co_await an operation; it hops to the
+// controller thread and the handler resumes on its own reactor with the result:
+//
+//   auto resp = co_await ctx.broker->controller->create_topics(std::move(req));
+//
+// Listeners (the replica manager) subscribe before start(); they are called on
+// the controller thread after each publish, and once by start() with the image
+// replayed from the log (prev = an empty image). A listener must not block for
+// long nor call back into the controller synchronously.
+//
+// Lifecycle: construct with the replayed image -> subscribe() -> start() ->
+// register_broker_blocking() -> serve -> stop() (after the reactors stopped:
+// an operation still in flight then never completes).
+#include <asio/awaitable.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/config/broker_config.h"
+#include "common/result.h"
+#include "metadata/controller_plan.h"
+#include "metadata/metadata_cache.h"
+#include "metadata/metadata_image.h"
+#include "metadata/metadata_log_writer.h"
+#include "protocol/generated/alter_configs_request.h"
+#include "protocol/generated/alter_configs_response.h"
+#include "protocol/generated/create_partitions_request.h"
+#include "protocol/generated/create_partitions_response.h"
+#include "protocol/generated/create_topics_request.h"
+#include "protocol/generated/create_topics_response.h"
+#include "protocol/generated/delete_topics_request.h"
+#include "protocol/generated/delete_topics_response.h"
+#include "protocol/generated/incremental_alter_configs_request.h"
+#include "protocol/generated/incremental_alter_configs_response.h"
+
+namespace samsa::metadata {
+
+using image_listener = std::function<void(std::shared_ptr<const metadata_image> prev,
+                                          std::shared_ptr<const metadata_image> next)>;
+
+// A block of producer ids [first, first + count).
+struct producer_id_block {
+    int64_t first_producer_id = 0;
+    int32_t count = 0;
+};
+
+// Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE.
+inline constexpr int32_t producer_id_block_size = 1000;
+
+class controller {
+  public:
+    // `config` (the static broker config) and `log` must outlive the
+    // controller. `replayed` is the image replayed from the log; the
+    // controller publishes it to `cache` at start().
+    controller(const config::broker_config& config, metadata_log_writer& log, metadata_cache& cache,
+               std::shared_ptr<const metadata_image> replayed);
+    ~controller();
+    controller(const controller&) = delete;
+    controller& operator=(const controller&) = delete;
+
+    void subscribe(image_listener listener);
+    // Starts the controller thread and publishes the replayed image.
+    void start();
+    // Stops the thread (pending operations are dropped). Idempotent.
+    void stop();
+
+    asio::io_context::executor_type executor() { return _io.get_executor(); }
+    // The image as the controller last published it (any thread).
+    std::shared_ptr<const metadata_image> image() const { return _cache.read(); }
+
+    // ---- operations (any thread; each runs on the controller thread)
+
+    // Records this broker (and, on a fresh log, the metadata.version feature),
+    // unfenced at once: a one-node cluster has no one to catch up with. The
+    // broker epoch is the offset of the RegisterBrokerRecord.
+    asio::awaitable<result<int64_t>> register_broker(broker_registration registration);
+    // For the server's start, from a thread that is not the controller's.
+    result<int64_t> register_broker_blocking(broker_registration registration);
+
+    asio::awaitable<protocol::create_topics_response> create_topics(
+        protocol::create_topics_request request);
+    asio::awaitable<protocol::delete_topics_response> delete_topics(
+        protocol::delete_topics_request request);
+    asio::awaitable<protocol::create_partitions_response> create_partitions(
+        protocol::create_partitions_request request);
+    asio::awaitable<protocol::alter_configs_response> alter_configs(
+        protocol::alter_configs_request request);
+    asio::awaitable<protocol::incremental_alter_configs_response> incremental_alter_configs(
+        protocol::incremental_alter_configs_request request);
+    // The next block of producer ids for this broker (ProducerIdsRecord).
+    asio::awaitable<result<producer_id_block>> allocate_producer_ids(
+        int32_t count = producer_id_block_size);
+
+    // ---- the same, synchronously, on the calling thread (tests; and what the
+    // awaitables run on the controller thread). Not thread-safe.
+    result<int64_t> do_register_broker(const broker_registration& registration);
+    protocol::create_topics_response do_create_topics(const protocol::create_topics_request& r);
+    protocol::delete_topics_response do_delete_topics(const protocol::delete_topics_request& r);
+    protocol::create_partitions_response do_create_partitions(
+        const protocol::create_partitions_request& r);
+    protocol::alter_configs_response do_alter_configs(const protocol::alter_configs_request& r);
+    protocol::incremental_alter_configs_response do_incremental_alter_configs(
+        const protocol::incremental_alter_configs_request& r);
+    result<producer_id_block> do_allocate_producer_ids(int32_t count);
+
+  private:
+    // Runs `fn` on the controller thread; the caller resumes on its own
+    // executor with the value.
+    template <typename F>
+    auto on_controller(F fn) -> asio::awaitable<std::invoke_result_t<F&>> {
+        using value_t = std::invoke_result_t<F&>;
+        // co_spawn default-constructs the value on its exception path, which
+        // result<T> cannot be: carry it in an optional.
+        std::optional<value_t> out = co_await asio::co_spawn(
+            _io.get_executor(),
+            [fn = std::move(fn)]() mutable -> asio::awaitable<std::optional<value_t>> {
+                co_return std::optional<value_t>(fn());
+            },
+            asio::use_awaitable);
+        co_return std::move(*out);
+    }
+
+    // Plans with the current image and commits what was planned; on a failed
+    // commit every item of the response carries the error.
+    template <typename Response, typename Plan>
+    Response run(Plan&& plan_fn);
+
+    // Appends `records` as one batch, applies them and publishes the image.
+    result<int64_t> commit(std::vector<metadata_record> records);
+    void publish(std::shared_ptr<const metadata_image> next);
+
+    const config::broker_config& _config;
+    metadata_log_writer& _log;
+    metadata_cache& _cache;
+    std::shared_ptr<const metadata_image> _image;  // controller thread only
+    std::vector<image_listener> _listeners;
+    std::mt19937 _rng;
+    asio::io_context _io{1};
+    std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> _work;
+    std::thread _thread;
+    bool _running = false;
+};
+
+}  // namespace samsa::metadata
