@@ -35,6 +35,10 @@ int run_server_command(const server_command& cmd) {
         return 0;
     }
     spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] %^%l%$ %v");
+    // Catch SIGINT/SIGTERM from the very start: one that arrives while the
+    // logs load is delivered once the broker is up, and it then stops cleanly.
+    asio::io_context signals_ctx(1);
+    asio::signal_set signals(signals_ctx, SIGINT, SIGTERM);
 
     auto loaded = cmd.config_file.empty() ? [&]() -> result<config::loaded_broker_config> {
         auto ov = config::parse_overrides(cmd.overrides);
@@ -81,8 +85,6 @@ int run_server_command(const server_command& cmd) {
     spdlog::info("event=started node_id={} advertised={}", cfg.node_id,
                  join_listeners(cfg.advertised_listeners));
 
-    asio::io_context signals_ctx(1);
-    asio::signal_set signals(signals_ctx, SIGINT, SIGTERM);
     signals.async_wait([&](const std::error_code& ec, int sig) {
         if (!ec) {
             spdlog::info("event=shutdown_requested signal={}", sig);
