@@ -194,7 +194,9 @@ class purgatory final : public purgatory_base {
                     std::make_unique<detail::result_waiter_impl<result_t, handler_t,
                                                                 asio::io_context::executor_type>>(
                         std::move(handler), driver().executor()));
-                try_complete_else_watch(op, std::span<const Key>(keys));
+                if (!op->is_completed()) {  // else set_waiter() posted the result
+                    try_complete_else_watch(op, std::span<const Key>(keys));
+                }
             },
             token, std::move(op), std::move(keys));
     }
