@@ -253,52 +253,68 @@ result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {
 
 // ---- the awaitable entry points
 
+// Each operation keeps its argument and result in its own frame and hands the
+// controller thread a lambda of references (see on_controller).
+
 asio::awaitable<result<int64_t>> controller::register_broker(broker_registration reg) {
-    co_return co_await on_controller(
-        [this, reg = std::move(reg)] { return do_register_broker(reg); });
+    std::optional<result<int64_t>> out;
+    auto op = [&] { out.emplace(do_register_broker(reg)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 result<int64_t> controller::register_broker_blocking(broker_registration reg) {
     assert(_running && "the controller thread must be running");
-    std::packaged_task<result<int64_t>()> task(
-        [this, reg = std::move(reg)] { return do_register_broker(reg); });
-    auto done = task.get_future();
-    asio::post(_io, std::move(task));
-    return done.get();
+    std::promise<result<int64_t>> done;
+    asio::post(_io, [&] { done.set_value(do_register_broker(reg)); });
+    return done.get_future().get();
 }
 
 asio::awaitable<protocol::create_topics_response> controller::create_topics(
     protocol::create_topics_request req) {
-    co_return co_await on_controller(
-        [this, req = std::move(req)] { return do_create_topics(req); });
+    std::optional<protocol::create_topics_response> out;
+    auto op = [&] { out.emplace(do_create_topics(req)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 asio::awaitable<protocol::delete_topics_response> controller::delete_topics(
     protocol::delete_topics_request req) {
-    co_return co_await on_controller(
-        [this, req = std::move(req)] { return do_delete_topics(req); });
+    std::optional<protocol::delete_topics_response> out;
+    auto op = [&] { out.emplace(do_delete_topics(req)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 asio::awaitable<protocol::create_partitions_response> controller::create_partitions(
     protocol::create_partitions_request req) {
-    co_return co_await on_controller(
-        [this, req = std::move(req)] { return do_create_partitions(req); });
+    std::optional<protocol::create_partitions_response> out;
+    auto op = [&] { out.emplace(do_create_partitions(req)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 asio::awaitable<protocol::alter_configs_response> controller::alter_configs(
     protocol::alter_configs_request req) {
-    co_return co_await on_controller(
-        [this, req = std::move(req)] { return do_alter_configs(req); });
+    std::optional<protocol::alter_configs_response> out;
+    auto op = [&] { out.emplace(do_alter_configs(req)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 asio::awaitable<protocol::incremental_alter_configs_response> controller::incremental_alter_configs(
     protocol::incremental_alter_configs_request req) {
-    co_return co_await on_controller(
-        [this, req = std::move(req)] { return do_incremental_alter_configs(req); });
+    std::optional<protocol::incremental_alter_configs_response> out;
+    auto op = [&] { out.emplace(do_incremental_alter_configs(req)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(int32_t count) {
-    co_return co_await on_controller([this, count] { return do_allocate_producer_ids(count); });
+    std::optional<result<producer_id_block>> out;
+    auto op = [&] { out.emplace(do_allocate_producer_ids(count)); };
+    co_await on_controller(op);
+    co_return std::move(*out);
 }
 
 }  // namespace samsa::metadata

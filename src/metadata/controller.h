@@ -20,8 +20,9 @@
 // Lifecycle: construct with the replayed image -> subscribe() -> start() ->
 // register_broker_blocking() -> serve -> stop() (after the reactors stopped:
 // an operation still in flight then never completes).
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
 #include <asio/awaitable.hpp>
-#include <asio/co_spawn.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
@@ -123,20 +124,21 @@ class controller {
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
 
   private:
-    // Runs `fn` on the controller thread; the caller resumes on its own
-    // executor with the value.
+    // Runs `fn()` on the controller thread; the caller resumes on its own
+    // executor afterwards. `fn` is taken by reference and must capture only
+    // references: GCC 12 destroys some temporaries of a co_await expression
+    // twice, so nothing that owns memory is passed through one.
     template <typename F>
-    auto on_controller(F fn) -> asio::awaitable<std::invoke_result_t<F&>> {
-        using value_t = std::invoke_result_t<F&>;
-        // co_spawn default-constructs the value on its exception path, which
-        // result<T> cannot be: carry it in an optional.
-        std::optional<value_t> out = co_await asio::co_spawn(
-            _io.get_executor(),
-            [fn = std::move(fn)]() mutable -> asio::awaitable<std::optional<value_t>> {
-                co_return std::optional<value_t>(fn());
+    asio::awaitable<void> on_controller(F& fn) {
+        co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+            [this, &fn](auto handler) {
+                asio::post(_io, [&fn, handler = std::move(handler)]() mutable {
+                    fn();
+                    auto ex = asio::get_associated_executor(handler);
+                    asio::post(ex, std::move(handler));
+                });
             },
             asio::use_awaitable);
-        co_return std::move(*out);
     }
 
     // Plans with the current image and commits what was planned; on a failed

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 
+#include "server/handlers/alter_configs.h"
 #include "server/handlers/api_versions.h"
+#include "server/handlers/create_partitions.h"
+#include "server/handlers/create_topics.h"
 #include "server/handlers/delete_records.h"
+#include "server/handlers/delete_topics.h"
+#include "server/handlers/describe_cluster.h"
+#include "server/handlers/describe_configs.h"
 #include "server/handlers/describe_log_dirs.h"
 #include "server/handlers/fetch.h"
+#include "server/handlers/incremental_alter_configs.h"
 #include "server/handlers/list_offsets.h"
 #include "server/handlers/metadata.h"
 #include "server/handlers/produce.h"
@@ -14,9 +21,20 @@ namespace samsa::server {
 
 handler_registry::handler_registry() {
     _handlers = {
-        handlers::api_versions_handler(), handlers::delete_records_handler(),
-        handlers::fetch_handler(),        handlers::list_offsets_handler(),
-        handlers::metadata_handler(),     handlers::produce_handler(),
+        handlers::api_versions_handler(),
+        handlers::delete_records_handler(),
+        handlers::fetch_handler(),
+        handlers::list_offsets_handler(),
+        handlers::metadata_handler(),
+        handlers::produce_handler(),
+        // Topic and config admin (metadata/controller.h).
+        handlers::create_topics_handler(),
+        handlers::delete_topics_handler(),
+        handlers::create_partitions_handler(),
+        handlers::describe_configs_handler(),
+        handlers::alter_configs_handler(),
+        handlers::incremental_alter_configs_handler(),
+        handlers::describe_cluster_handler(),
     };
     std::sort(_handlers.begin(), _handlers.end(),
               [](const api_handler& a, const api_handler& b) { return a.key < b.key; });

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "common/clock.h"
+
 namespace samsa::server {
 
 namespace {
@@ -62,7 +64,10 @@ status server::start() {
     if (_listeners.empty()) {
         return error(error_code::invalid_config, "no broker listener to serve in `listeners`");
     }
-    publish_self_registration();
+    if (auto st = start_controller(); !st) {
+        _listeners.clear();
+        return st;
+    }
     for (auto& l : _listeners) {
         l->start();
     }
@@ -83,9 +88,19 @@ void server::stop() {
     for (auto& l : _listeners) {
         l->stop();
     }
+    // Before the reactors: a change in flight may be waiting for the shards
+    // (the replica manager applies images on them).
+    if (_controller) {
+        _controller->stop();
+    }
     _reactors.stop();
     _listeners.clear();
     _data.shutdown();
+    if (_metadata_log) {
+        if (auto st = _metadata_log->close(); !st) {
+            spdlog::error("event=metadata_log_close_failed error=\"{}\"", st.err().message);
+        }
+    }
     spdlog::info("event=stopped node_id={}", _cfg.node_id);
 }
 
@@ -98,15 +113,46 @@ uint16_t server::bound_port(const std::string& listener_name) const {
     return 0;
 }
 
-// Until the metadata log records broker registrations, this node publishes its
-// own: its advertised endpoints (port 0 replaced by the bound port, an empty
-// host by the host name) and itself as the controller of a one-node quorum.
-void server::publish_self_registration() {
-    auto image = std::make_shared<metadata::metadata_image>(*_context.metadata.read());
-    image->cluster_id = _context.settings.cluster_id;
-    image->controller_id = _cfg.node_id;
+status server::start_controller() {
+    const std::string dir =
+        _cfg.metadata_log_dir.empty() ? _cfg.log_dirs.front() : _cfg.metadata_log_dir;
+    auto opened = metadata::metadata_log::open(dir, wall_clock_ms());
+    if (!opened) {
+        return error(opened.err().code,
+                     "cannot open the metadata log in " + dir + ": " + opened.err().message);
+    }
+    _metadata_log = std::move(*opened);
+    auto base = std::make_shared<metadata::metadata_image>();
+    base->cluster_id = _context.settings.cluster_id;
+    base->controller_id = _cfg.node_id;
+    auto image = metadata::replay_image(*_metadata_log, base);
+    if (!image) {
+        return error(image.err().code,
+                     "cannot replay the metadata log in " + dir + ": " + image.err().message);
+    }
+    spdlog::info("event=metadata_replayed dir={} offset={} topics={} brokers={}", dir,
+                 (*image)->offset, (*image)->topics_by_name.size(), (*image)->brokers.size());
+    _controller =
+        std::make_unique<metadata::controller>(_cfg, *_metadata_log, _context.metadata, *image);
+    _context.controller = _controller.get();
+    // The replica manager creates and deletes local logs as images change.
+    _controller->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
+                                  std::shared_ptr<const metadata::metadata_image> next) {
+        _data.replicas().apply_metadata(*prev, *next);
+    });
+    _controller->start();
+    auto epoch = _controller->register_broker_blocking(self_registration());
+    if (!epoch) {
+        _controller->stop();
+        return error(epoch.err().code, "cannot register this broker: " + epoch.err().message);
+    }
+    return {};
+}
+
+metadata::broker_registration server::self_registration() const {
     metadata::broker_registration reg;
     reg.id = _cfg.node_id;
+    reg.incarnation_id = uuid::random();
     reg.rack = _cfg.broker_rack;
     for (const auto& a : _cfg.advertised_listeners) {
         metadata::broker_endpoint ep;
@@ -119,8 +165,7 @@ void server::publish_self_registration() {
         ep.security_protocol = int16_t(a.protocol);
         reg.endpoints.push_back(std::move(ep));
     }
-    image->brokers[reg.id] = std::move(reg);
-    _context.metadata.update(std::move(image));
+    return reg;
 }
 
 }  // namespace samsa::server

@@ -11,6 +11,8 @@
 
 #include "common/config/broker_config.h"
 #include "common/result.h"
+#include "metadata/controller.h"
+#include "metadata/metadata_log.h"
 #include "server/broker_context.h"
 #include "server/data_plane.h"
 #include "server/handler_registry.h"
@@ -34,13 +36,19 @@ class server {
     broker_context& context() { return _context; }
 
   private:
-    void publish_self_registration();
+    // Opens and replays the metadata log, starts the controller.
+    status start_controller();
+    // This broker as it registers: its advertised endpoints with port 0
+    // replaced by the bound port and an empty host by the host name.
+    metadata::broker_registration self_registration() const;
 
     const config::broker_config& _cfg;
     handler_registry _handlers;
     broker_context _context;
     reactor_pool _reactors;
     data_plane _data;
+    std::unique_ptr<metadata::metadata_log> _metadata_log;
+    std::unique_ptr<metadata::controller> _controller;
     std::vector<std::unique_ptr<listener>> _listeners;
     bool _running = false;
 };

@@ -1,6 +1,11 @@
 #include "server/handlers/metadata.h"
 
+#include <algorithm>
+#include <map>
+
 #include "common/error.h"
+#include "metadata/controller.h"
+#include "metadata/topic_creation.h"
 #include "metadata/topic_name.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
@@ -43,10 +48,49 @@ void add_missing_topic(const std::optional<std::string>& name, const uuid& id,
         return;
     }
     auto valid = metadata::validate_topic_name(*name);
-    // Topic creation on demand (auto.create.topics.enable) needs a controller
-    // that can create topics; until the broker has one, the topic is unknown.
     out.error_code = to_wire(valid ? error_code::unknown_topic_or_partition
                                    : error_code::invalid_topic_exception);
+}
+
+// Kafka creates a missing topic named in a Metadata request when the broker
+// allows it (auto.create.topics.enable) and the client asks for it
+// (allow_auto_topic_creation, v4+; always before).
+bool may_auto_create(const request_context& ctx, const metadata_request& req,
+                     const std::string& name) {
+    if (!ctx.broker->controller || !ctx.broker->config ||
+        !ctx.broker->config->auto_create_topics_enable) {
+        return false;
+    }
+    if (ctx.header.api_version >= 4 && !req.allow_auto_topic_creation) {
+        return false;
+    }
+    return name != metadata::cluster_metadata_topic && metadata::validate_topic_name(name);
+}
+
+// Creates the topics and answers each as Kafka does: LEADER_NOT_AVAILABLE for
+// one just created (or created meanwhile by someone else), so the client asks
+// again and then sees it; the creation's error (e.g. INVALID_REPLICATION_FACTOR)
+// otherwise.
+asio::awaitable<void> auto_create(request_context& ctx, const std::vector<std::string>& names,
+                                  metadata_response& resp) {
+    protocol::create_topics_request creq;
+    for (const auto& n : names) {
+        creq.topics.push_back(metadata::auto_created_topic(n, *ctx.broker->config));
+    }
+    auto created = co_await ctx.broker->controller->create_topics(std::move(creq));
+    std::map<std::string, int16_t> outcome;
+    for (const auto& r : created.topics) {
+        auto code = error_code(r.error_code);
+        outcome[r.name] =
+            to_wire(code == error_code::none || code == error_code::topic_already_exists
+                        ? error_code::leader_not_available
+                        : code);
+    }
+    for (auto& t : resp.topics) {
+        if (t.name && outcome.count(*t.name)) {
+            t.error_code = outcome[*t.name];
+        }
+    }
 }
 
 asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request& req) {
@@ -78,6 +122,7 @@ asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request
         }
         co_return resp;
     }
+    std::vector<std::string> to_create;
     for (const auto& rt : *req.topics) {
         const metadata::topic_image* t = nullptr;
         if (rt.name) {
@@ -89,7 +134,14 @@ asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request
             add_topic(*t, *image, resp);
         } else {
             add_missing_topic(rt.name, rt.topic_id, resp);
+            if (rt.name && may_auto_create(ctx, req, *rt.name) &&
+                std::find(to_create.begin(), to_create.end(), *rt.name) == to_create.end()) {
+                to_create.push_back(*rt.name);
+            }
         }
+    }
+    if (!to_create.empty()) {
+        co_await auto_create(ctx, to_create, resp);
     }
     co_return resp;
 }

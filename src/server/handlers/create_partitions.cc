@@ -1,0 +1,36 @@
+#include "server/handlers/create_partitions.h"
+
+#include "common/error.h"
+#include "metadata/controller.h"
+#include "protocol/generated/create_partitions_request.h"
+#include "protocol/generated/create_partitions_response.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::create_partitions_request;
+using protocol::create_partitions_response;
+
+asio::awaitable<create_partitions_response> handle(request_context& ctx,
+                                                   create_partitions_request& req) {
+    if (!ctx.broker->controller) {
+        create_partitions_response resp;
+        for (const auto& t : req.topics) {
+            auto& r = resp.results.emplace_back();
+            r.name = t.name;
+            r.error_code = to_wire(error_code::not_controller);
+        }
+        co_return resp;
+    }
+    co_return co_await ctx.broker->controller->create_partitions(std::move(req));
+}
+
+}  // namespace
+
+api_handler create_partitions_handler() {
+    return {create_partitions_request::api_key, 0, create_partitions_request::max_version,
+            &typed_handler<create_partitions_request, create_partitions_response, &handle>};
+}
+
+}  // namespace samsa::server::handlers
