@@ -2,9 +2,7 @@
 // What request handlers may reach: this broker's identity and settings, and
 // the services behind it (metadata cache now; replica manager and coordinators
 // as they land). Owned by the server; outlives every connection.
-#include <asio/awaitable.hpp>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,11 +14,8 @@ class controller;
 }
 namespace samsa::cluster {
 class replica_manager;
-}
-
-namespace samsa::storage {
-struct topic_partition;
-}
+class fetch_waiters;
+}  // namespace samsa::cluster
 
 namespace samsa::server {
 
@@ -54,11 +49,8 @@ struct broker_context {
     cluster::replica_manager* replicas = nullptr;
     // Incremental fetch sessions (KIP-227), shared by every reactor.
     fetch::fetch_session_cache* fetch_sessions = nullptr;
-    // Long poll: resumes after an append to one of the partitions or after
-    // `max_wait_ms`, on the caller's reactor.
-    std::function<asio::awaitable<void>(const std::vector<storage::topic_partition>& partitions,
-                                        int64_t min_bytes, int32_t max_wait_ms)>
-        wait_for_fetch_data;
+    // Long polling: appends notify the fetches waiting for them.
+    cluster::fetch_waiters* fetch_waiters = nullptr;
 };
 
 }  // namespace samsa::server

@@ -70,6 +70,7 @@ status data_plane::open() {
     for (size_t i = 0; i < _reactors.size(); ++i) {
         shards.push_back(&_reactors.at(i));
     }
+    _fetch_waiters = std::make_unique<cluster::fetch_waiters>(shards);
     _replicas =
         std::make_unique<cluster::replica_manager>(_cfg.node_id, std::move(shards), *_logs, _cfg);
     return {};
@@ -78,6 +79,7 @@ status data_plane::open() {
 void data_plane::attach(broker_context& ctx) {
     ctx.replicas = _replicas.get();
     ctx.fetch_sessions = &_fetch_sessions;
+    ctx.fetch_waiters = _fetch_waiters.get();
 }
 
 void data_plane::start() {
@@ -136,6 +138,7 @@ void data_plane::shutdown() {
     }
     _blocking.join();
     _timers.clear();
+    _fetch_waiters.reset();
     if (auto st = _logs->shutdown(); !st) {
         spdlog::error("event=log_shutdown_failed error=\"{}\"", st.err().message);
     } else {

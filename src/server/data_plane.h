@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "cluster/fetch_waiters.h"
 #include "cluster/replica_manager.h"
 #include "common/config/broker_config.h"
 #include "common/result.h"
@@ -46,6 +47,7 @@ class data_plane {
     asio::thread_pool _blocking{2};
     std::unique_ptr<storage::log_manager> _logs;
     std::unique_ptr<cluster::replica_manager> _replicas;
+    std::unique_ptr<cluster::fetch_waiters> _fetch_waiters;
     fetch::fetch_session_cache _fetch_sessions;
     std::vector<std::unique_ptr<asio::steady_timer>> _timers;
     std::unique_ptr<asio::steady_timer> _checkpoint_timer;

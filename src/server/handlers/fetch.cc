@@ -2,11 +2,13 @@
 
 #include <map>
 
+#include "cluster/fetch_waiters.h"
 #include "cluster/replica_manager.h"
 #include "common/clock.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
 #include "server/fetch/fetch_plan.h"
+#include "server/reactor_pool.h"
 
 namespace samsa::server::handlers {
 
@@ -90,6 +92,15 @@ bool must_respond(const fetch_target& t, const cluster::fetch_outcome& o, bool i
     return changed;
 }
 
+bool any_error(const std::vector<cluster::fetch_outcome>& results) {
+    for (const auto& o : results) {
+        if (o.error.code != error_code::none) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fetch_outcome& o,
                     cluster::isolation_level isolation) {
     pd.partition_index = t.key.partition;
@@ -136,22 +147,28 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                : cluster::isolation_level::read_uncommitted;
     const int32_t max_bytes = version >= 3 ? req.max_bytes : INT32_MAX;
     std::vector<cluster::fetch_outcome> results;
+    // The ticket is taken before the first read so that an append landing
+    // while the read is in flight still wakes the wait below.
+    auto& waiters = *ctx.broker->fetch_waiters;
+    auto* home = reactor_pool::current();
+    auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
     int64_t bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation);
-    bool any_error = false;
-    for (const auto& o : results) {
-        any_error |= o.error.code != error_code::none;
-    }
-    if (bytes < req.min_bytes && req.max_wait_ms > 0 && !any_error &&
-        ctx.broker->wait_for_fetch_data) {
-        // Long poll: wait for an append to any of the partitions (or the
-        // timeout), then read again.
+    // Long poll (min_bytes / max_wait_ms): wait for an append to any of the
+    // partitions, read again, until enough bytes, an error, or the deadline.
+    const int64_t deadline = now + std::max(0, req.max_wait_ms);
+    while (bytes < req.min_bytes && !any_error(results)) {
+        int64_t left = deadline - wall_clock_ms();
+        if (left <= 0) {
+            break;
+        }
         std::vector<storage::topic_partition> keys;
         for (const auto& t : plan.targets) {
             keys.push_back({t.key.topic, t.key.partition});
         }
-        co_await ctx.broker->wait_for_fetch_data(keys, req.min_bytes - bytes, req.max_wait_ms);
+        co_await waiters.wait(ticket, std::move(keys), left);
         bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation);
     }
+    waiters.end(ticket);
 
     fetch_response::fetchable_topic_response* topic = nullptr;
     for (size_t i = 0; i < plan.targets.size(); ++i) {

@@ -1,5 +1,6 @@
 #include "server/handlers/produce.h"
 
+#include "cluster/fetch_waiters.h"
 #include "cluster/replica_manager.h"
 #include "common/clock.h"
 #include "common/error.h"
@@ -91,14 +92,18 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
 
     const int16_t acks = req.acks;
     const int64_t now = wall_clock_ms();
-    co_await dispatch_to_shards(replicas, items,
-                                [version, acks, now](cluster::partition* p, produce_item& it) {
-                                    if (!p) {
-                                        it.result.error = error_code::not_leader_or_follower;
-                                        return;
-                                    }
-                                    it.result = p->append_records(it.records, version, acks, now);
-                                });
+    auto* waiters = ctx.broker->fetch_waiters;
+    co_await dispatch_to_shards(
+        replicas, items, [version, acks, now, waiters](cluster::partition* p, produce_item& it) {
+            if (!p) {
+                it.result.error = error_code::not_leader_or_follower;
+                return;
+            }
+            it.result = p->append_records(it.records, version, acks, now);
+            if (it.result.error.code == error_code::none && waiters) {
+                waiters->notify(it.tp);
+            }
+        });
     for (auto& it : items) {
         fill(*it.out, it.result);
         any_error |= it.result.error.code != error_code::none;

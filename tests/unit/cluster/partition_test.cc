@@ -1,0 +1,176 @@
+#include "cluster/partition.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/clock.h"
+#include "record/batch_builder.h"
+#include "record/batch_header.h"
+
+namespace samsa::cluster {
+namespace {
+
+class partition_test : public ::testing::Test {
+protected:
+    void SetUp() override {
+        auto base = std::filesystem::temp_directory_path() / "samsa-partition-XXXXXX";
+        std::string tmpl = base.string();
+        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+        _dir = tmpl;
+        storage::log_open_options o;
+        o.dir = _dir + "/t-0";
+        o.tp = {"t", 0};
+        o.now_ms = wall_clock_ms();
+        auto l = storage::log::open(o);
+        ASSERT_TRUE(l) << l.err().message;
+        _p = std::make_unique<partition>(o.tp, uuid::random(), 1, *l);
+        metadata::partition_registration reg;
+        reg.partition = 0;
+        reg.leader = 1;
+        reg.leader_epoch = 3;
+        reg.replicas = {1};
+        reg.isr = {1};
+        _p->update_registration(reg);
+    }
+    void TearDown() override {
+        _p.reset();
+        std::error_code ec;
+        std::filesystem::remove_all(_dir, ec);
+    }
+
+    static bytes batch(int n, int64_t ts, record::compression c = record::compression::none) {
+        record::batch_options o;
+        o.codec = c;
+        record::batch_builder b(o);
+        for (int i = 0; i < n; ++i) {
+            std::string v = "value-" + std::to_string(i);
+            b.add(ts, std::nullopt, as_bytes_view(v));
+        }
+        auto r = b.build();
+        EXPECT_TRUE(r);
+        return *r;
+    }
+
+    produce_outcome produce(bytes& b, int16_t acks = 1) {
+        return _p->append_records(b, 9, acks, wall_clock_ms());
+    }
+
+    std::string _dir;
+    std::unique_ptr<partition> _p;
+};
+
+TEST_F(partition_test, produce_assigns_offsets_and_stamps_the_leader_epoch) {
+    auto now = wall_clock_ms();
+    auto b1 = batch(3, now);
+    auto r1 = produce(b1);
+    ASSERT_EQ(r1.error.code, error_code::none) << r1.error.message;
+    EXPECT_EQ(r1.base_offset, 0);
+    EXPECT_EQ(r1.last_offset, 2);
+    auto b2 = batch(2, now, record::compression::lz4);
+    auto r2 = produce(b2);
+    ASSERT_EQ(r2.error.code, error_code::none) << r2.error.message;
+    EXPECT_EQ(r2.base_offset, 3);
+    // The bytes were stamped in place: base offset and partition leader epoch.
+    auto h = record::decode_batch_header(b2.data());
+    EXPECT_EQ(h.base_offset, 3);
+    EXPECT_EQ(h.partition_leader_epoch, 3);
+    // A single-replica ISR: the high watermark follows the log end at once.
+    EXPECT_EQ(_p->high_watermark(), 5);
+}
+
+TEST_F(partition_test, fetch_returns_the_batches_from_an_offset) {
+    auto now = wall_clock_ms();
+    auto b1 = batch(3, now);
+    auto b2 = batch(2, now);
+    produce(b1);
+    produce(b2);
+    auto f = _p->read(3, 1 << 20, isolation_level::read_uncommitted, true, -1);
+    ASSERT_EQ(f.error.code, error_code::none);
+    EXPECT_EQ(f.high_watermark, 5);
+    EXPECT_EQ(f.log_start_offset, 0);
+    auto bytes = f.records.read();
+    ASSERT_TRUE(bytes);
+    ASSERT_EQ(bytes->size(), b2.size());
+    EXPECT_EQ(record::decode_batch_header(bytes->data()).base_offset, 3);
+    auto past = _p->read(6, 1 << 20, isolation_level::read_uncommitted, true, -1);
+    EXPECT_EQ(past.error.code, error_code::offset_out_of_range);
+    auto at_end = _p->read(5, 1 << 20, isolation_level::read_uncommitted, true, -1);
+    EXPECT_EQ(at_end.error.code, error_code::none);
+    EXPECT_TRUE(at_end.records.empty());
+}
+
+TEST_F(partition_test, fetch_checks_the_current_leader_epoch_kip_320) {
+    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, 2).error.code,
+              error_code::fenced_leader_epoch);
+    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, 4).error.code,
+              error_code::unknown_leader_epoch);
+    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, 3).error.code,
+              error_code::none);
+}
+
+TEST_F(partition_test, list_offsets_earliest_latest_and_by_timestamp) {
+    auto b1 = batch(2, 1000);
+    auto b2 = batch(2, 2000);
+    produce(b1);
+    produce(b2);
+    auto earliest = _p->list_offsets(-2, isolation_level::read_uncommitted, -1);
+    EXPECT_EQ(earliest.offset, 0);
+    auto latest = _p->list_offsets(-1, isolation_level::read_uncommitted, -1);
+    EXPECT_EQ(latest.offset, 4);
+    EXPECT_EQ(latest.leader_epoch, 3);
+    auto by_ts = _p->list_offsets(1500, isolation_level::read_uncommitted, -1);
+    EXPECT_EQ(by_ts.offset, 2);
+    EXPECT_EQ(by_ts.timestamp, 2000);
+    auto none = _p->list_offsets(5000, isolation_level::read_uncommitted, -1);
+    EXPECT_EQ(none.offset, -1);
+    auto max_ts = _p->list_offsets(-3, isolation_level::read_uncommitted, -1);
+    EXPECT_EQ(max_ts.timestamp, 2000);
+}
+
+TEST_F(partition_test, corrupt_batch_is_refused_with_corrupt_message) {
+    auto b = batch(1, wall_clock_ms());
+    b.back() ^= 0xff;  // breaks the CRC
+    auto r = produce(b);
+    EXPECT_EQ(r.error.code, error_code::corrupt_message);
+    EXPECT_EQ(_p->high_watermark(), 0);
+}
+
+TEST_F(partition_test, acks_all_needs_min_insync_replicas) {
+    partition_config cfg;
+    cfg.min_insync_replicas = 2;
+    _p->update_config(cfg);
+    auto b = batch(1, wall_clock_ms());
+    EXPECT_EQ(produce(b, -1).error.code, error_code::not_enough_replicas);
+    auto b2 = batch(1, wall_clock_ms());
+    EXPECT_EQ(produce(b2, 1).error.code, error_code::none);
+}
+
+TEST_F(partition_test, a_follower_refuses_produce_and_fetch) {
+    metadata::partition_registration reg;
+    reg.leader = 2;
+    reg.leader_epoch = 4;
+    reg.replicas = {1, 2};
+    reg.isr = {1, 2};
+    _p->update_registration(reg);
+    auto b = batch(1, wall_clock_ms());
+    EXPECT_EQ(produce(b).error.code, error_code::not_leader_or_follower);
+    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, -1).error.code,
+              error_code::not_leader_or_follower);
+}
+
+TEST_F(partition_test, delete_records_moves_the_log_start_offset) {
+    auto b = batch(5, wall_clock_ms());
+    produce(b);
+    auto low = _p->delete_records(3, wall_clock_ms());
+    ASSERT_TRUE(low);
+    EXPECT_EQ(*low, 3);
+    EXPECT_EQ(_p->read(1, 100, isolation_level::read_uncommitted, true, -1).error.code,
+              error_code::offset_out_of_range);
+    auto all = _p->delete_records(-1, wall_clock_ms());
+    ASSERT_TRUE(all);
+    EXPECT_EQ(*all, 5);
+}
+
+}  // namespace
+}  // namespace samsa::cluster
