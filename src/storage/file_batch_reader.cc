@@ -20,7 +20,10 @@ result<size_t> file_batch_reader::fill(int64_t pos, size_t need) {
     if (pos >= _buf_start && pos + int64_t(need) <= _buf_start + int64_t(_buf_len)) {
         return need;
     }
-    size_t want = std::min(std::max(need, read_chunk), avail);
+    if (_buf_len > 0 && pos >= _buf_start && pos <= _buf_start + int64_t(_buf_len)) {
+        _chunk = std::min(_chunk * 2, read_chunk);
+    }
+    size_t want = std::min(std::max(need, _chunk), avail);
     if (_buf.size() < want) {
         _buf.resize(want);
     }

@@ -1,7 +1,8 @@
 #pragma once
 // file_batch_reader: walks the record batches of a region of a `.log` file
-// through a read buffer (one pread per 64 KiB, not one per batch), for offset
-// translation, timestamp search, recovery and index rebuilds.
+// through a read buffer (reads grow from 1 to 64 KiB on contiguous scans, not
+// one pread per batch), for offset translation, timestamp search, recovery and
+// index rebuilds.
 //
 // It stops at the end of the region or at the first bytes that are not a whole,
 // plausible v2 batch, and says why:
@@ -70,6 +71,9 @@ class file_batch_reader {
     bytes _buf;
     int64_t _buf_start = 0;
     size_t _buf_len = 0;
+    // Read size: small at first (a lookup reads a header or two), doubling
+    // while the scan proceeds through contiguous bytes (small batches).
+    size_t _chunk = 1024;
     bytes_view _last_bytes;
     scan_stop _stop = scan_stop::none;
     std::string _reason;

@@ -296,6 +296,28 @@ status log_segment::append(bytes_view batches) {
 
 result<std::optional<file_batch>> log_segment::translate_offset(int64_t offset,
                                                                 int64_t start_position) const {
+    // Fast path: the entry at or above `offset` names a batch whose last offset
+    // reaches it; when that batch also starts at or below it, it is the one —
+    // one header read instead of a scan (the common case of sequential fetches
+    // of batches larger than index.interval.bytes).
+    if (auto upper = _offset_index->lookup_upper(offset);
+        upper && upper->position >= start_position) {
+        uint8_t raw[record::batch_header_size];
+        auto n = _log->pread_full(raw, sizeof raw, upper->position);
+        if (!n) {
+            return n.err();
+        }
+        if (*n == sizeof raw) {
+            file_batch b{record::decode_batch_header(raw), upper->position};
+            if (b.header.magic == record::current_magic && b.header.base_offset <= offset &&
+                b.header.last_offset() >= offset &&
+                b.header.batch_length >=
+                    int32_t(record::batch_header_size - record::log_overhead) &&
+                b.end() <= _size) {
+                return std::optional<file_batch>(b);
+            }
+        }
+    }
     auto mapping = _offset_index->lookup(offset);
     file_batch_reader reader(*_log, std::max<int64_t>(mapping.position, start_position), _size);
     for (;;) {

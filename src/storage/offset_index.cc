@@ -95,6 +95,24 @@ offset_position offset_index::lookup(int64_t target) const {
     return entry(lo - 1);
 }
 
+std::optional<offset_position> offset_index::lookup_upper(int64_t target) const {
+    int64_t rel = target - _base_offset;
+    size_t lo = 0;
+    size_t hi = entries();
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (relative(mid) < rel) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == entries()) {
+        return std::nullopt;
+    }
+    return entry(lo);
+}
+
 bool offset_index::can_hold(int64_t offset) const {
     int64_t rel = offset - _base_offset;
     return rel >= 0 && rel <= std::numeric_limits<int32_t>::max();

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/result.h"
@@ -60,6 +61,10 @@ class offset_index {
     offset_position last_entry() const;
     // Greatest entry with offset <= target, or (base offset, 0).
     offset_position lookup(int64_t target) const;
+    // Smallest entry with offset >= target, if any: the batch holding `target`
+    // is at or before its position (a fast path for translation, which checks
+    // that batch first).
+    std::optional<offset_position> lookup_upper(int64_t target) const;
 
     // Whether `offset` fits a relative offset of this index.
     bool can_hold(int64_t offset) const;

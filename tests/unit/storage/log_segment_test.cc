@@ -128,6 +128,43 @@ TEST(log_segment, append_read_and_next_offset) {
     EXPECT_GT(seg->index().entries(), 5u);
 }
 
+TEST(log_segment, translate_offset_agrees_with_a_full_scan_for_every_offset) {
+    for (int32_t interval : {0, 100, 1000}) {
+        temp_dir dir;
+        log_config c = small_config();
+        c.index_interval_bytes = interval;
+        auto seg = create_segment(dir, 1000, c);
+        // Batches of 1-4 records with gaps between some of them.
+        std::vector<std::pair<int64_t, int64_t>> ranges;  // base, last
+        int64_t next = 1000;
+        for (int i = 0; i < 40; ++i) {
+            int records = 1 + i % 4;
+            int64_t base = next + (i % 7 == 3 ? 5 : 0);
+            ASSERT_TRUE(seg->append(make_batch({.base_offset = base, .records = records})));
+            ranges.emplace_back(base, base + records - 1);
+            next = base + records;
+        }
+        for (int64_t o = 990; o <= next + 2; ++o) {
+            auto loc = seg->translate_offset(o);
+            ASSERT_TRUE(loc);
+            const std::pair<int64_t, int64_t>* expect = nullptr;
+            for (const auto& r : ranges) {
+                if (r.second >= o) {
+                    expect = &r;
+                    break;
+                }
+            }
+            ASSERT_EQ(loc->has_value(), expect != nullptr) << "offset " << o;
+            if (expect) {
+                EXPECT_EQ((*loc)->header.base_offset, expect->first)
+                    << "offset " << o << " interval " << interval;
+            }
+        }
+        auto upper = seg->index().lookup_upper(next + 1);
+        EXPECT_FALSE(upper);
+    }
+}
+
 TEST(log_segment, append_rejects_offsets_that_go_back) {
     temp_dir dir;
     auto seg = create_segment(dir, 100);
