@@ -1,5 +1,7 @@
 #include "server/handlers/metadata.h"
 
+#include <set>
+
 #include <algorithm>
 #include <map>
 
@@ -122,8 +124,30 @@ asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request
         }
         co_return resp;
     }
+    // Before v12 a topic may only be named: Kafka refuses ids and null names
+    // with INVALID_REQUEST for every topic (an empty name where none was given).
+    if (version < 12) {
+        bool by_id = false;
+        for (const auto& rt : *req.topics) {
+            by_id |= !rt.name || !rt.topic_id.is_zero();
+        }
+        if (by_id) {
+            for (const auto& rt : *req.topics) {
+                auto& out = resp.topics.emplace_back();
+                out.name = rt.name.value_or("");
+                out.error_code = to_wire(error_code::invalid_request);
+            }
+            co_return resp;
+        }
+    }
     std::vector<std::string> to_create;
+    std::set<std::string> seen_names;
+    std::set<uuid> seen_ids;
     for (const auto& rt : *req.topics) {
+        // Requested topics are a set: each is answered once.
+        if (rt.name ? !seen_names.insert(*rt.name).second : !seen_ids.insert(rt.topic_id).second) {
+            continue;
+        }
         const metadata::topic_image* t = nullptr;
         if (rt.name) {
             t = image->topic(*rt.name);
@@ -134,8 +158,7 @@ asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request
             add_topic(*t, *image, resp);
         } else {
             add_missing_topic(rt.name, rt.topic_id, resp);
-            if (rt.name && may_auto_create(ctx, req, *rt.name) &&
-                std::find(to_create.begin(), to_create.end(), *rt.name) == to_create.end()) {
+            if (rt.name && may_auto_create(ctx, req, *rt.name)) {
                 to_create.push_back(*rt.name);
             }
         }
