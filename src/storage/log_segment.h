@@ -37,6 +37,9 @@
 
 namespace samsa::storage {
 
+// Largest .log size: positions in the offset index are int32.
+inline constexpr int64_t max_segment_size = 2147483647;
+
 // A byte range of a .log file, ready for sendfile(fd, position, length). Holds
 // the file open (a shared fd) while it lives. If the log is truncated under a
 // pending send (leader change), sendfile comes up short: treat that as an I/O

@@ -1,0 +1,176 @@
+// log: opening a partition directory — leftovers removed, segments loaded or
+// recovered (docs/formats/segment.md, "Recovery"), offsets restored from the
+// checkpoints.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+
+#include "storage/log.h"
+#include "storage/partition_metadata.h"
+#include "storage/segment_name.h"
+
+namespace samsa::storage {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+result<std::shared_ptr<log>> log::open(log_open_options o) {
+    std::error_code ec;
+    bool existed = fs::exists(o.dir, ec);
+    if (!existed) {
+        fs::create_directories(o.dir, ec);
+        if (ec) {
+            return error{error_code::kafka_storage_error, "create " + o.dir + ": " + ec.message()};
+        }
+        auto parent = fs::path(o.dir).parent_path().string();
+        if (auto s = fsync_dir(parent.empty() ? "." : parent); !s) {
+            return s.err();
+        }
+    }
+    auto epochs = leader_epoch_cache::load(path_join(o.dir, leader_epoch_checkpoint_file));
+    if (!epochs) {
+        return epochs.err();
+    }
+    std::shared_ptr<log> l(new log(o, std::move(*epochs)));
+    if (auto s = l->load(o); !s) {
+        return s.err();
+    }
+    return l;
+}
+
+status log::load(const log_open_options& o) {
+    // partition.metadata: the directory must belong to this topic id.
+    auto meta_path = path_join(_dir, partition_metadata_file);
+    auto stored = read_partition_metadata(meta_path);
+    if (!stored) {
+        return stored.err();
+    }
+    if (*stored && _topic_id && **stored != *_topic_id) {
+        return error{error_code::inconsistent_topic_id, _dir + " holds topic id " +
+                                                            (*stored)->to_string() + ", expected " +
+                                                            _topic_id->to_string()};
+    }
+    if (*stored) {
+        _topic_id = **stored;
+    } else if (_topic_id) {
+        if (auto s = write_partition_metadata(meta_path, *_topic_id); !s) {
+            return s;
+        }
+    }
+
+    // Leftovers of deletes and compaction go; orphan indexes go; .log files are
+    // the segments.
+    std::vector<int64_t> bases;
+    std::vector<std::string> orphans;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(_dir, ec)) {
+        std::string name = entry.path().filename().string();
+        if (ends_with(name, deleted_suffix) || ends_with(name, cleaned_suffix) ||
+            ends_with(name, swap_suffix) || ends_with(name, ".tmp")) {
+            orphans.push_back(entry.path().string());
+        } else if (auto b = parse_segment_file_name(name, log_suffix)) {
+            bases.push_back(*b);
+        }
+    }
+    if (ec) {
+        return error{error_code::kafka_storage_error, "list " + _dir + ": " + ec.message()};
+    }
+    std::sort(bases.begin(), bases.end());
+    for (const auto& entry : fs::directory_iterator(_dir, ec)) {
+        std::string name = entry.path().filename().string();
+        for (auto suffix : {index_suffix, time_index_suffix}) {
+            auto b = parse_segment_file_name(name, suffix);
+            if (b && !std::binary_search(bases.begin(), bases.end(), *b)) {
+                orphans.push_back(entry.path().string());
+            }
+        }
+    }
+    for (const auto& p : orphans) {
+        if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+            return io_error("unlink", p, errno);
+        }
+    }
+
+    int64_t checkpoint_rp = o.recovery_point;
+    for (size_t i = 0; i < bases.size(); ++i) {
+        int64_t base = bases[i];
+        bool last = i + 1 == bases.size();
+        // A segment holds offsets in [base, next base): it needs recovery when
+        // that range reaches the recovery point.
+        bool needs_recovery = !o.had_clean_shutdown && (last || bases[i + 1] > checkpoint_rp);
+        segment_recovery rec;
+        auto seg = log_segment::open(_dir, base, _config, o.now_ms, last, needs_recovery, &rec);
+        if (!seg) {
+            return seg.err();
+        }
+        if (!_segments.empty() && base < _segments.rbegin()->second->next_offset()) {
+            return error{
+                error_code::kafka_storage_error,
+                "segment " + std::to_string(base) + " overlaps the previous one in " + _dir};
+        }
+        _load_report.segments++;
+        _load_report.segments_recovered += needs_recovery ? 1 : 0;
+        _segments.emplace(base, *seg);
+        if (rec.truncated_bytes > 0) {
+            _load_report.bytes_truncated += rec.truncated_bytes;
+            if (_load_report.first_truncation_reason.empty()) {
+                _load_report.first_truncation_reason = rec.reason;
+            }
+            // Everything after a torn batch is suspect: Kafka drops later segments.
+            for (size_t j = i + 1; j < bases.size(); ++j) {
+                for (auto suffix : {log_suffix, index_suffix, time_index_suffix}) {
+                    auto p = path_join(_dir, segment_file_name(bases[j], suffix));
+                    if (auto size = fs::file_size(p, ec); suffix == log_suffix && !ec) {
+                        _load_report.bytes_truncated += int64_t(size);
+                    }
+                    if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+                        return io_error("unlink", p, errno);
+                    }
+                }
+            }
+            if (!last) {
+                if (auto s = (*seg)->on_become_active(); !s) {
+                    return s;
+                }
+            }
+            break;
+        }
+    }
+    if (_segments.empty()) {
+        int64_t start = std::max<int64_t>(0, o.log_start_offset);
+        auto seg = log_segment::create(_dir, start, _config, o.now_ms);
+        if (!seg) {
+            return seg.err();
+        }
+        _segments.emplace(start, *seg);
+        _dir_dirty = true;
+    }
+    _log_end_offset = active()->next_offset();
+    set_log_start_offset(
+        std::min(std::max(o.log_start_offset, _segments.begin()->first), _log_end_offset));
+    // Recovered data is made durable now, so the recovery point is the LEO.
+    if (o.had_clean_shutdown) {
+        set_recovery_point(_log_end_offset);
+    } else {
+        set_recovery_point(std::min(checkpoint_rp, _log_end_offset));
+        if (auto s = flush(); !s) {
+            return s;
+        }
+    }
+    set_high_watermark(o.high_watermark);
+    if (auto s = _epochs.truncate_from_end(_log_end_offset); !s) {
+        return s;
+    }
+    return _epochs.truncate_from_start(_log_start_offset);
+}
+
+}  // namespace samsa::storage
