@@ -149,6 +149,36 @@ produce_outcome partition::append_records(std::span<uint8_t> records, int16_t pr
     return out;
 }
 
+produce_outcome partition::append_internal(std::span<uint8_t> batch, int64_t now_ms) {
+    produce_outcome out;
+    if (!is_leader()) {
+        out.error = error_code::not_leader_or_follower;
+        return out;
+    }
+    record::validation_options opts;
+    opts.origin = record::append_origin::coordinator;
+    opts.compacted = _config.compacted;
+    opts.max_message_bytes = _config.log.max_message_bytes;
+    opts.message_timestamp_type = _config.message_timestamp_type;
+    opts.now_ms = now_ms;
+    opts.topic_partition = _tp_name;
+    auto v = record::validate_batch(batch, opts);
+    if (!v.ok()) {
+        out.error = v.error;
+        return out;
+    }
+    auto appended = _log->append_as_leader(batch, _leader_epoch, now_ms);
+    if (!appended) {
+        out.error = appended.err();
+        return out;
+    }
+    maybe_advance_high_watermark();
+    out.base_offset = appended->first_offset;
+    out.last_offset = appended->last_offset;
+    out.log_start_offset = appended->log_start_offset;
+    return out;
+}
+
 fetch_outcome partition::read(int64_t offset, int64_t max_bytes, isolation_level isolation,
                               bool min_one_message, int32_t current_leader_epoch) const {
     fetch_outcome out;

@@ -72,6 +72,11 @@ class partition {
     produce_outcome append_records(std::span<uint8_t> records, int16_t produce_version,
                                    int16_t required_acks, int64_t now_ms);
 
+    // Appends a batch written by this broker itself (the group and transaction
+    // coordinators: __consumer_offsets, __transaction_state, control batches).
+    // Validated as Kafka validates coordinator appends (AppendOrigin.COORDINATOR).
+    produce_outcome append_internal(std::span<uint8_t> batch, int64_t now_ms);
+
     // Fetch by a consumer: reads below the high watermark (read_uncommitted) or
     // the last stable offset (read_committed). `current_leader_epoch` < 0 skips
     // the KIP-320 epoch check.

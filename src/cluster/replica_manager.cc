@@ -75,12 +75,35 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
         auto p = std::make_shared<partition>(tp, topic.id, _node_id, std::move(*log));
         it = s.partitions.emplace(tp, std::move(p)).first;
     }
+    bool was_leader = it->second->is_leader();
+    int32_t old_epoch = it->second->leader_epoch();
     it->second->update_config(cfg);
     it->second->update_registration(reg);
+    bool is_leader = it->second->is_leader();
+    if (is_leader != was_leader || (is_leader && old_epoch != it->second->leader_epoch())) {
+        notify_leadership(s, tp, it->second.get(), is_leader);
+    }
+}
+
+void replica_manager::notify_leadership(shard_state& s, const storage::topic_partition& tp,
+                                        partition* p, bool is_leader) {
+    size_t shard = 0;
+    for (size_t i = 0; i < _shards.size(); ++i) {
+        if (_shards[i].get() == &s) {
+            shard = i;
+        }
+    }
+    for (const auto& l : _listeners) {
+        l(shard, tp, p, is_leader);
+    }
 }
 
 void replica_manager::remove_partition(shard_state& s, const storage::topic_partition& tp,
                                        bool delete_log) {
+    auto it = s.partitions.find(tp);
+    if (it != s.partitions.end() && it->second->is_leader()) {
+        notify_leadership(s, tp, nullptr, false);
+    }
     s.partitions.erase(tp);
     if (delete_log) {
         if (auto st = _logs.delete_log(tp, wall_clock_ms()); !st) {

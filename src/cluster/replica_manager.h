@@ -63,6 +63,14 @@ class replica_manager {
     // change after this sees the partitions in place).
     void apply_metadata(const metadata::metadata_image& prev, const metadata::metadata_image& next);
 
+    // Called on the partition's shard after a metadata image changed its
+    // leadership (became leader: `is_leader`; became follower or removed:
+    // !is_leader, and `p` is null when removed). The coordinators load and
+    // unload their state from here. Register before start.
+    using leadership_listener = std::function<void(size_t shard, const storage::topic_partition& tp,
+                                                   partition* p, bool is_leader)>;
+    void add_leadership_listener(leadership_listener l) { _listeners.push_back(std::move(l)); }
+
     // After the reactors started: apply_metadata() then posts shard work and
     // waits for it (before, it runs the work inline on the calling thread).
     void mark_started() { _started = true; }
@@ -83,6 +91,8 @@ class replica_manager {
     };
 
     // On the partition's shard.
+    void notify_leadership(shard_state& s, const storage::topic_partition& tp, partition* p,
+                           bool is_leader);
     void ensure_partition(shard_state& s, const metadata::topic_image& topic,
                           const metadata::partition_registration& reg, const partition_config& cfg);
     void remove_partition(shard_state& s, const storage::topic_partition& tp, bool delete_log);
@@ -94,6 +104,7 @@ class replica_manager {
     storage::log_manager& _logs;
     const config::broker_config& _cfg;
     std::atomic<bool> _started{false};
+    std::vector<leadership_listener> _listeners;
 };
 
 }  // namespace samsa::cluster
