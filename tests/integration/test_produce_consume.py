@@ -257,3 +257,13 @@ def test_retention_deletes_old_segments_while_reading_the_rest(start_broker):
     got = consume_all(b.bootstrap, topic, 200 - start)
     assert got and got[0].offset() >= start and got[-1].offset() == 199
     c.close()
+
+
+def test_flush_messages_1_acknowledges_after_group_commit(broker):
+    topic = "durable"
+    create_topic(broker.bootstrap, topic, config={"flush.messages": "1"})
+    reports = produce(broker.bootstrap, topic, [(None, b"d%d" % i, None) for i in range(2000)],
+                      **{"linger.ms": 0, "max.in.flight": 5})
+    assert sorted(o for _, o in reports) == list(range(2000))
+    got = consume_all(broker.bootstrap, topic, 2000)
+    assert [m.value() for m in got] == [b"d%d" % i for i in range(2000)]

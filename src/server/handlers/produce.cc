@@ -1,7 +1,10 @@
 #include "server/handlers/produce.h"
 
+#include <asio/this_coro.hpp>
+
 #include "cluster/fetch_waiters.h"
 #include "cluster/replica_manager.h"
+#include "common/async_latch.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "metadata/metadata_image.h"
@@ -93,17 +96,39 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     const int16_t acks = req.acks;
     const int64_t now = wall_clock_ms();
     auto* waiters = ctx.broker->fetch_waiters;
-    co_await dispatch_to_shards(
-        replicas, items, [version, acks, now, waiters](cluster::partition* p, produce_item& it) {
-            if (!p) {
-                it.result.error = error_code::not_leader_or_follower;
-                return;
-            }
-            it.result = p->append_records(it.records, version, acks, now);
-            if (it.result.error.code == error_code::none && waiters) {
-                waiters->notify(it.tp);
-            }
-        });
+    // Topics with flush.messages=1 acknowledge once the append is on disk; the
+    // log's group commit covers every append that arrived during one fdatasync.
+    auto durable = std::make_shared<async_latch>(co_await asio::this_coro::executor);
+    size_t need_durable = 0;
+    co_await dispatch_to_shards(replicas, items,
+                                [version, acks, now, waiters, durable, &need_durable](
+                                    cluster::partition* p, produce_item& it) {
+                                    if (!p) {
+                                        it.result.error = error_code::not_leader_or_follower;
+                                        return;
+                                    }
+                                    it.result = p->append_records(it.records, version, acks, now);
+                                    if (it.result.error.code != error_code::none) {
+                                        return;
+                                    }
+                                    if (waiters) {
+                                        waiters->notify(it.tp);
+                                    }
+                                    if (acks != 0 && p->log()->config().flush_messages == 1) {
+                                        ++need_durable;
+                                        p->log()->when_durable(it.result.last_offset,
+                                                               [durable, &it](status st) {
+                                                                   if (!st) {
+                                                                       it.result.error = st.err();
+                                                                   }
+                                                                   durable->count_down();
+                                                               });
+                                    }
+                                });
+    if (need_durable > 0) {
+        durable->add(need_durable);
+        co_await durable->wait();
+    }
     for (auto& it : items) {
         fill(*it.out, it.result);
         any_error |= it.result.error.code != error_code::none;

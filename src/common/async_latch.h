@@ -1,0 +1,49 @@
+#pragma once
+// async_latch: a coroutine waits until N completions have arrived, possibly
+// from other threads. count_down() may be called from any thread; it posts to
+// the waiter's executor, so the waiter's state is touched on its own thread.
+//
+//   auto latch = std::make_shared<async_latch>(executor);
+//   latch->add(n);  ...  other threads: latch->count_down();
+//   co_await latch->wait();
+#include <asio/any_io_executor.hpp>
+#include <asio/awaitable.hpp>
+#include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <memory>
+
+namespace samsa {
+
+class async_latch : public std::enable_shared_from_this<async_latch> {
+  public:
+    explicit async_latch(asio::any_io_executor executor) : _timer(executor) {
+        _timer.expires_at(asio::steady_timer::time_point::max());
+    }
+
+    // On the waiter's thread, before wait().
+    void add(size_t n = 1) { _pending += n; }
+
+    // Any thread.
+    void count_down() {
+        asio::post(_timer.get_executor(), [self = shared_from_this()] {
+            if (self->_pending > 0 && --self->_pending == 0) {
+                self->_timer.cancel();
+            }
+        });
+    }
+
+    asio::awaitable<void> wait() {
+        while (_pending > 0) {
+            std::error_code ec;
+            co_await _timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+    }
+
+  private:
+    asio::steady_timer _timer;
+    size_t _pending = 0;
+};
+
+}  // namespace samsa
