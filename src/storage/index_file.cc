@@ -66,8 +66,10 @@ result<std::unique_ptr<index_file>> index_file::open(const std::string& path, si
     if (m == MAP_FAILED) {
         return io_error("mmap", path, errno);
     }
-    return std::unique_ptr<index_file>(new index_file(
+    auto out = std::unique_ptr<index_file>(new index_file(
         std::move(*f), static_cast<uint8_t*>(m), map_bytes, entry_size, max_entries, file_size));
+    out->_was_empty = *size == 0;
+    return out;
 }
 
 void index_file::push_back(const uint8_t* entry) {

@@ -43,6 +43,8 @@ class index_file {
     size_t max_entries() const { return _max_entries; }
     bool is_full() const { return _entries >= _max_entries; }
     int64_t file_size() const { return _file_size; }
+    // The file was empty when opened (new): nothing to validate.
+    bool was_empty() const { return _was_empty; }
     const std::string& path() const { return _file.path(); }
 
     // Entry i's bytes; i < entries() (or < slots in the file, for validation).
@@ -74,6 +76,7 @@ class index_file {
     size_t _max_entries;
     size_t _entries = 0;
     int64_t _file_size;
+    bool _was_empty = false;
 };
 
 }  // namespace samsa::storage

@@ -27,7 +27,7 @@ result<std::unique_ptr<offset_index>> offset_index::open(const std::string& path
                                  std::to_string(entry_size));
     }
     // Leading valid entries, then nothing but zeros.
-    size_t slots = file.file_slots();
+    size_t slots = file.was_empty() ? 0 : file.file_slots();
     size_t n = 0;
     int64_t prev_rel = -1;
     int64_t prev_pos = 0;

@@ -32,7 +32,7 @@ result<std::unique_ptr<time_index>> time_index::open(const std::string& path, in
         return corrupt(path, "size " + std::to_string(file.file_size()) + " is not a multiple of " +
                                  std::to_string(entry_size));
     }
-    size_t slots = file.file_slots();
+    size_t slots = file.was_empty() ? 0 : file.file_slots();
     size_t n = 0;
     int64_t prev_ts = -1;
     int64_t prev_rel = 0;
