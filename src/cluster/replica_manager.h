@@ -44,15 +44,16 @@ class replica_manager {
 
     // Runs `fn()` (returning T) on `shard` and resumes the caller on its own
     // executor with the result. Runs inline when already on that shard.
+    // Pass a named callable, not a lambda written inside the co_await: GCC 12
+    // destroys temporaries of a co_await operand twice.
     template <typename T, typename Fn>
-    asio::awaitable<T> run_on_shard(size_t shard, Fn fn) {
+    asio::awaitable<T> run_on_shard(size_t shard, Fn& fn) {
         auto& ctx = *_shards[shard]->ctx;
         if (ctx.get_executor().running_in_this_thread()) {
             co_return fn();
         }
-        co_return co_await asio::co_spawn(
-            ctx, [fn = std::move(fn)]() mutable -> asio::awaitable<T> { co_return fn(); },
-            asio::use_awaitable);
+        auto task = [&fn]() -> asio::awaitable<T> { co_return fn(); };
+        co_return co_await asio::co_spawn(ctx, std::move(task), asio::use_awaitable);
     }
 
     // On the owning shard only: the partition, or nullptr.

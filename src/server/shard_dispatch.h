@@ -13,20 +13,22 @@
 namespace samsa::server {
 
 // Item must have `size_t shard` and `storage::topic_partition tp`.
+// Pass a named callable (see replica_manager::run_on_shard on GCC 12).
 template <typename Item, typename Fn>
 asio::awaitable<void> dispatch_to_shards(cluster::replica_manager& rm, std::vector<Item>& items,
-                                         Fn fn) {
+                                         const Fn& fn) {
     std::map<size_t, std::vector<Item*>> by_shard;
     for (auto& it : items) {
         by_shard[it.shard].push_back(&it);
     }
     for (auto& [shard, group] : by_shard) {
-        co_await rm.run_on_shard<bool>(shard, [&rm, shard = shard, &group, &fn] {
+        auto run_group = [&rm, shard = shard, &group, &fn] {
             for (Item* it : group) {
                 fn(rm.get(shard, it->tp), *it);
             }
             return true;
-        });
+        };
+        co_await rm.run_on_shard<bool>(shard, run_group);
     }
 }
 

@@ -51,13 +51,14 @@ asio::awaitable<delete_records_response> handle(request_context& ctx, delete_rec
         }
     }
     const int64_t now = wall_clock_ms();
-    co_await dispatch_to_shards(rm, items, [now](cluster::partition* p, item& it) {
+    auto on_shard = [now](cluster::partition* p, item& it) {
         if (!p) {
             it.low_watermark = error_code::not_leader_or_follower;
             return;
         }
         it.low_watermark = p->delete_records(it.offset, now);
-    });
+    };
+    co_await dispatch_to_shards(rm, items, on_shard);
     for (auto& it : items) {
         auto& pr = resp.topics[it.topic_index].partitions[it.partition_index];
         if (it.low_watermark) {

@@ -58,13 +58,14 @@ asio::awaitable<describe_log_dirs_response> handle(request_context& ctx,
         auto dir = std::filesystem::path(l->dir()).parent_path().string();
         items.push_back({rm.shard_of(topic->id, tp.partition), tp, canonical(dir), -1, 0});
     });
-    co_await dispatch_to_shards(rm, items, [](cluster::partition* p, item& it) {
+    auto on_shard = [](cluster::partition* p, item& it) {
         if (p) {
             it.size = p->log()->size_bytes();
             // Lag of a current replica behind its own log end: none for a leader.
             it.offset_lag = 0;
         }
-    });
+    };
+    co_await dispatch_to_shards(rm, items, on_shard);
 
     describe_log_dirs_response resp;
     std::map<std::string, describe_log_dirs_response::describe_log_dirs_result*> by_dir;

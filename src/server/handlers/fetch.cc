@@ -43,32 +43,31 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
     }
     read_budget budget{std::max<int64_t>(0, max_bytes), 0};
     for (auto& [shard, indexes] : by_shard) {
-        budget = co_await rm.run_on_shard<read_budget>(
-            shard, [&rm, shard = shard, &indexes, &targets, &out, budget, isolation]() mutable {
-                for (size_t i : indexes) {
-                    const auto& t = targets[i];
-                    cluster::partition* p = rm.get(shard, {t.key.topic, t.key.partition});
-                    if (!p) {
-                        out[i].error = error_code::not_leader_or_follower;
-                        continue;
-                    }
-                    int64_t limit =
-                        std::min<int64_t>(std::max(0, t.partition_max_bytes), budget.bytes_left);
-                    bool min_one = budget.bytes_read == 0;
-                    if (limit <= 0 && !min_one) {
-                        // Still report the partition's offsets, without records.
-                        out[i] =
-                            p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch);
-                        continue;
-                    }
-                    out[i] =
-                        p->read(t.fetch_offset, limit, isolation, min_one, t.current_leader_epoch);
-                    int64_t n = out[i].records.length;
-                    budget.bytes_read += n;
-                    budget.bytes_left = std::max<int64_t>(0, budget.bytes_left - n);
+        auto read_shard = [&rm, shard = shard, &indexes, &targets, &out, budget,
+                           isolation]() mutable {
+            for (size_t i : indexes) {
+                const auto& t = targets[i];
+                cluster::partition* p = rm.get(shard, {t.key.topic, t.key.partition});
+                if (!p) {
+                    out[i].error = error_code::not_leader_or_follower;
+                    continue;
                 }
-                return budget;
-            });
+                int64_t limit =
+                    std::min<int64_t>(std::max(0, t.partition_max_bytes), budget.bytes_left);
+                bool min_one = budget.bytes_read == 0;
+                if (limit <= 0 && !min_one) {
+                    // Still report the partition's offsets, without records.
+                    out[i] = p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch);
+                    continue;
+                }
+                out[i] = p->read(t.fetch_offset, limit, isolation, min_one, t.current_leader_epoch);
+                int64_t n = out[i].records.length;
+                budget.bytes_read += n;
+                budget.bytes_left = std::max<int64_t>(0, budget.bytes_left - n);
+            }
+            return budget;
+        };
+        budget = co_await rm.run_on_shard<read_budget>(shard, read_shard);
     }
     co_return budget.bytes_read;
 }

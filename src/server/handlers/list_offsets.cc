@@ -69,13 +69,14 @@ asio::awaitable<list_offsets_response> handle(request_context& ctx, list_offsets
             }
         }
     }
-    co_await dispatch_to_shards(rm, items, [isolation](cluster::partition* p, item& it) {
+    auto on_shard = [isolation](cluster::partition* p, item& it) {
         if (!p) {
             it.result.error = error_code::not_leader_or_follower;
             return;
         }
         it.result = p->list_offsets(it.timestamp, isolation, it.current_leader_epoch);
-    });
+    };
+    co_await dispatch_to_shards(rm, items, on_shard);
     for (auto& it : items) {
         auto& pr = resp.topics[it.topic_index].partitions[it.partition_index];
         pr.error_code = to_wire(it.result.error.code);

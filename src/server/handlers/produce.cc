@@ -98,33 +98,35 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto* waiters = ctx.broker->fetch_waiters;
     // Topics with flush.messages=1 acknowledge once the append is on disk; the
     // log's group commit covers every append that arrived during one fdatasync.
-    auto durable = std::make_shared<async_latch>(co_await asio::this_coro::executor);
+    // (GCC 12 destroys temporaries of a co_await operand twice: every
+    // callable and value handed to a co_await'ed call is a named local.)
+    auto executor = co_await asio::this_coro::executor;
+    auto durable = std::make_shared<async_latch>(executor);
     size_t need_durable = 0;
-    co_await dispatch_to_shards(replicas, items,
-                                [version, acks, now, waiters, durable, &need_durable](
-                                    cluster::partition* p, produce_item& it) {
-                                    if (!p) {
-                                        it.result.error = error_code::not_leader_or_follower;
-                                        return;
-                                    }
-                                    it.result = p->append_records(it.records, version, acks, now);
-                                    if (it.result.error.code != error_code::none) {
-                                        return;
-                                    }
-                                    if (waiters) {
-                                        waiters->notify(it.tp);
-                                    }
-                                    if (acks != 0 && p->log()->config().flush_messages == 1) {
-                                        ++need_durable;
-                                        p->log()->when_durable(it.result.last_offset,
-                                                               [durable, &it](status st) {
-                                                                   if (!st) {
-                                                                       it.result.error = st.err();
-                                                                   }
-                                                                   durable->count_down();
-                                                               });
-                                    }
-                                });
+    auto append = [version, acks, now, waiters, durable, &need_durable](cluster::partition* p,
+                                                                        produce_item& it) {
+        if (!p) {
+            it.result.error = error_code::not_leader_or_follower;
+            return;
+        }
+        it.result = p->append_records(it.records, version, acks, now);
+        if (it.result.error.code != error_code::none) {
+            return;
+        }
+        if (waiters) {
+            waiters->notify(it.tp);
+        }
+        if (acks != 0 && p->log()->config().flush_messages == 1) {
+            ++need_durable;
+            p->log()->when_durable(it.result.last_offset, [durable, &it](status st) {
+                if (!st) {
+                    it.result.error = st.err();
+                }
+                durable->count_down();
+            });
+        }
+    };
+    co_await dispatch_to_shards(replicas, items, append);
     if (need_durable > 0) {
         durable->add(need_durable);
         co_await durable->wait();
