@@ -79,8 +79,10 @@ class log_manager {
     result<std::shared_ptr<log>> get_or_create(const topic_partition& tp,
                                                std::optional<uuid> topic_id, int64_t now_ms);
     // StopReplica(delete) / topic deletion: closes the log, renames its dir to
-    // <topic>-<partition>.<id>-delete and queues it for removal. The log's owner
-    // must not use it afterwards. UNKNOWN_TOPIC_OR_PARTITION when absent.
+    // <topic>-<partition>.<id>-delete and queues it for removal. Call it on the
+    // log's owner shard (it closes the log); the owner must drop the log
+    // afterwards (any later call returns KAFKA_STORAGE_ERROR, never crashes).
+    // UNKNOWN_TOPIC_OR_PARTITION when absent.
     status delete_log(const topic_partition& tp, int64_t now_ms);
 
     void for_each_log(const std::function<void(const std::shared_ptr<log>&)>& fn) const;
