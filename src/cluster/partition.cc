@@ -230,8 +230,9 @@ list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level 
         out.error = found.err();
         return out;
     }
-    if (!*found || (**found).offset >= bound && timestamp != storage::earliest_timestamp &&
-                       timestamp != storage::earliest_local_timestamp) {
+    const bool from_log_start =
+        timestamp == storage::earliest_timestamp || timestamp == storage::earliest_local_timestamp;
+    if (!*found || ((**found).offset >= bound && !from_log_start)) {
         // Nothing at or after the timestamp below the bound: Kafka answers -1/-1.
         return out;
     }
