@@ -17,8 +17,10 @@ $(BUILD_DIR)/build.ninja:
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# A one-node cluster on localhost:9092 with data in ./data.
-run: build
+# A one-node cluster on localhost:9092 with data in ./data. Builds only the
+# broker binary (not the tests), so a first run is quick.
+run: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target samsa
 	exec $(BUILD_DIR)/samsa server config/server.properties
 
 # Unit tests (ctest) and integration tests (pytest against real processes);
