@@ -7,6 +7,7 @@
 #include <asio/ip/v6_only.hpp>
 #include <asio/post.hpp>
 #include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 
 #include "server/connection.h"
@@ -76,8 +77,11 @@ asio::awaitable<void> listener::accept_loop() {
             if (ec == asio::error::operation_aborted || !_acceptor.is_open()) {
                 co_return;
             }
-            // EMFILE and friends: log and keep accepting.
+            // EMFILE and friends: log, back off a little (the condition rarely
+            // clears at once), and keep accepting.
             spdlog::warn("event=accept_failed listener={} error=\"{}\"", _name, ec.message());
+            asio::steady_timer backoff(_acceptor.get_executor(), std::chrono::milliseconds(100));
+            co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             continue;
         }
         auto conn = std::make_shared<connection>(std::move(socket), _broker, _name);
