@@ -242,6 +242,23 @@ list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level 
     return out;
 }
 
+epoch_end_offset_outcome partition::end_offset_for_epoch(int32_t current_leader_epoch,
+                                                         int32_t leader_epoch) const {
+    epoch_end_offset_outcome out;
+    if (!is_leader()) {
+        out.error = error_code::not_leader_or_follower;
+        return out;
+    }
+    if (auto ec = check_leader_epoch(current_leader_epoch); ec != error_code::none) {
+        out.error = ec;
+        return out;
+    }
+    auto e = _log->leader_epochs().end_offset_for(leader_epoch, _log->log_end_offset());
+    out.leader_epoch = e.epoch;
+    out.end_offset = e.start_offset;
+    return out;
+}
+
 result<int64_t> partition::delete_records(int64_t offset, int64_t now_ms) {
     if (!is_leader()) {
         return error_code::not_leader_or_follower;

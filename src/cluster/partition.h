@@ -41,6 +41,12 @@ struct fetch_outcome {
     int64_t log_start_offset = -1;
 };
 
+struct epoch_end_offset_outcome {
+    error_code error = error_code::none;
+    int32_t leader_epoch = -1;  // the largest epoch <= the one asked for
+    int64_t end_offset = -1;
+};
+
 struct list_offsets_outcome {
     samsa::error error{error_code::none};
     int64_t timestamp = -1;
@@ -87,6 +93,11 @@ class partition {
     // or the first offset with a timestamp >= `timestamp`.
     list_offsets_outcome list_offsets(int64_t timestamp, isolation_level isolation,
                                       int32_t current_leader_epoch) const;
+
+    // OffsetForLeaderEpoch (KIP-101/KIP-320): the end offset of the largest
+    // epoch <= `leader_epoch`, for truncation after a leader change.
+    epoch_end_offset_outcome end_offset_for_epoch(int32_t current_leader_epoch,
+                                                  int32_t leader_epoch) const;
 
     // DeleteRecords: offset -1 means the high watermark. Returns the new low
     // watermark (log start offset).

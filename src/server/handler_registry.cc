@@ -15,7 +15,20 @@
 #include "server/handlers/incremental_alter_configs.h"
 #include "server/handlers/list_offsets.h"
 #include "server/handlers/metadata.h"
+#include "server/handlers/offset_for_leader_epoch.h"
 #include "server/handlers/produce.h"
+// Consumer groups (coordinator/group/).
+#include "server/handlers/delete_groups.h"
+#include "server/handlers/describe_groups.h"
+#include "server/handlers/find_coordinator.h"
+#include "server/handlers/heartbeat.h"
+#include "server/handlers/join_group.h"
+#include "server/handlers/leave_group.h"
+#include "server/handlers/list_groups.h"
+#include "server/handlers/offset_commit.h"
+#include "server/handlers/offset_delete.h"
+#include "server/handlers/offset_fetch.h"
+#include "server/handlers/sync_group.h"
 
 namespace samsa::server {
 
@@ -26,6 +39,7 @@ handler_registry::handler_registry() {
         handlers::fetch_handler(),
         handlers::list_offsets_handler(),
         handlers::metadata_handler(),
+        handlers::offset_for_leader_epoch_handler(),
         handlers::produce_handler(),
         // Topic and config admin (metadata/controller.h).
         handlers::create_topics_handler(),
@@ -35,6 +49,18 @@ handler_registry::handler_registry() {
         handlers::alter_configs_handler(),
         handlers::incremental_alter_configs_handler(),
         handlers::describe_cluster_handler(),
+        // Consumer groups and committed offsets (coordinator/group/).
+        handlers::find_coordinator_handler(),
+        handlers::join_group_handler(),
+        handlers::sync_group_handler(),
+        handlers::heartbeat_handler(),
+        handlers::leave_group_handler(),
+        handlers::offset_commit_handler(),
+        handlers::offset_fetch_handler(),
+        handlers::offset_delete_handler(),
+        handlers::list_groups_handler(),
+        handlers::describe_groups_handler(),
+        handlers::delete_groups_handler(),
     };
     std::sort(_handlers.begin(), _handlers.end(),
               [](const api_handler& a, const api_handler& b) { return a.key < b.key; });

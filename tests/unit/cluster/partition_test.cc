@@ -174,3 +174,34 @@ TEST_F(partition_test, delete_records_moves_the_log_start_offset) {
 
 }  // namespace
 }  // namespace samsa::cluster
+
+namespace samsa::cluster {
+namespace {
+
+TEST_F(partition_test, end_offset_for_epoch_follows_the_leader_epoch_cache) {
+    auto b1 = batch(2, wall_clock_ms());
+    produce(b1);
+    // A new leader epoch (5) starting at offset 2.
+    metadata::partition_registration reg;
+    reg.leader = 1;
+    reg.leader_epoch = 5;
+    reg.replicas = {1};
+    reg.isr = {1};
+    _p->update_registration(reg);
+    auto b2 = batch(3, wall_clock_ms());
+    produce(b2);
+    auto e3 = _p->end_offset_for_epoch(-1, 3);
+    EXPECT_EQ(e3.error, error_code::none);
+    EXPECT_EQ(e3.leader_epoch, 3);
+    EXPECT_EQ(e3.end_offset, 2);
+    auto e4 = _p->end_offset_for_epoch(-1, 4);  // unknown epoch: the largest below it
+    EXPECT_EQ(e4.leader_epoch, 3);
+    EXPECT_EQ(e4.end_offset, 2);
+    auto e5 = _p->end_offset_for_epoch(5, 5);
+    EXPECT_EQ(e5.leader_epoch, 5);
+    EXPECT_EQ(e5.end_offset, 5);
+    EXPECT_EQ(_p->end_offset_for_epoch(4, 5).error, error_code::fenced_leader_epoch);
+}
+
+}  // namespace
+}  // namespace samsa::cluster
