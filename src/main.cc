@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "server/server_main.h"
+#include "tools/commands.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +23,8 @@ int main(int argc, char** argv) {
 
     auto* version = app.add_subcommand("version", "Print the version and exit");
 
+    auto tools = samsa::tools::add_tool_commands(app);
+
     CLI11_PARSE(app, argc, argv);
 
     if (*server) {
@@ -30,6 +33,9 @@ int main(int argc, char** argv) {
     if (*version) {
         std::printf("%s\n", std::string(samsa::k_version).c_str());
         return 0;
+    }
+    if (auto code = samsa::tools::run_selected(tools)) {
+        return *code;
     }
     return 0;
 }

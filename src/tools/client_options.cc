@@ -1,0 +1,136 @@
+#include "tools/client_options.h"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+namespace samsa::tools {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+}  // namespace
+
+void add_client_options(CLI::App& app, client_options& opts) {
+    app.add_option("--bootstrap-server", opts.bootstrap_server,
+                   "Broker(s) to connect to, host:port[,host:port...]")
+        ->capture_default_str();
+    app.add_option("--command-config", opts.command_config,
+                   "Properties file of client settings (e.g. security.protocol, sasl.*)")
+        ->check(CLI::ExistingFile);
+    app.add_option_function<std::string>(
+           "--timeout", [&opts](const std::string& text) { opts.timeout = *parse_duration(text); },
+           "Longest wait for any one step (connect, request, flush): 30s, 500ms, 2m")
+        ->default_str("30s")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                auto d = parse_duration(text);
+                if (!d || d->count() <= 0) {
+                    return "not a positive duration (e.g. 30s, 500ms, 2m): " + text;
+                }
+                return {};
+            },
+            "DURATION"));
+    app.add_flag("--client-debug", opts.verbose, "Print the client library's log lines to stderr");
+}
+
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
+    text = trim(text);
+    if (text.empty()) {
+        return std::nullopt;
+    }
+    std::string s(text);
+    char* end = nullptr;
+    errno = 0;
+    double value = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || errno != 0 || !std::isfinite(value) || value < 0) {
+        return std::nullopt;
+    }
+    std::string_view unit = trim(std::string_view(end));
+    double ms_per_unit = 0;
+    if (unit.empty() || unit == "s") {
+        ms_per_unit = 1000;
+    } else if (unit == "ms") {
+        ms_per_unit = 1;
+    } else if (unit == "m" || unit == "min") {
+        ms_per_unit = 60'000;
+    } else if (unit == "h") {
+        ms_per_unit = 3'600'000;
+    } else {
+        return std::nullopt;
+    }
+    double ms = value * ms_per_unit;
+    if (ms > 1e12) {
+        return std::nullopt;
+    }
+    return std::chrono::milliseconds(static_cast<int64_t>(std::llround(ms)));
+}
+
+std::string format_duration(std::chrono::milliseconds d) {
+    auto ms = d.count();
+    if (ms % 1000 == 0) {
+        return std::to_string(ms / 1000) + "s";
+    }
+    if (ms > 1000) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3gs", double(ms) / 1000.0);
+        return buf;
+    }
+    return std::to_string(ms) + "ms";
+}
+
+result<std::pair<std::string, std::string>> parse_key_value(std::string_view text) {
+    auto eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+        return tool_error("expected key=value, got '" + std::string(text) + "'");
+    }
+    return std::pair{std::string(trim(text.substr(0, eq))), std::string(text.substr(eq + 1))};
+}
+
+result<property_list> parse_key_values(const std::vector<std::string>& texts) {
+    property_list out;
+    for (const auto& t : texts) {
+        auto kv = parse_key_value(t);
+        if (!kv) {
+            return kv.err();
+        }
+        out.push_back(std::move(*kv));
+    }
+    return out;
+}
+
+result<property_list> load_properties_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return tool_error("cannot read properties file " + path);
+    }
+    property_list out;
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        std::string_view l = trim(line);
+        if (l.empty() || l.front() == '#' || l.front() == '!') {
+            continue;
+        }
+        auto sep = l.find_first_of("=:");
+        if (sep == std::string_view::npos || sep == 0) {
+            return tool_error(path + ":" + std::to_string(number) + ": expected key=value");
+        }
+        out.emplace_back(std::string(trim(l.substr(0, sep))), std::string(trim(l.substr(sep + 1))));
+    }
+    return out;
+}
+
+}  // namespace samsa::tools

@@ -1,0 +1,50 @@
+#pragma once
+// What every client verb of `samsa` shares: where the cluster is, extra client
+// properties (Kafka's --command-config), and how long one blocking step may take.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+
+namespace CLI {
+class App;
+}
+
+namespace samsa::tools {
+
+// key=value settings in the order they were given (later ones win).
+using property_list = std::vector<std::pair<std::string, std::string>>;
+
+struct client_options {
+    std::string bootstrap_server = "localhost:9092";
+    std::string command_config;  // a .properties file of client settings, or empty
+    std::chrono::milliseconds timeout{30'000};
+    bool verbose = false;  // pass librdkafka's own log lines through to stderr
+};
+
+// Adds --bootstrap-server, --command-config, --timeout and --client-debug to `app`.
+void add_client_options(CLI::App& app, client_options& opts);
+
+// "30s", "500ms", "2m", "1.5s", "1h"; a bare number means seconds.
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+// "2s", "1.5s", "250ms": the shortest exact spelling, for messages.
+std::string format_duration(std::chrono::milliseconds d);
+
+// "key=value" (the value may itself contain '='); an error names the input.
+result<std::pair<std::string, std::string>> parse_key_value(std::string_view text);
+result<property_list> parse_key_values(const std::vector<std::string>& texts);
+
+// A Java .properties file in the subset client configs use: key=value or
+// key:value lines, '#' and '!' comments, surrounding blanks trimmed.
+result<property_list> load_properties_file(const std::string& path);
+
+// An error value carrying only a message (the code is not a Kafka answer).
+inline samsa::error tool_error(std::string message) {
+    return samsa::error{error_code::unknown_server_error, std::move(message)};
+}
+
+}  // namespace samsa::tools

@@ -1,0 +1,33 @@
+#pragma once
+// Aligned text tables as Kafka's tools print them (`%-Ns` columns separated by
+// one space): each column is at least its minimum width and as wide as its widest
+// cell; the last column is not padded, so lines carry no trailing blanks.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace samsa::tools {
+
+struct table_column {
+    std::string header;
+    size_t min_width = 0;
+};
+
+class text_table {
+  public:
+    explicit text_table(std::vector<table_column> columns);
+
+    // A row with fewer cells than columns is padded with empty cells.
+    void add_row(std::vector<std::string> cells);
+    size_t row_count() const { return _rows.size(); }
+    bool empty() const { return _rows.empty(); }
+
+    // Header line, then one line per row, each ending in '\n'.
+    std::string render() const;
+
+  private:
+    std::vector<table_column> _columns;
+    std::vector<std::vector<std::string>> _rows;
+};
+
+}  // namespace samsa::tools
