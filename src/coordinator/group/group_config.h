@@ -1,0 +1,47 @@
+#pragma once
+// The broker settings the group coordinator follows, taken from the broker
+// config once at start (all of them are read-only in Kafka too).
+#include <cstdint>
+#include <limits>
+
+#include "common/config/broker_config.h"
+
+namespace samsa::coordinator {
+
+struct group_config {
+    int32_t offsets_topic_num_partitions = 50;
+    // Extra wait before the first generation of a new group, so that members
+    // starting together land in one rebalance (KIP-134).
+    int32_t initial_rebalance_delay_ms = 3000;
+    int32_t min_session_timeout_ms = 6000;
+    int32_t max_session_timeout_ms = 1800000;
+    int32_t max_size = std::numeric_limits<int32_t>::max();
+    int64_t offsets_retention_ms = 7LL * 24 * 60 * 60 * 1000;
+    int64_t offsets_retention_check_interval_ms = 600000;
+    int32_t offset_metadata_max_bytes = 4096;
+    // Bytes read from the log per loading step; the reactor serves other
+    // work between steps.
+    int64_t load_chunk_bytes = 1 << 20;
+
+    static group_config from(const config::broker_config& cfg) {
+        group_config c;
+        c.offsets_topic_num_partitions = cfg.offsets_topic_num_partitions;
+        c.initial_rebalance_delay_ms = cfg.group_initial_rebalance_delay_ms;
+        c.min_session_timeout_ms = cfg.group_min_session_timeout_ms;
+        c.max_session_timeout_ms = cfg.group_max_session_timeout_ms;
+        c.max_size = cfg.group_max_size;
+        c.offsets_retention_ms = int64_t(cfg.offsets_retention_minutes) * 60 * 1000;
+        c.offsets_retention_check_interval_ms = cfg.offsets_retention_check_interval_ms;
+        c.offset_metadata_max_bytes = cfg.offset_metadata_max_bytes;
+        return c;
+    }
+};
+
+// Kafka's GroupCoordinator.NewMemberJoinTimeoutMs (KIP-394): how long a new
+// member may wait for its join response before it is dropped.
+inline constexpr int32_t new_member_join_timeout_ms = 5 * 60 * 1000;
+
+// The topic holding groups and offsets.
+inline constexpr const char* offsets_topic = "__consumer_offsets";
+
+}  // namespace samsa::coordinator

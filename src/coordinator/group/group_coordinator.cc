@@ -1,0 +1,275 @@
+#include "coordinator/group/group_coordinator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "common/clock.h"
+#include "coordinator/group/group_partitioner.h"
+
+namespace samsa::coordinator {
+
+namespace {
+
+constexpr std::array<const char*, size_t(group_api::count_)> api_names = {
+    "find_coordinator", "join_group",      "sync_group",   "heartbeat",
+    "leave_group",      "offset_commit",   "offset_fetch", "offset_delete",
+    "list_groups",      "describe_groups", "delete_groups"};
+
+}  // namespace
+
+group_coordinator::group_coordinator(group_config config, cluster::replica_manager& replicas,
+                                     const metadata::metadata_cache& metadata)
+    : _config(config), _replicas(replicas), _metadata(metadata) {
+    for (size_t i = 0; i < replicas.shard_count(); ++i) {
+        _drivers.push_back(
+            std::make_unique<cluster::purgatory_driver>(replicas.shard_context(i).get_executor()));
+        _managers.push_back(std::make_unique<group_manager>(config, *_drivers.back(),
+                                                            [] { return wall_clock_ms(); }));
+    }
+    _replicas.add_leadership_listener(
+        [this](size_t shard, const storage::topic_partition& tp, cluster::partition* p,
+               bool is_leader) { on_leadership(shard, tp, p, is_leader); });
+}
+
+group_coordinator::~group_coordinator() {
+    spdlog::info("event=group_coordinator_stopped requests={} {}", requests_total(),
+                 request_counts());
+    // Managers (and their purgatories) before the drivers that time them.
+    _managers.clear();
+    _drivers.clear();
+}
+
+int32_t group_coordinator::partition_for(const std::string& group_id) const {
+    return offsets_partition_for(group_id, _config.offsets_topic_num_partitions);
+}
+
+std::optional<size_t> group_coordinator::shard_for(const std::string& group_id) const {
+    auto image = _metadata.read();
+    const auto* topic = image->topic(offsets_topic);
+    if (!topic) {
+        return std::nullopt;
+    }
+    return _replicas.shard_of(topic->id, partition_for(group_id));
+}
+
+void group_coordinator::on_leadership(size_t shard, const storage::topic_partition& tp,
+                                      cluster::partition* p, bool is_leader) {
+    if (tp.topic != offsets_topic || shard >= _managers.size()) {
+        return;
+    }
+    // Called on the partition's shard (or on the start-up thread before the
+    // reactors run): the manager of that shard is ours to touch.
+    if (is_leader && p) {
+        _managers[shard]->on_elected(tp.partition, p);
+    } else {
+        _managers[shard]->on_resigned(tp.partition);
+    }
+}
+
+void group_coordinator::on_metadata_changed(const metadata::metadata_image& prev,
+                                            const metadata::metadata_image& next) {
+    std::set<std::string> gone;
+    for (const auto& [id, topic] : prev.topics_by_id) {
+        if (!next.topics_by_id.count(id) && topic->name != offsets_topic) {
+            gone.insert(topic->name);
+        }
+    }
+    if (gone.empty()) {
+        return;
+    }
+    for (size_t i = 0; i < _managers.size(); ++i) {
+        asio::post(_replicas.shard_context(i),
+                   [m = _managers[i].get(), gone] { m->remove_offsets_of_topics(gone); });
+    }
+}
+
+template <typename Resp, typename Fn>
+asio::awaitable<Resp> group_coordinator::call_with_callback(size_t shard, Fn& fn) {
+    auto& shard_ctx = _replicas.shard_context(shard);
+    group_manager* manager = _managers[shard].get();
+    co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Resp)>(
+        [&shard_ctx, manager, &fn](auto handler) {
+            using handler_t = std::decay_t<decltype(handler)>;
+            // std::function needs a copyable callable: share the handler.
+            auto h = std::make_shared<handler_t>(std::move(handler));
+            asio::post(shard_ctx, [manager, &fn, h] {
+                fn(*manager, [h](Resp r) {
+                    // Back to the waiting coroutine's reactor, never inline.
+                    auto ex = asio::get_associated_executor(*h);
+                    asio::post(ex,
+                               [h, r = std::move(r)]() mutable { std::move (*h)(std::move(r)); });
+                });
+            });
+        },
+        asio::use_awaitable);
+}
+
+asio::awaitable<protocol::join_group_response> group_coordinator::join_group(
+    const protocol::join_group_request& req, const request_origin& origin) {
+    count(group_api::join_group);
+    auto shard = shard_for(req.group_id);
+    if (!shard) {
+        co_return join_error(req.member_id, error_code::not_coordinator);
+    }
+    auto fn = [&req, &origin](group_manager& m, join_callback cb) {
+        m.join_group(req, origin, std::move(cb));
+    };
+    co_return co_await call_with_callback<protocol::join_group_response>(*shard, fn);
+}
+
+asio::awaitable<protocol::sync_group_response> group_coordinator::sync_group(
+    const protocol::sync_group_request& req, const request_origin& origin) {
+    count(group_api::sync_group);
+    auto shard = shard_for(req.group_id);
+    if (!shard) {
+        co_return sync_error(error_code::not_coordinator);
+    }
+    auto fn = [&req, &origin](group_manager& m, sync_callback cb) {
+        m.sync_group(req, origin, std::move(cb));
+    };
+    co_return co_await call_with_callback<protocol::sync_group_response>(*shard, fn);
+}
+
+asio::awaitable<error_code> group_coordinator::heartbeat(const protocol::heartbeat_request& req) {
+    count(group_api::heartbeat);
+    auto shard = shard_for(req.group_id);
+    if (!shard) {
+        co_return error_code::not_coordinator;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &req] { return m->heartbeat(req); };
+    co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
+}
+
+asio::awaitable<protocol::leave_group_response> group_coordinator::leave_group(
+    const std::string& group_id,
+    const std::vector<protocol::leave_group_request::member_identity>& members) {
+    count(group_api::leave_group);
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        protocol::leave_group_response r;
+        r.error_code = to_wire(error_code::not_coordinator);
+        co_return r;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id, &members] { return m->leave_group(group_id, members); };
+    co_return co_await _replicas.run_on_shard<protocol::leave_group_response>(*shard, fn);
+}
+
+asio::awaitable<error_code> group_coordinator::commit_offsets(
+    const std::string& group_id, int32_t generation_id, const std::string& member_id,
+    const std::optional<std::string>& group_instance_id, std::vector<offset_commit_item>& items) {
+    count(group_api::offset_commit);
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        for (auto& it : items) {
+            if (it.error == error_code::none) {
+                it.error = error_code::not_coordinator;
+            }
+        }
+        co_return error_code::not_coordinator;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items] {
+        return m->commit_offsets(group_id, generation_id, member_id, group_instance_id, items);
+    };
+    co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
+}
+
+asio::awaitable<offset_fetch_result> group_coordinator::fetch_offsets(
+    const std::string& group_id,
+    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable) {
+    count(group_api::offset_fetch);
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        offset_fetch_result r;
+        r.error = error_code::not_coordinator;
+        co_return r;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id, &partitions, require_stable] {
+        return m->fetch_offsets(group_id, partitions, require_stable);
+    };
+    co_return co_await _replicas.run_on_shard<offset_fetch_result>(*shard, fn);
+}
+
+asio::awaitable<error_code> group_coordinator::delete_offsets(
+    const std::string& group_id, std::vector<offset_delete_item>& items) {
+    count(group_api::offset_delete);
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        co_return error_code::not_coordinator;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id, &items] { return m->delete_offsets(group_id, items); };
+    co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
+}
+
+asio::awaitable<std::vector<protocol::list_groups_response::listed_group>>
+group_coordinator::list_groups(const list_groups_filter& filter, bool& loading) {
+    count(group_api::list_groups);
+    std::vector<protocol::list_groups_response::listed_group> all;
+    for (size_t shard = 0; shard < _managers.size(); ++shard) {
+        group_manager* m = _managers[shard].get();
+        auto fn = [m, &filter, &loading] { return m->list_groups(filter, loading); };
+        auto part =
+            co_await _replicas
+                .run_on_shard<std::vector<protocol::list_groups_response::listed_group>>(shard, fn);
+        for (auto& g : part) {
+            all.push_back(std::move(g));
+        }
+    }
+    co_return all;
+}
+
+asio::awaitable<protocol::describe_groups_response::described_group>
+group_coordinator::describe_group(const std::string& group_id) {
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        protocol::describe_groups_response::described_group g;
+        g.group_id = group_id;
+        g.error_code = to_wire(error_code::not_coordinator);
+        co_return g;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id] { return m->describe_group(group_id); };
+    co_return co_await _replicas.run_on_shard<protocol::describe_groups_response::described_group>(
+        *shard, fn);
+}
+
+asio::awaitable<error_code> group_coordinator::delete_group(const std::string& group_id) {
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        co_return error_code::not_coordinator;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id] { return m->delete_group(group_id); };
+    co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
+}
+
+uint64_t group_coordinator::requests_total() const {
+    uint64_t n = 0;
+    for (const auto& c : _counts) {
+        n += c.load(std::memory_order_relaxed);
+    }
+    return n;
+}
+
+std::string group_coordinator::request_counts() const {
+    std::string out;
+    for (size_t i = 0; i < _counts.size(); ++i) {
+        if (!out.empty()) {
+            out += ' ';
+        }
+        out += api_names[i];
+        out += '=';
+        out += std::to_string(_counts[i].load(std::memory_order_relaxed));
+    }
+    return out;
+}
+
+}  // namespace samsa::coordinator

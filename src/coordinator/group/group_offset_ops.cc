@@ -1,0 +1,215 @@
+// Committed offsets in group_manager: OffsetCommit, OffsetFetch and
+// OffsetDelete (Kafka's GroupCoordinator.handleCommitOffsets,
+// handleFetchOffsets, handleDeleteOffsets; seed inventory GRP-19, OFS-02).
+#include <spdlog/spdlog.h>
+
+#include "coordinator/group/group_manager.h"
+#include "coordinator/group/offsets_record_serde.h"
+
+namespace samsa::coordinator {
+
+namespace {
+
+error_code fail_pending(std::vector<offset_commit_item>& items, error_code ec) {
+    for (auto& it : items) {
+        if (it.error == error_code::none) {
+            it.error = ec;
+        }
+    }
+    return ec;
+}
+
+// How Kafka answers an offset commit whose append failed.
+error_code commit_append_error(error_code ec) {
+    switch (ec) {
+        case error_code::unknown_topic_or_partition:
+        case error_code::not_enough_replicas:
+        case error_code::not_enough_replicas_after_append:
+            return error_code::coordinator_not_available;
+        case error_code::not_leader_or_follower:
+        case error_code::kafka_storage_error:
+            return error_code::not_coordinator;
+        case error_code::message_too_large:
+        case error_code::record_list_too_large:
+        case error_code::invalid_fetch_size:
+            return error_code::invalid_commit_offset_size;
+        default:
+            return ec;
+    }
+}
+
+}  // namespace
+
+error_code group_manager::commit_offsets(const std::string& group_id, int32_t generation_id,
+                                         const std::string& member_id,
+                                         const std::optional<std::string>& group_instance_id,
+                                         std::vector<offset_commit_item>& items) {
+    // An empty group id is allowed here, as in Kafka.
+    if (auto status = coordinator_status(group_id); status != error_code::none) {
+        return fail_pending(items, status);
+    }
+    group_ptr group = find_group(group_id);
+    if (!group) {
+        if (generation_id >= 0) {
+            // A member of a generation this coordinator never saw.
+            return fail_pending(items, error_code::illegal_generation);
+        }
+        // Not group-managed: the group only stores offsets.
+        group = get_or_create_group(group_id);
+    }
+    if (group->is(group_state::dead)) {
+        return fail_pending(items, error_code::coordinator_not_available);
+    }
+    if (group->is_static_member_fenced(group_instance_id, member_id)) {
+        return fail_pending(items, error_code::fenced_instance_id);
+    }
+    const bool simple = generation_id < 0 && group->is(group_state::empty);
+    if (!simple) {
+        if (!group->has(member_id)) {
+            return fail_pending(items, error_code::unknown_member_id);
+        }
+        if (generation_id != group->generation_id()) {
+            return fail_pending(items, error_code::illegal_generation);
+        }
+        switch (group->state()) {
+            case group_state::completing_rebalance:
+                // The member has its join response but not its assignment:
+                // it must finish the rebalance first.
+                return fail_pending(items, error_code::rebalance_in_progress);
+            case group_state::stable:
+            case group_state::preparing_rebalance: {
+                // A commit during PreparingRebalance is fine: the member
+                // learns of the rebalance from its next heartbeat.
+                group_member& m = *group->get(member_id);
+                complete_and_schedule_next_heartbeat(group, m, m.session_timeout_ms());
+                break;
+            }
+            case group_state::empty:
+            case group_state::dead:
+                return fail_pending(items, error_code::unknown_member_id);
+        }
+    }
+    std::vector<record_kv> records;
+    std::vector<offset_commit_item*> written;
+    for (auto& it : items) {
+        if (it.error != error_code::none) {
+            continue;
+        }
+        if (int64_t(it.value.metadata.size()) > _config.offset_metadata_max_bytes) {
+            it.error = error_code::offset_metadata_too_large;
+            continue;
+        }
+        records.push_back(
+            {encode_offset_commit_key(group_id, it.tp), encode_offset_commit_value(it.value)});
+        written.push_back(&it);
+    }
+    if (records.empty()) {
+        return error_code::none;
+    }
+    const error_code err = commit_append_error(append(group_id, std::move(records)));
+    for (auto* it : written) {
+        it->error = err;
+        if (err == error_code::none) {
+            group->offsets().put(it->tp, it->value);
+        }
+    }
+    return err;
+}
+
+offset_fetch_result group_manager::fetch_offsets(
+    const std::string& group_id,
+    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable) {
+    offset_fetch_result out;
+    if (auto status = coordinator_status(group_id); status != error_code::none) {
+        out.error = status;
+        return out;
+    }
+    group_ptr group = find_group(group_id);
+    if (group && group->is(group_state::dead)) {
+        group = nullptr;
+    }
+    // require_stable (KIP-447) asks for UNSTABLE_OFFSET_COMMIT on partitions
+    // with a transactional commit in flight. Commits here are appended and
+    // applied in one step, and transactional commits are not served yet, so
+    // no offset is ever pending.
+    (void)require_stable;
+    auto answer = [&out](const storage::topic_partition& tp, const offset_and_metadata* om) {
+        auto& p = out.partitions.emplace_back();
+        p.tp = tp;
+        if (om) {
+            p.offset = om->offset;
+            p.leader_epoch = om->leader_epoch;
+            p.metadata = om->metadata;
+        }
+    };
+    if (!partitions) {
+        if (group) {
+            for (const auto& [tp, om] : group->offsets().all()) {
+                answer(tp, &om);
+            }
+        }
+        return out;
+    }
+    for (const auto& tp : *partitions) {
+        answer(tp, group ? group->offsets().get(tp) : nullptr);
+    }
+    return out;
+}
+
+error_code group_manager::delete_offsets(const std::string& group_id,
+                                         std::vector<offset_delete_item>& items) {
+    if (group_id.empty()) {
+        return error_code::invalid_group_id;
+    }
+    if (auto status = coordinator_status(group_id); status != error_code::none) {
+        return status;
+    }
+    group_ptr group = find_group(group_id);
+    if (!group || group->is(group_state::dead)) {
+        return error_code::group_id_not_found;
+    }
+    const bool empty = group->is(group_state::empty);
+    if (!empty && group->protocol_type() != consumer_protocol_type) {
+        return error_code::non_empty_group;
+    }
+    std::vector<storage::topic_partition> removed;
+    for (auto& it : items) {
+        if (it.error != error_code::none) {
+            continue;
+        }
+        // A consumer group may lose the offsets of topics nobody consumes.
+        if (!empty && group->is_subscribed_to_topic(it.tp.topic)) {
+            it.error = error_code::group_subscribed_to_topic;
+            continue;
+        }
+        if (group->offsets().remove(it.tp)) {
+            removed.push_back(it.tp);
+        }
+    }
+    if (auto* part = serving_partition(group_id)) {
+        cleanup_group(*part, group, removed);
+    }
+    return error_code::none;
+}
+
+bool group_manager::cleanup_group(offsets_partition& part, const group_ptr& group,
+                                  const std::vector<storage::topic_partition>& removed) {
+    // A group with members-to-be (pending ids, KIP-394) is about to be used.
+    const bool gone =
+        group->is(group_state::empty) && group->offsets().empty() && group->pending_members() == 0;
+    if (removed.empty() && !gone) {
+        return false;
+    }
+    if (gone) {
+        group->transition_to(group_state::dead, _wall_clock());
+    }
+    write_tombstones(group->group_id(), removed, gone);
+    if (gone) {
+        part.groups.erase(group->group_id());
+        spdlog::info("event=group_removed group={} reason=\"empty without offsets\"",
+                     group->group_id());
+    }
+    return gone;
+}
+
+}  // namespace samsa::coordinator

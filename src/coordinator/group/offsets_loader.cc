@@ -1,0 +1,165 @@
+#include "coordinator/group/offsets_loader.h"
+
+#include <spdlog/spdlog.h>
+
+#include "coordinator/group/offsets_record_serde.h"
+#include "record/batch_iterator.h"
+#include "record/control_record.h"
+
+namespace samsa::coordinator {
+
+void offsets_loader::apply_offset(std::map<offset_key, std::optional<offset_entry>>& into,
+                                  offset_key key, std::optional<offset_entry> entry) {
+    into[std::move(key)] = std::move(entry);
+}
+
+void offsets_loader::end_transaction(int64_t producer_id, bool commit) {
+    auto it = _pending.find(producer_id);
+    if (it == _pending.end()) {
+        return;
+    }
+    if (commit) {
+        for (auto& [key, entry] : it->second) {
+            auto cur = _offsets.find(key);
+            // The transaction's record counts unless a later plain commit (or
+            // deletion) of the same key was appended after it.
+            if (!entry) {
+                continue;
+            }
+            if (cur != _offsets.end() && cur->second &&
+                cur->second->record_offset > entry->record_offset) {
+                continue;
+            }
+            _offsets[key] = std::move(entry);
+        }
+    }
+    _pending.erase(it);
+}
+
+status offsets_loader::apply_batch(bytes_view batch) {
+    auto it = record::record_iterator::open(batch);
+    if (!it) {
+        return it.err();
+    }
+    const auto& h = it->header();
+    record::record r;
+    while (true) {
+        auto more = it->next(r);
+        if (!more) {
+            return more.err();
+        }
+        if (!*more) {
+            break;
+        }
+        ++_records;
+        const int64_t offset = it->offset_of(r);
+        if (h.is_control()) {
+            auto marker = record::parse_end_txn_marker(r);
+            if (marker) {
+                end_transaction(h.producer_id, marker->commit);
+            }
+            continue;
+        }
+        if (!r.key) {
+            ++_skipped;
+            continue;
+        }
+        auto key = decode_offsets_record_key(*r.key);
+        if (!key) {
+            ++_skipped;
+            continue;
+        }
+        if (auto* ok = std::get_if<offset_commit_key>(&*key)) {
+            std::optional<offset_entry> entry;
+            if (r.value) {
+                auto v = decode_offset_commit_value(*r.value);
+                if (!v) {
+                    ++_skipped;
+                    continue;
+                }
+                entry = offset_entry{std::move(*v), offset};
+            }
+            offset_key k{ok->group, ok->tp};
+            if (h.is_transactional()) {
+                apply_offset(_pending[h.producer_id], std::move(k), std::move(entry));
+            } else {
+                apply_offset(_offsets, std::move(k), std::move(entry));
+            }
+        } else if (auto* gk = std::get_if<group_metadata_key>(&*key)) {
+            if (!r.value) {
+                _groups[gk->group] = std::nullopt;
+                continue;
+            }
+            auto v = decode_group_metadata_value(*r.value);
+            if (!v) {
+                ++_skipped;
+                continue;
+            }
+            _groups[gk->group] = std::move(*v);
+        }
+        // Other key versions belong to newer group types: not ours.
+    }
+    return {};
+}
+
+std::unique_ptr<classic_group> restore_group(const std::string& group_id,
+                                             const protocol::group_metadata_value& value,
+                                             int64_t now_ms) {
+    const bool has_members = !value.members.empty();
+    auto g = std::make_unique<classic_group>(
+        group_id, has_members ? group_state::stable : group_state::empty, now_ms);
+    std::optional<std::string> protocol_type;
+    if (!value.protocol_type.empty()) {
+        protocol_type = value.protocol_type;
+    }
+    std::optional<int64_t> state_ts;
+    if (value.current_state_timestamp != -1) {
+        state_ts = value.current_state_timestamp;
+    }
+    g->restore(value.generation, protocol_type, value.protocol, value.leader, state_ts);
+    for (const auto& m : value.members) {
+        std::vector<member_protocol> protocols;
+        protocols.push_back({value.protocol.value_or(""), m.subscription});
+        // Before v1 there was no rebalance timeout: the session timeout served.
+        int32_t rebalance_timeout =
+            m.rebalance_timeout >= 0 ? m.rebalance_timeout : m.session_timeout;
+        auto member = std::make_unique<group_member>(
+            m.member_id, m.group_instance_id, m.client_id, m.client_host, rebalance_timeout,
+            m.session_timeout, value.protocol_type, std::move(protocols));
+        member->set_assignment(m.assignment);
+        g->restore_member(std::move(member));
+    }
+    return g;
+}
+
+std::vector<std::unique_ptr<classic_group>> offsets_loader::finish(int64_t now_ms) {
+    // Transactions without a marker yet stay out (Kafka keeps them pending
+    // until the marker arrives; ours never will before transactions land).
+    std::map<std::string, std::unique_ptr<classic_group>> groups;
+    for (auto& [id, value] : _groups) {
+        if (value) {
+            groups[id] = restore_group(id, *value, now_ms);
+        }
+    }
+    for (auto& [key, entry] : _offsets) {
+        if (!entry) {
+            continue;
+        }
+        auto& g = groups[key.first];
+        if (!g) {
+            // Offsets without group metadata: a group of simple consumers.
+            g = std::make_unique<classic_group>(key.first, group_state::empty, now_ms);
+        }
+        g->offsets().put(key.second, std::move(entry->value));
+    }
+    std::vector<std::unique_ptr<classic_group>> out;
+    for (auto& [id, g] : groups) {
+        out.push_back(std::move(g));
+    }
+    if (_skipped > 0) {
+        spdlog::warn("event=offsets_load_records_skipped count={}", _skipped);
+    }
+    return out;
+}
+
+}  // namespace samsa::coordinator
