@@ -16,6 +16,9 @@ namespace samsa::cluster {
 class replica_manager;
 class fetch_waiters;
 }  // namespace samsa::cluster
+namespace samsa::coordinator {
+class group_coordinator;
+}
 
 namespace samsa::server {
 
@@ -51,6 +54,8 @@ struct broker_context {
     fetch::fetch_session_cache* fetch_sessions = nullptr;
     // Long polling: appends notify the fetches waiting for them.
     cluster::fetch_waiters* fetch_waiters = nullptr;
+    // Consumer groups and committed offsets (coordinator/group/).
+    coordinator::group_coordinator* groups = nullptr;
 };
 
 }  // namespace samsa::server

@@ -48,6 +48,11 @@ status server::start() {
         return st;
     }
     _data.attach(_context);
+    // Before the controller applies the first image: the coordinator must
+    // see the elections of __consumer_offsets partitions to load them.
+    _groups = std::make_unique<coordinator::group_coordinator>(
+        coordinator::group_config::from(_cfg), _data.replicas(), _context.metadata);
+    _context.groups = _groups.get();
     for (const auto& l : _cfg.listeners) {
         if (is_controller_listener(_cfg, l.name)) {
             // The controller listener carries the Raft quorum's traffic, which
@@ -95,6 +100,9 @@ void server::stop() {
     }
     _reactors.stop();
     _listeners.clear();
+    // Its purgatories and timers before the data plane's partitions go.
+    _context.groups = nullptr;
+    _groups.reset();
     _data.shutdown();
     if (_metadata_log) {
         if (auto st = _metadata_log->close(); !st) {
@@ -139,6 +147,13 @@ status server::start_controller() {
     _controller->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
                                   std::shared_ptr<const metadata::metadata_image> next) {
         _data.replicas().apply_metadata(*prev, *next);
+    });
+    // Deleted topics lose their committed offsets.
+    _controller->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
+                                  std::shared_ptr<const metadata::metadata_image> next) {
+        if (_groups) {
+            _groups->on_metadata_changed(*prev, *next);
+        }
     });
     _controller->start();
     auto epoch = _controller->register_broker_blocking(self_registration());

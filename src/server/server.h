@@ -11,6 +11,7 @@
 
 #include "common/config/broker_config.h"
 #include "common/result.h"
+#include "coordinator/group/group_coordinator.h"
 #include "metadata/controller.h"
 #include "metadata/metadata_log.h"
 #include "server/broker_context.h"
@@ -47,6 +48,8 @@ class server {
     broker_context _context;
     reactor_pool _reactors;
     data_plane _data;
+    // Consumer groups: after _data (it uses the replica manager), so it goes first.
+    std::unique_ptr<coordinator::group_coordinator> _groups;
     std::unique_ptr<metadata::metadata_log> _metadata_log;
     std::unique_ptr<metadata::controller> _controller;
     std::vector<std::unique_ptr<listener>> _listeners;

@@ -1,0 +1,136 @@
+#include "server/handlers/find_coordinator.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/error.h"
+#include "coordinator/group/group_config.h"
+#include "coordinator/group/group_coordinator.h"
+#include "metadata/controller.h"
+#include "metadata/topic_creation.h"
+#include "protocol/generated/find_coordinator_request.h"
+#include "protocol/generated/find_coordinator_response.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::find_coordinator_request;
+using protocol::find_coordinator_response;
+using coordinator_entry = find_coordinator_response::coordinator;
+
+constexpr int8_t key_type_group = 0;
+constexpr int8_t key_type_transaction = 1;
+
+coordinator_entry failed(const std::string& key, error_code ec) {
+    coordinator_entry c;
+    c.key = key;
+    c.node_id = -1;
+    c.host = "";
+    c.port = -1;
+    c.error_code = to_wire(ec);
+    c.error_message = std::string(error_message(ec));
+    return c;
+}
+
+// The leader of the group's __consumer_offsets partition, as reachable on the
+// listener the request came in on.
+coordinator_entry group_coordinator_of(const request_context& ctx, const std::string& key) {
+    auto image = ctx.broker->metadata.read();
+    const auto* topic = image->topic(coordinator::offsets_topic);
+    if (!topic || !ctx.broker->groups) {
+        return failed(key, error_code::coordinator_not_available);
+    }
+    const int32_t p = ctx.broker->groups->partition_for(key);
+    if (p < 0 || size_t(p) >= topic->partitions.size()) {
+        return failed(key, error_code::coordinator_not_available);
+    }
+    const int32_t leader = topic->partitions[size_t(p)].leader;
+    auto b = image->brokers.find(leader);
+    if (leader < 0 || b == image->brokers.end() || b->second.fenced) {
+        return failed(key, error_code::coordinator_not_available);
+    }
+    const auto* ep = b->second.endpoint(ctx.listener_name);
+    if (!ep) {
+        return failed(key, error_code::coordinator_not_available);
+    }
+    coordinator_entry c;
+    c.key = key;
+    c.node_id = leader;
+    c.host = ep->host;
+    c.port = ep->port;
+    c.error_code = to_wire(error_code::none);
+    c.error_message = std::nullopt;
+    return c;
+}
+
+// Kafka creates __consumer_offsets when a group first needs a coordinator.
+// With a one-node controller the topic exists when this returns (or could
+// not be made, e.g. offsets.topic.replication.factor above the live brokers:
+// the answer stays COORDINATOR_NOT_AVAILABLE, as in Kafka).
+asio::awaitable<void> ensure_offsets_topic(request_context& ctx) {
+    if (ctx.broker->metadata.read()->topic(coordinator::offsets_topic) || !ctx.broker->controller ||
+        !ctx.broker->config) {
+        co_return;
+    }
+    protocol::create_topics_request creq;
+    creq.topics.push_back(
+        metadata::auto_created_topic(coordinator::offsets_topic, *ctx.broker->config));
+    auto created = co_await ctx.broker->controller->create_topics(std::move(creq));
+    for (const auto& t : created.topics) {
+        auto ec = error_code(t.error_code);
+        if (ec != error_code::none && ec != error_code::topic_already_exists) {
+            spdlog::warn("event=offsets_topic_create_failed error={} message=\"{}\"",
+                         error_name(ec), t.error_message.value_or(""));
+        } else if (ec == error_code::none) {
+            spdlog::info("event=offsets_topic_created partitions={}", t.num_partitions);
+        }
+    }
+}
+
+asio::awaitable<find_coordinator_response> handle(request_context& ctx,
+                                                  find_coordinator_request& req) {
+    const int16_t version = ctx.header.api_version;
+    if (ctx.broker->groups) {
+        ctx.broker->groups->count(coordinator::group_api::find_coordinator);
+    }
+    const int8_t key_type = version >= 1 ? req.key_type : key_type_group;
+    std::vector<std::string> keys;
+    if (version >= 4) {
+        keys = req.coordinator_keys;
+    } else {
+        keys.push_back(req.key);
+    }
+    find_coordinator_response resp;
+    if (key_type == key_type_group && !keys.empty()) {
+        co_await ensure_offsets_topic(ctx);
+    }
+    for (const auto& key : keys) {
+        if (key_type == key_type_group) {
+            resp.coordinators.push_back(group_coordinator_of(ctx, key));
+        } else if (key_type == key_type_transaction) {
+            // No transaction coordinator yet.
+            resp.coordinators.push_back(failed(key, error_code::coordinator_not_available));
+        } else {
+            resp.coordinators.push_back(failed(key, error_code::invalid_request));
+        }
+    }
+    if (version < 4) {
+        const auto& c = resp.coordinators.front();
+        resp.error_code = c.error_code;
+        resp.error_message = c.error_message;
+        resp.node_id = c.node_id;
+        resp.host = c.host;
+        resp.port = c.port;
+        resp.coordinators.clear();
+    }
+    co_return resp;
+}
+
+}  // namespace
+
+api_handler find_coordinator_handler() {
+    return {find_coordinator_request::api_key, 0, find_coordinator_request::max_version,
+            &typed_handler<find_coordinator_request, find_coordinator_response, &handle>};
+}
+
+}  // namespace samsa::server::handlers

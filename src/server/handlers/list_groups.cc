@@ -1,0 +1,63 @@
+#include "server/handlers/list_groups.h"
+
+#include <cctype>
+
+#include "common/error.h"
+#include "coordinator/group/group_coordinator.h"
+#include "protocol/generated/list_groups_request.h"
+#include "protocol/generated/list_groups_response.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::list_groups_request;
+using protocol::list_groups_response;
+
+std::string lower(std::string s) {
+    for (auto& c : s) {
+        c = char(std::tolower(uint8_t(c)));
+    }
+    return s;
+}
+
+asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_request& req) {
+    const int16_t version = ctx.header.api_version;
+    list_groups_response resp;
+    if (!ctx.broker->groups) {
+        resp.error_code = to_wire(error_code::coordinator_not_available);
+        co_return resp;
+    }
+    coordinator::list_groups_filter filter;
+    if (version >= 4 && !req.states_filter.empty()) {
+        for (const auto& name : req.states_filter) {
+            if (auto s = coordinator::parse_group_state(name)) {
+                filter.states.insert(*s);
+            }
+        }
+        if (filter.states.empty()) {
+            co_return resp;  // only states no group can be in
+        }
+    }
+    if (version >= 5 && !req.types_filter.empty()) {
+        filter.classic_type = false;
+        for (const auto& t : req.types_filter) {
+            filter.classic_type |= lower(t) == "classic";
+        }
+    }
+    bool loading = false;
+    resp.groups = co_await ctx.broker->groups->list_groups(filter, loading);
+    if (loading) {
+        resp.error_code = to_wire(error_code::coordinator_load_in_progress);
+    }
+    co_return resp;
+}
+
+}  // namespace
+
+api_handler list_groups_handler() {
+    return {list_groups_request::api_key, 0, list_groups_request::max_version,
+            &typed_handler<list_groups_request, list_groups_response, &handle>};
+}
+
+}  // namespace samsa::server::handlers
