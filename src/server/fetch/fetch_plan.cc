@@ -32,6 +32,7 @@ fetch_plan make_fetch_plan(const protocol::fetch_request& req, int16_t version,
                            const metadata::metadata_image& image, fetch_session_cache& sessions,
                            int64_t now_ms, const shard_fn& shard_of) {
     fetch_plan plan;
+    plan.cache = &sessions;
     const bool by_id = version >= 13;
     const int32_t id = version >= 7 ? req.session_id : 0;
     const int32_t epoch = version >= 7 ? req.session_epoch : -1;

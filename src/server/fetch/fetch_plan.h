@@ -29,10 +29,22 @@ struct fetch_target {
 };
 
 struct fetch_plan {
+    fetch_plan() = default;
+    fetch_plan(const fetch_plan&) = delete;
+    fetch_plan& operator=(const fetch_plan&) = delete;
+    fetch_plan(fetch_plan&&) = default;
+    // Releases the session for the client's next request.
+    ~fetch_plan() {
+        if (session && cache) {
+            cache->release(*session);
+        }
+    }
+
     error_code error = error_code::none;  // top-level (session) error
     int32_t response_session_id = 0;
     bool incremental = false;
     std::shared_ptr<fetch_session> session;  // held for the request's duration
+    fetch_session_cache* cache = nullptr;
     std::vector<fetch_target> targets;
 };
 

@@ -37,9 +37,14 @@ std::shared_ptr<fetch_session> fetch_session_cache::create(bool uses_topic_ids, 
     if (_sessions.size() >= _max_sessions) {
         // Evict the least recently used session (Kafka also prefers evicting
         // small, stale sessions; recency is the part that matters here).
-        auto victim = std::min_element(_sessions.begin(), _sessions.end(), [](auto& a, auto& b) {
-            return a.second->_last_used_ms < b.second->_last_used_ms;
-        });
+        auto victim = _sessions.end();
+        for (auto it = _sessions.begin(); it != _sessions.end(); ++it) {
+            if (!it->second->_in_use &&
+                (victim == _sessions.end() ||
+                 it->second->_last_used_ms < victim->second->_last_used_ms)) {
+                victim = it;
+            }
+        }
         if (victim == _sessions.end()) {
             return nullptr;
         }
@@ -52,6 +57,7 @@ std::shared_ptr<fetch_session> fetch_session_cache::create(bool uses_topic_ids, 
     } while (id == 0 || _sessions.count(id));
     auto s = std::make_shared<fetch_session>(id, uses_topic_ids);
     s->_last_used_ms = now_ms;
+    s->_in_use = true;
     _sessions.emplace(id, s);
     return s;
 }
@@ -64,13 +70,19 @@ result<std::shared_ptr<fetch_session>> fetch_session_cache::acquire(int32_t id, 
         return error_code::fetch_session_id_not_found;
     }
     auto& s = it->second;
-    if (epoch != s->_next_epoch) {
+    if (epoch != s->_next_epoch || s->_in_use) {
         return error_code::invalid_fetch_session_epoch;
     }
+    s->_in_use = true;
     // Epochs wrap from INT32_MAX to 1 (0 and -1 are reserved).
     s->_next_epoch = s->_next_epoch == INT32_MAX ? 1 : s->_next_epoch + 1;
     s->_last_used_ms = now_ms;
     return s;
+}
+
+void fetch_session_cache::release(fetch_session& s) {
+    std::lock_guard lock(_mutex);
+    s._in_use = false;
 }
 
 void fetch_session_cache::remove(int32_t id) {

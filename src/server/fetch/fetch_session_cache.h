@@ -11,7 +11,9 @@
 //
 // Thread-safety: the cache is shared by every reactor; its map and each
 // session's epoch are guarded by one mutex. A session's partitions are touched
-// only by the request that holds the current epoch (epochs serialise them).
+// only by the one request that holds it: acquire() refuses a session that is
+// in use (a client that sends the next epoch before the previous answer gets
+// INVALID_FETCH_SESSION_EPOCH), and the holder releases it when it answered.
 #include <cstdint>
 #include <list>
 #include <map>
@@ -64,6 +66,7 @@ class fetch_session {
     bool _uses_topic_ids;
     int32_t _next_epoch = 1;
     int64_t _last_used_ms = 0;
+    bool _in_use = false;  // guarded by the cache's mutex
     std::vector<std::pair<session_partition_key, session_partition>> _partitions;
 };
 
@@ -74,10 +77,13 @@ class fetch_session_cache {
 
     // A new session with epoch 1 next, or nullptr when the cache is full and
     // nothing can be evicted (the client then fetches without a session).
+    // The session is held by the caller until release().
     std::shared_ptr<fetch_session> create(bool uses_topic_ids, int64_t now_ms);
-    // The session for an incremental fetch, advancing its epoch.
-    // FETCH_SESSION_ID_NOT_FOUND / INVALID_FETCH_SESSION_EPOCH as Kafka answers.
+    // The session for an incremental fetch, advancing its epoch, held by the
+    // caller until release(). FETCH_SESSION_ID_NOT_FOUND /
+    // INVALID_FETCH_SESSION_EPOCH as Kafka answers.
     result<std::shared_ptr<fetch_session>> acquire(int32_t id, int32_t epoch, int64_t now_ms);
+    void release(fetch_session& s);
     void remove(int32_t id);
     size_t size() const;
 
