@@ -83,14 +83,14 @@ TEST(raft_simulation, three_voters_and_an_observer) {
     sim_options o;
     o.voters = 3;
     o.observers = 1;
-    run_seeds("three_voters_and_an_observer", o, 600);
+    run_seeds("three_voters_and_an_observer", o, 3000);
 }
 
 TEST(raft_simulation, five_voters_and_an_observer) {
     sim_options o;
     o.voters = 5;
     o.observers = 1;
-    run_seeds("five_voters_and_an_observer", o, 400);
+    run_seeds("five_voters_and_an_observer", o, 2000);
 }
 
 TEST(raft_simulation, three_voters_lossy_network_no_crashes) {
@@ -101,14 +101,44 @@ TEST(raft_simulation, three_voters_lossy_network_no_crashes) {
     o.network.drop = 0.15;
     o.network.duplicate = 0.1;
     o.network.slow = 0.05;
-    run_seeds("three_voters_lossy_network_no_crashes", o, 300);
+    run_seeds("three_voters_lossy_network_no_crashes", o, 2000);
+}
+
+// Timers ten times shorter than Kafka's and faults more often: many more
+// elections per run, where the races between epochs live.
+sim_options fast_elections(int voters) {
+    sim_options o;
+    o.voters = voters;
+    o.observers = 1;
+    o.timers.election_timeout = raft_ms{100};
+    o.timers.fetch_timeout = raft_ms{200};
+    o.timers.election_backoff_max = raft_ms{100};
+    o.timers.request_timeout = raft_ms{200};
+    o.timers.fetch_max_wait = raft_ms{50};
+    o.timers.begin_quorum_epoch_retry = raft_ms{50};
+    // About one batch per Fetch: a follower can end exactly where a new
+    // leader's epoch starts (the commit rule's reason to exist).
+    o.timers.fetch_max_bytes = 150;
+    o.timers.fetch_snapshot_max_bytes = 64;
+    o.fault_min_ms = 50;
+    o.fault_max_ms = 400;
+    o.liveness = raft_ms{5000};
+    return o;
+}
+
+TEST(raft_simulation, three_voters_fast_elections) {
+    run_seeds("three_voters_fast_elections", fast_elections(3), 3000);
+}
+
+TEST(raft_simulation, five_voters_fast_elections) {
+    run_seeds("five_voters_fast_elections", fast_elections(5), 1500);
 }
 
 TEST(raft_simulation, quorum_of_one_with_observers) {
     sim_options o;
     o.voters = 1;
     o.observers = 2;
-    run_seeds("quorum_of_one_with_observers", o, 200);
+    run_seeds("quorum_of_one_with_observers", o, 1000);
 }
 
 }  // namespace

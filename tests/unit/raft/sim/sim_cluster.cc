@@ -132,7 +132,7 @@ void cluster::on_send(node_id from, node_id to, raft_message m) {
 }
 
 void cluster::boot(sim_node& n) {
-    raft_config c;
+    raft_config c = _o.timers;
     c.local_id = n.id;
     c.voters = _config_voters;
     c.cluster_id = "sim";
@@ -218,14 +218,20 @@ void cluster::client_append() {
 void cluster::fault() {
     int64_t what = uniform(0, 99);
     if (what < 35 && _o.crashes) {
-        sim_node& n = *_nodes[size_t(uniform(0, int64_t(size()) - 1))];
+        sim_node* l = leader();
+        sim_node& n = l != nullptr && chance(_o.crash_leader)
+                          ? *l
+                          : *_nodes[size_t(uniform(0, int64_t(size()) - 1))];
         if (n.node) {
             crash(n);
             n.restart_at = _now + raft_ms{uniform(50, 3000)};
         }
     } else if (what < 65 && _o.partitions) {
         std::vector<int> groups(size());
-        if (chance(0.5)) {
+        sim_node* l = leader();
+        if (l != nullptr && chance(0.3)) {
+            groups[size_t(l->id.value() - 1)] = 1;  // cut the leader off
+        } else if (chance(0.4)) {
             groups[size_t(uniform(0, int64_t(size()) - 1))] = 1;  // isolate one node
         } else {
             for (auto& g : groups) {
@@ -372,7 +378,7 @@ sim_result cluster::run() {
     const raft_time chaos_end{_o.chaos};
     const raft_time end = chaos_end + _o.liveness;
     _next_client = _now + raft_ms{uniform(10, 150)};
-    _next_fault = _now + raft_ms{uniform(200, 1500)};
+    _next_fault = _now + raft_ms{uniform(_o.fault_min_ms, _o.fault_max_ms)};
     _next_snapshot = _now + raft_ms{uniform(300, 2000)};
     _next_resign = _now + raft_ms{uniform(2000, 8000)};
     auto never = raft_time::max();
@@ -421,7 +427,7 @@ sim_result cluster::run() {
         } else if (next == restart) {
             boot(*restarting);
         } else if (next == _next_fault) {
-            _next_fault = _now + raft_ms{uniform(200, 1500)};
+            _next_fault = _now + raft_ms{uniform(_o.fault_min_ms, _o.fault_max_ms)};
             fault();
         } else if (next == _next_snapshot) {
             _next_snapshot = _now + raft_ms{uniform(300, 2000)};

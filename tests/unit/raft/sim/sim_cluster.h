@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "raft/raft_config.h"
 #include "raft/raft_types.h"
 #include "raft/sim/sim_network.h"
 
@@ -35,6 +36,14 @@ struct sim_options {
     bool snapshots = true;
     bool resigns = true;
     sim_network_options network;
+    // The nodes' timers (local id and voters are filled in per node); Kafka's
+    // defaults unless a scenario shortens them to get more elections per run.
+    raft_config timers;
+    // Faults every [fault_min, fault_max] ms of the chaos phase; a crash picks
+    // the leader this often.
+    int64_t fault_min_ms = 200;
+    int64_t fault_max_ms = 1500;
+    double crash_leader = 0.5;
     bool verbose = false;  // trace every event on stderr
 };
 
