@@ -347,6 +347,7 @@ void cluster::check() {
         }
         _inv.on_epoch(n->id, r.epoch());
         _inv.on_high_watermark(n->id, n->incarnation, r.high_watermark());
+        _inv.check_log(n->id, n->incarnation, r.high_watermark(), n->log);
         if (r.is_leader()) {
             _inv.on_leader(n->id, r.epoch(), n->log);
         }

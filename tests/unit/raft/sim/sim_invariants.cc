@@ -1,5 +1,7 @@
 #include "raft/sim/sim_invariants.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace samsa::raft::sim {
@@ -127,6 +129,41 @@ void sim_invariants::on_high_watermark(node_id node, int incarnation,
             fmt::format("node {} high watermark went from {} back to {}", node, it->second, *hw));
     }
     _hws[key] = *hw;
+}
+
+void sim_invariants::check_log(node_id node, int incarnation, std::optional<raft_offset> hw,
+                               const memory_raft_log& log) {
+    if (!hw) {
+        return;
+    }
+    raft_offset& checked = _log_checked[{node, incarnation}];
+    raft_offset from = std::max(checked, log.start_offset());
+    raft_offset until = std::min(*hw, log.end_offset());
+    if (from >= until) {
+        return;
+    }
+    const auto& batches = log.batches();
+    auto it =
+        std::upper_bound(batches.begin(), batches.end(), from,
+                         [](raft_offset o, const raft_batch& b) { return o < b.base_offset; });
+    for (--it; it != batches.end() && it->base_offset < until; ++it) {
+        for (size_t i = 0; i < it->records.size(); ++i) {
+            raft_offset o = it->base_offset + int64_t(i);
+            if (o < from || o >= until) {
+                continue;
+            }
+            auto idx = size_t(o.value());
+            if (idx >= _committed.size() ||
+                _committed[idx] != fingerprint(it->epoch, it->control, it->records[i])) {
+                violate("log_below_high_watermark_is_committed",
+                        fmt::format("node {} holds at offset {} (below its high watermark {}) an "
+                                    "entry that is not the committed one",
+                                    node, o, *hw));
+                return;
+            }
+        }
+    }
+    checked = until;
 }
 
 }  // namespace samsa::raft::sim

@@ -15,6 +15,9 @@
 //                                    holds every entry committed before
 //   vote_persisted_before_granted    a granted Vote leaves only after the vote
 //                                    is in the voter's quorum-state
+//   log_below_high_watermark_is_committed
+//                                    what a node's log holds below its high
+//                                    watermark is the committed log
 //   node_never_fails                 no node stops (e.g. asked to truncate
 //                                    below its high watermark)
 //   liveness                         checked by the cluster at the end
@@ -45,6 +48,10 @@ class sim_invariants {
     void on_leader(node_id node, raft_epoch epoch, const memory_raft_log& log);
     void on_epoch(node_id node, raft_epoch epoch);
     void on_high_watermark(node_id node, int incarnation, std::optional<raft_offset> hw);
+    // The node's log entries below its high watermark (each checked once per
+    // incarnation: below the high watermark nothing may change).
+    void check_log(node_id node, int incarnation, std::optional<raft_offset> hw,
+                   const memory_raft_log& log);
 
     raft_offset committed_end() const { return raft_offset{int64_t(_committed.size())}; }
     const std::vector<uint64_t>& committed() const { return _committed; }
@@ -55,6 +62,7 @@ class sim_invariants {
     std::map<raft_epoch, node_id> _leaders;
     std::map<node_id, raft_epoch> _epochs;
     std::map<std::pair<node_id, int>, raft_offset> _hws;
+    std::map<std::pair<node_id, int>, raft_offset> _log_checked;
 };
 
 }  // namespace samsa::raft::sim
