@@ -74,6 +74,7 @@ log::log(log_open_options& o, leader_epoch_cache epochs)
       _epochs(std::move(epochs)),
       _deletions(o.deletions ? o.deletions : std::make_shared<deletion_queue>()),
       _executor(o.executor ? o.executor : inline_executor()),
+      _producers(o.dir, o.tp, o.producer_state),
       _last_flush_ms(o.now_ms),
       _now_ms(o.now_ms) {}
 
@@ -121,7 +122,7 @@ std::vector<std::shared_ptr<const log_segment>> log::segments() const {
 }
 
 result<append_result> log::append_as_leader(std::span<uint8_t> batches, int32_t leader_epoch,
-                                            int64_t now_ms) {
+                                            int64_t now_ms, record::append_origin origin) {
     if (_failure) {
         return *_failure;
     }
@@ -141,7 +142,7 @@ result<append_result> log::append_as_leader(std::span<uint8_t> batches, int32_t 
         offset += int64_t(h.last_offset_delta) + 1;
         pos += h.size_bytes();
     }
-    return append_checked(batches, leader_epoch, true, now_ms);
+    return append_checked(batches, leader_epoch, origin, now_ms);
 }
 
 result<append_result> log::append_as_follower(bytes_view batches, int64_t now_ms) {
@@ -156,11 +157,12 @@ result<append_result> log::append_as_follower(bytes_view batches, int64_t now_ms
                              " below the log end offset " + std::to_string(_log_end_offset)};
         }
     }
-    return append_checked(batches, -1, false, now_ms);
+    return append_checked(batches, -1, record::append_origin::replication, now_ms);
 }
 
-result<append_result> log::append_checked(bytes_view batches, int32_t leader_epoch, bool as_leader,
-                                          int64_t now_ms) {
+result<append_result> log::append_checked(bytes_view batches, int32_t leader_epoch,
+                                          record::append_origin origin, int64_t now_ms) {
+    const bool as_leader = origin != record::append_origin::replication;
     _now_ms = std::max(_now_ms, now_ms);
     auto info = scan_batches(batches);
     if (!info) {
@@ -191,6 +193,22 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
         }
         pos += h.size_bytes();
     }
+    // Producer state is checked once offsets are known and before anything is
+    // written; it is updated only after the write succeeded.
+    auto producers = _producers.prepare(batches, origin);
+    if (!producers) {
+        return producers.err();
+    }
+    if (producers->duplicate) {
+        const auto& d = *producers->duplicate;
+        append_result r;
+        r.first_offset = d.first_offset();
+        r.last_offset = d.last_offset;
+        r.log_append_time_ms = d.timestamp;
+        r.log_start_offset = _log_start_offset;
+        r.duplicate = true;
+        return r;
+    }
     if (auto s = maybe_roll(int64_t(batches.size()), info->max_timestamp, first_offset, last_offset,
                             now_ms);
         !s) {
@@ -203,6 +221,7 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
         return s.err();
     }
     _log_end_offset = last_offset + 1;
+    _producers.commit(std::move(*producers), _log_end_offset);
     // New epochs start at the batch that first carries them.
     pos = 0;
     for (int32_t i = 0; i < info->count; ++i) {
@@ -261,6 +280,10 @@ status log::roll_at(int64_t new_base, int64_t now_ms) {
     }
     _segments.emplace(new_base, *seg);
     _dir_dirty = true;
+    // The snapshot at the new base lets recovery start at this segment.
+    if (auto s = snapshot_producer_state_at(new_base); !s) {
+        return fail(s.err());
+    }
     // As Kafka, flush the rolled segment in the background so that recovery
     // after a crash only has the active segment to re-read.
     if (!_flush_in_flight && _recovery_point < new_base) {
@@ -382,7 +405,11 @@ status log::close(bool flush_first) {
     }
     status first;
     if (!_failure && flush_first) {
-        first = flush();
+        // A clean shutdown's snapshot at the LEO spares the next start a replay.
+        first = snapshot_producer_state_at(_log_end_offset);
+        if (first) {
+            first = flush();
+        }
     }
     for (auto& [base, seg] : _segments) {
         auto s = seg->close();

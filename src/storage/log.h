@@ -1,9 +1,10 @@
 #pragma once
 // log: one partition's log (Kafka's UnifiedLog + LocalLog): the directory
 // `<topic>-<partition>/` with its segments (storage/log_segment.h),
-// `leader-epoch-checkpoint` (storage/leader_epoch_cache.h) and
-// `partition.metadata` (storage/partition_metadata.h). Format and recovery:
-// docs/formats/segment.md.
+// `leader-epoch-checkpoint` (storage/leader_epoch_cache.h),
+// `partition.metadata` (storage/partition_metadata.h) and producer state
+// snapshots (storage/producer_state_manager.h). Format and recovery:
+// docs/formats/segment.md, docs/formats/producer_snapshot.md.
 //
 // Offsets (Kafka's names): log start offset (LSO here; the first offset a reader
 // may fetch) <= high watermark (set by replication) <= log end offset (LEO, the
@@ -38,6 +39,7 @@
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/log_segment.h"
+#include "storage/producer_state_manager.h"
 #include "storage/topic_partition.h"
 
 namespace samsa::storage {
@@ -70,6 +72,7 @@ struct log_open_options {
     std::optional<uuid> topic_id;
     std::shared_ptr<deletion_queue> deletions;  // default: a private queue
     blocking_executor executor;                 // default: inline_executor()
+    producer_state_config producer_state;       // broker-wide producer.id.* settings
 };
 
 struct append_result {
@@ -82,6 +85,10 @@ struct append_result {
     int32_t batches = 0;
     int64_t records = 0;  // sum of records_count
     int64_t bytes = 0;
+    // A client's retry of a batch already in the log (idempotent producer):
+    // nothing was written; first/last offset are the original batch's and
+    // log_append_time_ms its timestamp (what Kafka answers).
+    bool duplicate = false;
 };
 
 struct log_read {
@@ -147,16 +154,29 @@ class log : public std::enable_shared_from_this<log> {
     // Leader append: assigns offsets from the LEO by stamping each batch's base
     // offset and partition leader epoch in place (the CRC does not cover them),
     // rolling first when the active segment must roll. The batches must have
-    // been validated (record/batch_validator.h); this checks only their framing.
+    // been validated (record/batch_validator.h); this checks only their framing,
+    // and the producer state of batches with a producer id (`origin`: client
+    // batches get duplicate detection and sequence checks, coordinator batches
+    // epoch checks; see storage/producer_state_manager.h).
     // Errors: CORRUPT_MESSAGE (framing), MESSAGE_TOO_LARGE (a batch over
     // max.message.bytes), RECORD_LIST_TOO_LARGE (a batch over segment.bytes),
-    // KAFKA_STORAGE_ERROR. Rolling creates files (and preallocates indexes) on
-    // the calling thread, as Kafka does on its request threads.
-    result<append_result> append_as_leader(std::span<uint8_t> batches, int32_t leader_epoch,
-                                           int64_t now_ms);
+    // INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE,
+    // TRANSACTION_COORDINATOR_FENCED, KAFKA_STORAGE_ERROR. Rolling creates files
+    // (and preallocates indexes) on the calling thread, as Kafka does on its
+    // request threads.
+    result<append_result> append_as_leader(
+        std::span<uint8_t> batches, int32_t leader_epoch, int64_t now_ms,
+        record::append_origin origin = record::append_origin::client);
     // Follower append: offsets and epochs as the leader assigned them; the first
     // base offset must be >= LEO (OFFSET_OUT_OF_RANGE otherwise; a gap is fine).
+    // Producer state follows the batches unchecked.
     result<append_result> append_as_follower(bytes_view batches, int64_t now_ms);
+
+    // Idempotent/transactional producers of this partition (DescribeProducers).
+    const producer_state_manager& producer_state() const { return _producers; }
+    // producer.id.expiration.ms; retention runs call it too. Returns how many
+    // producers were forgotten.
+    size_t remove_expired_producers(int64_t now_ms);
 
     // Fetch: bytes from the batch holding `offset`, at most `max_bytes` (the
     // first batch whole when `min_one_message`, KIP-74), only batches below
@@ -223,8 +243,8 @@ class log : public std::enable_shared_from_this<log> {
     log(log_open_options& options, leader_epoch_cache epochs);
     status load(const log_open_options& options);
     std::shared_ptr<log_segment> active() const { return _segments.rbegin()->second; }
-    result<append_result> append_checked(bytes_view batches, int32_t leader_epoch, bool as_leader,
-                                         int64_t now_ms);
+    result<append_result> append_checked(bytes_view batches, int32_t leader_epoch,
+                                         record::append_origin origin, int64_t now_ms);
     status maybe_roll(int64_t bytes, int64_t max_ts, int64_t first_offset, int64_t last_offset,
                       int64_t now_ms);
     status roll_at(int64_t new_base, int64_t now_ms);
@@ -237,6 +257,14 @@ class log : public std::enable_shared_from_this<log> {
     template <typename Pred>
     result<int> delete_segments_while(Pred pred, int64_t now_ms);
     void after_truncation(int64_t new_leo);
+
+    // Producer state (log_producer_state.cc).
+    status load_producer_state(int64_t now_ms);
+    // Reloads the latest usable snapshot and replays the log after it; true
+    // when batches were replayed.
+    result<bool> rebuild_producer_state(int64_t now_ms);
+    status replay_producer_state(int64_t from, int64_t to);
+    status snapshot_producer_state_at(int64_t offset);
 
     // Flush machinery (log_flush.cc).
     void start_flush(int64_t up_to);
@@ -253,6 +281,7 @@ class log : public std::enable_shared_from_this<log> {
     leader_epoch_cache _epochs;
     std::shared_ptr<deletion_queue> _deletions;
     blocking_executor _executor;
+    producer_state_manager _producers;
     int64_t _log_start_offset = 0;
     int64_t _log_end_offset = 0;
     int64_t _high_watermark = 0;

@@ -12,6 +12,8 @@
 // A truncation while a job is in flight lowers what the job may claim: the
 // bytes it synced above the truncation point are gone, and new bytes appended
 // there are not synced by it.
+#include <fcntl.h>
+
 #include <limits>
 
 #include "storage/log.h"
@@ -22,6 +24,7 @@ namespace {
 
 struct flush_job {
     std::vector<std::shared_ptr<log_segment>> segments;
+    std::vector<std::string> snapshots;  // producer snapshots written unsynced
     std::string dir;
     bool sync_dir = false;
 
@@ -31,7 +34,17 @@ struct flush_job {
                 return s;
             }
         }
-        return sync_dir ? fsync_dir(dir) : status();
+        for (const auto& path : snapshots) {
+            // Gone already (a truncation or retention deleted it): nothing to sync.
+            auto f = file_handle::open(path, O_RDONLY);
+            if (!f) {
+                continue;
+            }
+            if (auto s = f->datasync(); !s) {
+                return s;
+            }
+        }
+        return sync_dir || !snapshots.empty() ? fsync_dir(dir) : status();
     }
 };
 
@@ -48,6 +61,7 @@ void log::start_flush(int64_t up_to) {
     flush_job job;
     job.dir = _dir;
     job.sync_dir = _dir_dirty;
+    job.snapshots = _producers.take_unsynced_snapshots();
     _dir_dirty = false;
     for (const auto& [base, seg] : _segments) {
         if (seg->next_offset() > _recovery_point && base < up_to) {
@@ -147,6 +161,7 @@ status log::flush() {
     flush_job job;
     job.dir = _dir;
     job.sync_dir = _dir_dirty;
+    job.snapshots = _producers.take_unsynced_snapshots();
     for (const auto& [base, seg] : _segments) {
         if (seg->next_offset() > _recovery_point) {
             job.segments.push_back(seg);

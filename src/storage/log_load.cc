@@ -1,6 +1,6 @@
 // log: opening a partition directory — leftovers removed, segments loaded or
 // recovered (docs/formats/segment.md, "Recovery"), offsets restored from the
-// checkpoints.
+// checkpoints, producer state loaded (log_producer_state.cc).
 #include <unistd.h>
 
 #include <algorithm>
@@ -170,7 +170,10 @@ status log::load(const log_open_options& o) {
     if (auto s = _epochs.truncate_from_end(_log_end_offset); !s) {
         return s;
     }
-    return _epochs.truncate_from_start(_log_start_offset);
+    if (auto s = _epochs.truncate_from_start(_log_start_offset); !s) {
+        return s;
+    }
+    return load_producer_state(o.now_ms);
 }
 
 }  // namespace samsa::storage

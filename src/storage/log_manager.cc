@@ -114,6 +114,7 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
         o.had_clean_shutdown = dir.had_clean_shutdown;
         o.deletions = _deletions;
         o.executor = _config.executor;
+        o.producer_state = _config.producer_state;
         std::lock_guard lock(_mutex);
         if (_logs.count(tp) || _offline.count(tp)) {
             _offline[tp] = offline_partition{
@@ -191,6 +192,7 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
     o.had_clean_shutdown = true;  // a new log has nothing to recover
     o.deletions = _deletions;
     o.executor = _config.executor;
+    o.producer_state = _config.producer_state;
     auto l = log::open(o);
     if (!l) {
         return l.err();

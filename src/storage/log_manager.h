@@ -50,6 +50,7 @@ struct log_manager_config {
     std::function<log_config(const std::string& topic)> topic_config;
     int64_t retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
     blocking_executor executor;                    // for log flushes; default inline
+    producer_state_config producer_state;          // producer.id.expiration.ms
 };
 
 struct offline_partition {

@@ -70,6 +70,11 @@ status log::truncate_to(int64_t offset, int64_t now_ms) {
     if (auto s = _epochs.truncate_from_end(_log_end_offset); !s) {
         return fail(s.err());
     }
+    // The removed batches may have been any producer's latest: rebuild from the
+    // latest snapshot at or below the new LEO, as Kafka does.
+    if (auto s = rebuild_producer_state(now_ms); !s) {
+        return fail(s.err());
+    }
     return {};
 }
 
@@ -103,6 +108,9 @@ status log::truncate_fully_and_start_at(int64_t offset, int64_t now_ms) {
     if (auto s = _epochs.clear(); !s) {
         return fail(s.err());
     }
+    if (auto s = _producers.truncate_fully_and_start_at(offset); !s) {
+        return fail(s.err());
+    }
     return {};
 }
 
@@ -126,6 +134,10 @@ result<int> log::delete_segments_while(Pred pred, int64_t now_ms) {
     if (auto s = remove_segments(deletable, now_ms); !s) {
         return s.err();
     }
+    // Each segment's snapshot goes with it; the producers' state stays until
+    // producer.id.expiration.ms (KIP-360), and the snapshot at the new first
+    // segment's base keeps it across restarts.
+    _producers.delete_snapshots_before(_segments.begin()->first);
     if (_segments.begin()->first > _log_start_offset) {
         set_log_start_offset(_segments.begin()->first);
         if (auto s = _epochs.truncate_from_start(_log_start_offset); !s) {
@@ -164,6 +176,9 @@ result<int> log::delete_old_segments(int64_t now_ms) {
     if (_failure) {
         return *_failure;
     }
+    // Kafka expires idle producers on its own timer; retention is the periodic
+    // per-log task here, run every log.retention.check.interval.ms.
+    remove_expired_producers(now_ms);
     int total = 0;
     auto below_start = delete_segments_while(
         [&](const log_segment&, int64_t next_base) { return next_base <= _log_start_offset; },

@@ -91,6 +91,9 @@ class log_segment {
     // no batch has a timestamp.
     int64_t largest_timestamp() const;
     const std::string& log_path() const { return _log_path; }
+    // The open .log file, for scans of its batches (file_batch_reader) on the
+    // owner's shard.
+    const file_handle& log_file() const { return *_log; }
     const offset_index& index() const { return *_offset_index; }
     const time_index& timeindex() const { return *_time_index; }
 
