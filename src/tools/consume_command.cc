@@ -178,8 +178,12 @@ int run_consume(const consume_options& o) {
             return fail(client->explain("subscribe failed", err));
         }
     } else {
-        int64_t start = start_offset.value_or(o.from_beginning ? RD_KAFKA_OFFSET_BEGINNING
-                                                               : RD_KAFKA_OFFSET_END);
+        // In a group, a partition resumes at the group's committed offset (and
+        // auto.offset.reset, i.e. --from-beginning, decides when there is none).
+        int64_t fallback = o.group            ? RD_KAFKA_OFFSET_STORED
+                           : o.from_beginning ? RD_KAFKA_OFFSET_BEGINNING
+                                              : RD_KAFKA_OFFSET_END;
+        int64_t start = start_offset.value_or(fallback);
         partition_list_ptr parts(rd_kafka_topic_partition_list_new(int(topic->partitions.size())));
         for (const auto& p : topic->partitions) {
             if (!o.partition || p.id == *o.partition) {
@@ -267,7 +271,8 @@ tool_command add_consume_command(CLI::App& app) {
                   "(default: only new records)");
     cmd->add_option("--partition", o->partition, "Consume only this partition");
     cmd->add_option("--offset", o->offset,
-                    "With --partition: start offset, 'earliest', 'latest' or a number");
+                    "With --partition: start offset, 'earliest', 'latest' or a number "
+                    "(default: latest, or the group's committed offset with --group)");
     cmd->add_option("--max-messages", o->max_messages, "Exit after this many records")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--timeout-ms", o->idle_timeout_ms,

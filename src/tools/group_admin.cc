@@ -11,6 +11,12 @@ std::string error_text(const rd_kafka_error_t* e) {
     return s && *s ? s : rd_kafka_err2str(rd_kafka_error_code(e));
 }
 
+// A per-group (or per-broker) error, explained like a failed call: a timeout with
+// no broker ever reached says so.
+samsa::error explained(kafka_client& client, const std::string& what, const rd_kafka_error_t* e) {
+    return tool_error(client.explain(what, rd_kafka_error_code(e), error_text(e)));
+}
+
 }  // namespace
 
 result<std::vector<group_listing>> list_groups(kafka_client& client) {
@@ -25,7 +31,7 @@ result<std::vector<group_listing>> list_groups(kafka_client& client) {
     size_t nerr = 0;
     const rd_kafka_error_t** errors = rd_kafka_ListConsumerGroups_result_errors(res, &nerr);
     if (nerr > 0) {
-        return tool_error("listing groups failed: " + error_text(errors[0]));
+        return explained(client, "listing groups failed", errors[0]);
     }
     size_t n = 0;
     const rd_kafka_ConsumerGroupListing_t** groups =
@@ -66,7 +72,7 @@ result<group_description> describe_group(kafka_client& client, const std::string
             out.state = "Dead";
             return out;
         }
-        return tool_error("describing group '" + group + "' failed: " + error_text(e));
+        return explained(client, "describing group '" + group + "' failed", e);
     }
     out.state = rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupDescription_state(g));
     if (const char* a = rd_kafka_ConsumerGroupDescription_partition_assignor(g)) {
@@ -118,8 +124,7 @@ result<std::map<topic_partition, int64_t>> committed_offsets(kafka_client& clien
     std::map<topic_partition, int64_t> out;
     for (size_t i = 0; i < n; ++i) {
         if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[i])) {
-            return tool_error("reading the offsets of group '" + group +
-                              "' failed: " + error_text(e));
+            return explained(client, "reading the offsets of group '" + group + "' failed", e);
         }
         const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[i]);
         for (int p = 0; parts && p < parts->cnt; ++p) {
@@ -156,8 +161,7 @@ status alter_committed_offsets(kafka_client& client, const std::string& group,
         rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get()), &n);
     for (size_t i = 0; i < n; ++i) {
         if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[i])) {
-            return tool_error("committing the offsets of group '" + group +
-                              "' failed: " + error_text(e));
+            return explained(client, "committing the offsets of group '" + group + "' failed", e);
         }
         const rd_kafka_topic_partition_list_t* res = rd_kafka_group_result_partitions(groups[i]);
         for (int p = 0; res && p < res->cnt; ++p) {

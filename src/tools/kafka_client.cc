@@ -308,10 +308,8 @@ result<event_ptr> kafka_client::admin_call(
         const char* detail = rd_kafka_event_error_string(ev.get());
         return tool_error(explain(what, err, detail ? detail : ""));
     }
-    {
-        std::lock_guard lock(_callbacks->mu);
-        _callbacks->connected = true;
-    }
+    // Not proof of a connection: some calls (ListConsumerGroups) carry their
+    // timeouts as per-item errors inside a successful event.
     return ev;
 }
 

@@ -1,0 +1,421 @@
+"""The `samsa` command-line verbs (topics, produce, consume, configs, cluster,
+delete-records, perf) against a real broker: output in the formats of Kafka's
+scripts, exit codes, and the error cases (unknown topic, unreachable broker
+within --timeout, invalid flags). Consumer-group verbs: test_cli_groups.py."""
+import json
+import re
+import time
+
+import pytest
+
+from samsa_cli import cli, consume_all, create_topic, on, produce_lines
+from samsa_harness import free_ports, wait_until
+
+VERBS = ["topics", "produce", "consume", "groups", "configs", "cluster", "delete-records",
+         "perf produce", "perf consume", "perf e2e"]
+
+
+# --- help and flags -----------------------------------------------------------
+
+def test_help_lists_every_verb():
+    out = cli("--help").ok().stdout
+    for verb in ["server", "version", "topics", "produce", "consume", "groups", "configs",
+                 "cluster", "delete-records", "perf"]:
+        assert re.search(rf"^\s+{verb}\s", out, re.M), f"{verb} missing from --help:\n{out}"
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_help_lists_its_flags_with_defaults(verb):
+    out = cli(*verb.split(), "--help").ok().stdout
+    assert "--bootstrap-server TEXT=localhost:9092" in out
+    assert "--timeout" in out and "=30s" in out
+    assert "--command-config" in out
+
+
+def test_invalid_flag_is_an_error_not_a_trace():
+    res = cli("topics", "--list", "--no-such-flag").failed()
+    assert "--no-such-flag" in res.stderr
+    assert res.stdout == ""
+
+
+def test_invalid_timeout_is_rejected():
+    res = cli("topics", "--list", "--timeout", "soon").failed()
+    assert "duration" in res.stderr
+
+
+def test_topics_needs_exactly_one_action(broker):
+    assert "exactly one action" in on(broker, "topics").failed().error
+    assert "exactly one action" in on(broker, "topics", "--list", "--describe").failed().error
+
+
+# --- unreachable broker ---------------------------------------------------------
+
+UNREACHABLE_VERBS = [
+    ("topics", "--list"),
+    ("topics", "--describe", "--topic", "t"),
+    ("topics", "--create", "--topic", "t"),
+    ("consume", "--topic", "t"),
+    ("groups", "--list"),
+    ("configs", "--entity-type", "topics", "--describe"),
+    ("cluster", "--describe"),
+    ("delete-records", "--topic", "t", "--offset", "1"),
+    ("perf", "consume", "--topic", "t", "--messages", "1"),
+]
+
+
+@pytest.mark.parametrize("args", UNREACHABLE_VERBS, ids=lambda a: " ".join(a[:2]))
+def test_unreachable_broker_fails_within_the_timeout(args):
+    (port,) = free_ports(1)
+    started = time.monotonic()
+    res = cli(*args, "--bootstrap-server", f"127.0.0.1:{port}", "--timeout", "1500ms",
+              timeout=20).failed()
+    elapsed = time.monotonic() - started
+    assert elapsed < 10, f"took {elapsed:.1f}s with --timeout 1500ms"
+    assert f"could not reach the cluster at 127.0.0.1:{port} within 1.5s" in res.error
+    assert "Connection refused" in res.error
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_produce_to_unreachable_broker_fails_within_the_timeout():
+    (port,) = free_ports(1)
+    started = time.monotonic()
+    res = cli("produce", "--topic", "t", "--bootstrap-server", f"127.0.0.1:{port}",
+              "--timeout", "1500ms", input="a\nb\n", timeout=20).failed()
+    assert time.monotonic() - started < 10
+    assert "2 of 2 records were not delivered" in res.error
+    assert "could not reach the cluster" in res.error
+
+
+# --- topics -------------------------------------------------------------------------
+
+DESCRIBE_TOPIC = re.compile(r"^Topic: (\S+)\tTopicId: ([A-Za-z0-9_-]{22})\tPartitionCount: (\d+)"
+                            r"\tReplicationFactor: (\d+)\tConfigs: (.*)$")
+DESCRIBE_PARTITION = re.compile(r"^\tTopic: (\S+)\tPartition: (\d+)\tLeader: (\d+|none)"
+                                r"\tReplicas: ([\d,]*)\tIsr: ([\d,]*)$")
+
+
+def describe(broker, topic):
+    lines = on(broker, "topics", "--describe", "--topic", topic).ok().stdout.splitlines()
+    head = DESCRIBE_TOPIC.match(lines[0])
+    assert head, f"unexpected describe header: {lines[0]!r}"
+    parts = [DESCRIBE_PARTITION.match(l) for l in lines[1:]]
+    assert all(parts), f"unexpected partition lines: {lines[1:]}"
+    return head, parts
+
+
+def test_topics_create_describe_alter_list_delete(broker):
+    res = on(broker, "topics", "--create", "--topic", "orders", "--partitions", "3",
+             "--replication-factor", "1", "--config", "retention.ms=86400000",
+             "--config", "cleanup.policy=compact").ok()
+    assert res.stdout == "Created topic orders.\n"
+
+    head, parts = describe(broker, "orders")
+    assert head.group(1) == "orders"
+    assert (head.group(3), head.group(4)) == ("3", "1")
+    configs = dict(kv.split("=", 1) for kv in head.group(5).split(","))
+    assert configs["retention.ms"] == "86400000" and configs["cleanup.policy"] == "compact"
+    assert [(p.group(2), p.group(3), p.group(4), p.group(5)) for p in parts] == \
+        [("0", "1", "1", "1"), ("1", "1", "1", "1"), ("2", "1", "1", "1")]
+
+    on(broker, "topics", "--alter", "--topic", "orders", "--partitions", "5").ok()
+    head2, parts2 = describe(broker, "orders")
+    assert head2.group(3) == "5" and len(parts2) == 5
+    assert head2.group(2) == head.group(2), "the topic id changed on --alter"
+
+    create_topic(broker, "payments")
+    listed = on(broker, "topics", "--list").ok().stdout.splitlines()
+    assert {"orders", "payments"} <= set(listed)
+    assert listed == sorted(listed)
+
+    on(broker, "topics", "--delete", "--topic", "orders").ok()
+    wait_until(lambda: "orders" not in on(broker, "topics", "--list").ok().stdout.split(),
+               10, "orders to disappear from --list")
+
+
+def test_topics_describe_all_and_by_pattern(broker):
+    for t in ("logs.a", "logs.b", "metrics"):
+        create_topic(broker, t, 2)
+    out = on(broker, "topics", "--describe", "--topic", "logs\\..*").ok().stdout
+    names = [m.group(1) for m in map(DESCRIBE_TOPIC.match, out.splitlines()) if m]
+    assert names == ["logs.a", "logs.b"]
+    out = on(broker, "topics", "--describe").ok().stdout
+    names = [m.group(1) for m in map(DESCRIBE_TOPIC.match, out.splitlines()) if m]
+    assert {"logs.a", "logs.b", "metrics"} <= set(names)
+
+
+def test_topics_describe_only_under_replicated_prints_nothing_when_all_in_sync(broker):
+    create_topic(broker, "healthy", 2)
+    out = on(broker, "topics", "--describe", "--under-replicated-partitions").ok().stdout
+    assert out == ""
+
+
+def test_topics_create_existing_fails_unless_if_not_exists(broker):
+    create_topic(broker, "dup")
+    res = on(broker, "topics", "--create", "--topic", "dup").failed()
+    assert res.error == "Error: Topic 'dup' already exists."
+    assert on(broker, "topics", "--create", "--topic", "dup", "--if-not-exists").ok().stdout == ""
+
+
+def test_topics_unknown_topic_errors(broker):
+    for action in (["--describe"], ["--delete"], ["--alter", "--partitions", "4"]):
+        res = on(broker, "topics", *action, "--topic", "ghost").failed()
+        assert res.error == "Error: Topic 'ghost' does not exist as expected"
+    on(broker, "topics", "--describe", "--topic", "ghost", "--if-exists").ok()
+
+
+def test_topics_create_with_bad_arguments(broker):
+    assert "greater than 0" in on(broker, "topics", "--create", "--topic", "x", "--partitions",
+                                  "0").failed().error
+    assert "Invalid topic config" in on(broker, "topics", "--create", "--topic", "x",
+                                        "--config", "novalue").failed().error
+    res = on(broker, "topics", "--create", "--topic", "x", "--config", "cleanup.policy=bogus")
+    res.failed()
+
+
+# --- produce and consume ------------------------------------------------------
+
+def test_produce_three_lines_and_consume_them(broker):
+    create_topic(broker, "lines")
+    produce_lines(broker, "lines", ["first", "second", "third"])
+    res = on(broker, "consume", "--topic", "lines", "--from-beginning", "--max-messages", "3").ok()
+    assert res.stdout == "first\nsecond\nthird\n"
+    assert "Processed a total of 3 messages" in res.stderr
+
+
+def test_produce_keys_and_print_them(broker):
+    create_topic(broker, "keyed")
+    produce_lines(broker, "keyed", ["k1:v1", "k2:v2"], "--property", "parse.key=true",
+                  "--property", "key.separator=:")
+    res = on(broker, "consume", "--topic", "keyed", "--from-beginning", "--max-messages", "2",
+             "--property", "print.key=true", "--property", "print.offset=true",
+             "--property", "print.partition=true", "--property", "print.timestamp=true").ok()
+    lines = res.stdout.splitlines()
+    assert len(lines) == 2
+    for i, line in enumerate(lines):
+        assert re.fullmatch(rf"CreateTime:\d{{13}}\tPartition:0\tOffset:{i}\tk{i + 1}\tv{i + 1}",
+                            line), line
+
+
+def test_produce_missing_key_separator_fails(broker):
+    create_topic(broker, "strict")
+    res = on(broker, "produce", "--topic", "strict", "--property", "parse.key=true",
+             input="no separator here\n").failed()
+    assert "No key separator found on line number 1" in res.error
+
+
+def test_produce_with_compression_and_acks(broker):
+    create_topic(broker, "zipped")
+    for codec in ("gzip", "snappy", "lz4", "zstd"):
+        produce_lines(broker, "zipped", [f"{codec}-1", f"{codec}-2"], "--compression-type", codec,
+                      "--acks", "1")
+    assert consume_all(broker, "zipped", 8) == [f"{c}-{i}" for c in ("gzip", "snappy", "lz4", "zstd")
+                                                for i in (1, 2)]
+
+
+def test_consume_from_a_partition_and_offset(broker):
+    create_topic(broker, "seek")
+    produce_lines(broker, "seek", [f"m{i}" for i in range(5)], "--partition", "0")
+    res = on(broker, "consume", "--topic", "seek", "--partition", "0", "--offset", "3",
+             "--max-messages", "2", "--property", "print.offset=true").ok()
+    assert res.stdout == "Offset:3\tm3\nOffset:4\tm4\n"
+
+
+def test_consume_without_from_beginning_waits_for_new_records_and_exits_when_idle(broker):
+    create_topic(broker, "idle")
+    produce_lines(broker, "idle", ["old"])
+    started = time.monotonic()
+    res = on(broker, "consume", "--topic", "idle", "--timeout-ms", "1000").ok()
+    assert res.stdout == ""
+    assert "Processed a total of 0 messages" in res.stderr
+    assert time.monotonic() - started < 10
+
+
+def test_consume_unknown_topic_and_partition_fail(broker):
+    assert on(broker, "consume", "--topic", "ghost").failed().error == \
+        "Error: Topic 'ghost' does not exist"
+    create_topic(broker, "one")
+    assert "Partition 4 of topic 'one' does not exist" in \
+        on(broker, "consume", "--topic", "one", "--partition", "4").failed().error
+    assert "partition is required" in \
+        on(broker, "consume", "--topic", "one", "--offset", "1").failed().error
+    assert "unknown formatter property" in \
+        on(broker, "consume", "--topic", "one", "--property", "print.kee=true").failed().error
+
+
+# --- configs ------------------------------------------------------------------
+
+def config_lines(out):
+    return {l.split("=", 1)[0].strip(): l for l in out.splitlines()[1:]}
+
+
+def test_configs_topic_add_describe_delete(broker):
+    create_topic(broker, "conf")
+    res = on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf", "--alter",
+             "--add-config", "retention.ms=3600000,max.message.bytes=20000").ok()
+    assert res.stdout == "Completed updating config for topic conf.\n"
+    out = on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf",
+             "--describe").ok().stdout
+    assert out.splitlines()[0] == "Dynamic configs for topic conf are:"
+    entries = config_lines(out)
+    assert set(entries) == {"retention.ms", "max.message.bytes"}
+    assert re.match(r"  retention.ms=3600000 sensitive=false synonyms=\{DYNAMIC_TOPIC_CONFIG:"
+                    r"retention.ms=3600000(, .*)?\}$", entries["retention.ms"])
+
+    on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf", "--alter",
+       "--delete-config", "retention.ms").ok()
+    out = on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf",
+             "--describe").ok().stdout
+    assert set(config_lines(out)) == {"max.message.bytes"}
+
+    head, _ = describe(broker, "conf")
+    assert "max.message.bytes=20000" in head.group(5)
+
+    everything = on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf",
+                    "--describe", "--all").ok().stdout
+    assert everything.startswith("All configs for topic conf are:\n")
+    assert "cleanup.policy" in config_lines(everything)
+
+
+def test_configs_errors(broker):
+    assert on(broker, "configs", "--entity-type", "topics", "--entity-name", "ghost",
+              "--describe").failed().error == "Error: Topic 'ghost' does not exist"
+    create_topic(broker, "conf2")
+    assert "Invalid config(s): retention.ms" in on(
+        broker, "configs", "--entity-type", "topics", "--entity-name", "conf2", "--alter",
+        "--delete-config", "retention.ms").failed().error
+    on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf2", "--alter",
+       "--add-config", "cleanup.policy=nonsense").failed()
+    assert "topics or brokers" in on(broker, "configs", "--entity-type", "users",
+                                     "--describe").failed().error
+
+
+def test_configs_broker_describe_and_alter(broker):
+    out = on(broker, "configs", "--entity-type", "brokers", "--entity-name", "1",
+             "--describe").ok().stdout
+    assert out.splitlines()[0] == "Dynamic configs for broker 1 are:"
+    on(broker, "configs", "--entity-type", "brokers", "--entity-name", "1", "--alter",
+       "--add-config", "log.cleaner.threads=2").ok()
+    out = on(broker, "configs", "--entity-type", "brokers", "--entity-name", "1",
+             "--describe").ok().stdout
+    assert "log.cleaner.threads=2 sensitive=false" in out
+    out = on(broker, "configs", "--entity-type", "brokers", "--entity-default",
+             "--describe").ok().stdout
+    assert out.splitlines()[0] == "Default configs for brokers in the cluster are:"
+
+
+# --- cluster and delete-records ---------------------------------------------------
+
+def test_cluster_describe(broker):
+    out = on(broker, "cluster", "--describe").ok().stdout.splitlines()
+    assert out[0] == f"Cluster ID: {broker.meta_properties()['cluster.id']}"
+    assert out[1] == "Controller: 1"
+    assert out[2] == "Brokers: 1"
+    assert out[3].split() == ["ID", "HOST", "PORT", "CONTROLLER"]
+    assert out[4].split() == ["1", broker.host, str(broker.port), "yes"]
+
+
+def test_delete_records_moves_the_log_start(broker):
+    create_topic(broker, "trim")
+    produce_lines(broker, "trim", [f"r{i}" for i in range(5)])
+    res = on(broker, "delete-records", "--topic", "trim", "--partition", "0", "--offset", "3").ok()
+    assert res.stdout == ("Executing records delete operation\n"
+                          "Records delete operation completed:\n"
+                          "partition: trim-0\tlow_watermark: 3\n")
+    assert consume_all(broker, "trim", 2) == ["r3", "r4"]
+
+
+def test_delete_records_errors(broker):
+    assert on(broker, "delete-records", "--topic", "ghost", "--offset", "1").failed().error == \
+        "Error: Topic 'ghost' does not exist"
+    create_topic(broker, "trim2")
+    assert "Partition 3 of topic 'trim2' does not exist" in on(
+        broker, "delete-records", "--topic", "trim2", "--partition", "3",
+        "--offset", "1").failed().error
+    res = on(broker, "delete-records", "--topic", "trim2", "--offset", "10").failed()
+    assert "partition: trim2-0\terror: " in res.stdout
+
+
+# --- perf ---------------------------------------------------------------------
+
+PRODUCE_PROGRESS = re.compile(r"^\d+ records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), "
+                              r"[\d.]+ ms avg latency, [\d.]+ ms max latency\.$")
+PRODUCE_SUMMARY = re.compile(r"^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), "
+                             r"[\d.]+ ms avg latency, [\d.]+ ms max latency, (\d+) ms 50th, "
+                             r"(\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\.$")
+
+
+def test_perf_produce_prints_kafkas_summary_and_progress(broker):
+    create_topic(broker, "perf", 2)
+    res = on(broker, "perf", "produce", "--topic", "perf", "--num-records", "20000",
+             "--record-size", "100", "--throughput", "40000", "--reporting-interval",
+             "100").ok()
+    m = PRODUCE_SUMMARY.match(res.stdout.strip())
+    assert m, res.stdout
+    assert m.group(1) == "20000"
+    p50, p95, p99, p999 = map(int, m.groups()[1:])
+    assert p50 <= p95 <= p99 <= p999
+    progress = [l for l in res.stderr.splitlines() if l]
+    assert progress and all(PRODUCE_PROGRESS.match(l) for l in progress), res.stderr
+
+
+def test_perf_produce_json_then_perf_consume(broker):
+    create_topic(broker, "perfj")
+    res = on(broker, "perf", "produce", "--topic", "perfj", "--num-records", "5000",
+             "--record-size", "512", "--throughput", "-1", "--producer-props", "acks=1",
+             "linger.ms=5", "--json").ok()
+    summary = json.loads(res.stdout)
+    assert summary["records"] == 5000 and summary["failed"] == 0
+    assert summary["records_per_sec"] > 0 and summary["mb_per_sec"] > 0
+    lat = summary["latency_ms"]
+    assert lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["p99_9"] <= lat["max"]
+
+    res = on(broker, "perf", "consume", "--topic", "perfj", "--messages", "5000", "--json").ok()
+    consumed = json.loads(res.stdout)
+    assert consumed["records"] == 5000
+    assert consumed["bytes"] == 5000 * 512
+
+    res = on(broker, "perf", "consume", "--topic", "perfj", "--messages", "100").ok()
+    header, row = res.stdout.splitlines()
+    assert header == ("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, "
+                      "nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec")
+    fields = row.split(", ")
+    assert len(fields) == 10 and fields[4] == "100"
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}$", fields[0])
+
+
+def test_perf_consume_fails_when_records_run_out(broker):
+    create_topic(broker, "short")
+    produce_lines(broker, "short", ["a", "b"])
+    res = on(broker, "perf", "consume", "--topic", "short", "--messages", "5", "--timeout",
+             "1s").failed()
+    assert "consumed 2 of 5 records" in res.error
+    assert on(broker, "perf", "consume", "--topic", "ghost", "--messages",
+              "1").failed().error == "Error: Topic 'ghost' does not exist"
+
+
+def test_perf_e2e_reports_end_to_end_latency(broker):
+    create_topic(broker, "e2e", 2)
+    produce_lines(broker, "e2e", ["older record, not part of the run"])
+    res = on(broker, "perf", "e2e", "--topic", "e2e", "--num-records", "500", "--throughput",
+             "1000", "--json").ok()
+    summary = json.loads(res.stdout)
+    assert summary["records"] == 500 and summary["received"] == 500
+    lat = summary["latency_ms"]
+    assert 0 < lat["p50"] <= lat["p99"] <= lat["max"] < 5000
+    res = on(broker, "perf", "e2e", "--topic", "e2e", "--num-records", "50").ok()
+    assert re.match(r"^50 records received, [\d.]+ ms avg latency, [\d.]+ ms max latency, "
+                    r"[\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99.9th\.$",
+                    res.stdout.strip()), res.stdout
+    assert "does not exist" in on(broker, "perf", "e2e", "--topic", "ghost").failed().error
+
+
+def test_command_config_file_is_applied(broker, tmp_path):
+    good = tmp_path / "client.properties"
+    good.write_text("# shared with Java clients\nclient.id=from-file\n"
+                    "key.serializer=org.apache.kafka.common.serialization.StringSerializer\n")
+    res = on(broker, "topics", "--list", "--command-config", str(good)).ok()
+    assert "ignoring client setting 'key.serializer'" in res.stderr
+    bad = tmp_path / "bad.properties"
+    bad.write_text("security.protocol=carrier-pigeon\n")
+    assert "invalid client setting security.protocol=carrier-pigeon" in on(
+        broker, "topics", "--list", "--command-config", str(bad)).failed().error
