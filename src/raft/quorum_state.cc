@@ -129,10 +129,24 @@ status quorum_state::to_unattached(raft_epoch epoch, raft_time now) {
     if (epoch <= this->epoch() && !observer_retry) {
         return illegal(role_kind::unattached);
     }
+    // A voter already waiting out an election timeout keeps waiting for the
+    // same deadline (Kafka does the same): restarting it whenever a higher
+    // epoch shows up would let a candidate that keeps losing (its log is
+    // behind) keep everyone else from ever standing.
+    std::optional<raft_time> deadline;
+    if (const auto* u = std::get_if<unattached_state>(&_role)) {
+        deadline = u->election_deadline();
+    } else if (const auto* v = std::get_if<voted_state>(&_role)) {
+        deadline = v->election_deadline();
+    } else if (const auto* c = std::get_if<candidate_state>(&_role)) {
+        deadline = c->election_deadline();
+    } else if (const auto* p = std::get_if<prospective_state>(&_role)) {
+        deadline = p->round_deadline();
+    }
     if (auto st = persist(epoch, no_node, no_node); !st) {
         return st;
     }
-    _role = unattached_state(epoch, election_deadline(now));
+    _role = unattached_state(epoch, deadline.value_or(election_deadline(now)));
     return {};
 }
 

@@ -44,6 +44,11 @@ struct raft_config {
     // fetched in its epoch yet.
     raft_ms begin_quorum_epoch_retry{500};
 
+    // KIP-996 pre-vote. It needs VoteRequest v2 (PreVote) on the wire; with an
+    // older schema, turn it off: a voter whose election timer fires then
+    // stands as candidate at once (KIP-595 as first shipped).
+    bool pre_vote = true;
+
     bool is_voter(node_id id) const {
         return std::find(voters.begin(), voters.end(), id) != voters.end();
     }

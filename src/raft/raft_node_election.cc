@@ -44,6 +44,10 @@ void raft_node::become_prospective() {
 
 void raft_node::start_pre_vote_round() {
     auto& p = _quorum.as<prospective_state>();
+    if (!_config.pre_vote) {
+        become_candidate();
+        return;
+    }
     offset_and_epoch last = _log.end_offset_and_epoch();
     for (node_id v : _config.voters) {
         if (v == id()) {

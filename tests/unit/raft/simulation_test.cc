@@ -134,6 +134,13 @@ TEST(raft_simulation, five_voters_fast_elections) {
     run_seeds("five_voters_fast_elections", fast_elections(5), 1500);
 }
 
+// Without pre-vote (VoteRequest before v2): plain KIP-595 elections.
+TEST(raft_simulation, three_voters_without_pre_vote) {
+    sim_options o = fast_elections(3);
+    o.timers.pre_vote = false;
+    run_seeds("three_voters_without_pre_vote", o, 1000);
+}
+
 TEST(raft_simulation, quorum_of_one_with_observers) {
     sim_options o;
     o.voters = 1;
