@@ -151,8 +151,8 @@ void group_manager::on_elected(int32_t partition, cluster::partition* log) {
     part.log = log;
     part.loading = true;
     part.epoch = ++_elections;
-    spdlog::info("event=offsets_partition_loading partition={} leader_epoch={}", partition,
-                 log->leader_epoch());
+    spdlog::debug("event=offsets_partition_loading partition={} leader_epoch={}", partition,
+                  log->leader_epoch());
     auto loader = std::make_shared<offsets_loader>();
     const int64_t start = log->log()->log_start_offset();
     const uint64_t epoch = part.epoch;
@@ -244,8 +244,10 @@ void group_manager::finish_load(offsets_partition& part, int32_t partition,
             cleanup_group(part, g, g->offsets().remove_topics(topics));
         }
     }
-    spdlog::info("event=offsets_partition_loaded partition={} groups={} offsets={} records={}",
-                 partition, part.groups.size(), offsets, loader.records_read());
+    // An empty partition (most of them, on a fresh broker) is not news.
+    spdlog::log(loader.records_read() > 0 ? spdlog::level::info : spdlog::level::debug,
+                "event=offsets_partition_loaded partition={} groups={} offsets={} records={}",
+                partition, part.groups.size(), offsets, loader.records_read());
 }
 
 void group_manager::on_resigned(int32_t partition) {
