@@ -85,9 +85,16 @@ raft_time raft_node::poll(raft_time now) {
     switch (_quorum.kind()) {
         case role_kind::unattached:
             if (!_quorum.is_voter()) {
-                // An observer asks a random voter; the answer names the leader.
-                auto& v = _config.voters;
-                maybe_send_fetch(v[size_t(_random.uniform(0, int64_t(v.size())))]);
+                // An observer asks the voters in turn, from a random one: an
+                // answer names the leader, and a voter that does not answer
+                // (down, cut off) costs one request timeout per round.
+                if (_probe_index < 0) {
+                    _probe_index = _random.uniform(0, int64_t(_config.voters.size()));
+                }
+                if (maybe_send_fetch(
+                        _config.voters[size_t(_probe_index) % _config.voters.size()])) {
+                    ++_probe_index;
+                }
             } else if (_quorum.as<unattached_state>().election_timed_out(_now)) {
                 become_prospective();
             }

@@ -156,13 +156,16 @@ class raft_node {
     void poll_leader();
     void flush_leader_log();
     void on_leader_high_watermark();
-    void maybe_send_fetch(node_id to);
+    // Sends a Fetch (or FetchSnapshot) to `to` unless one is outstanding or
+    // backing off; true when it sent.
+    bool maybe_send_fetch(node_id to);
     void on_fetch_request(node_id from, const fetch_request& r, bool may_park);
     void on_fetch_response(node_id from, const fetch_response& r);
     void on_fetch_snapshot_request(node_id from, const fetch_snapshot_request& r);
     void on_fetch_snapshot_response(node_id from, const fetch_snapshot_response& r);
     void answer_parked_fetches(bool only_expired);
     error_code leader_epoch_error(raft_epoch requested) const;
+    void step_down_for(raft_epoch requested);
     bool truncate_diverging(offset_and_epoch diverging);
     void install_snapshot(snapshot_transfer& t);
 
@@ -184,6 +187,7 @@ class raft_node {
     // may go (after an error).
     std::optional<in_flight_fetch> _fetch;
     raft_time _next_fetch_at{};
+    int64_t _probe_index = -1;  // observers looking for the leader: next voter to ask
 
     // Leader side.
     std::vector<parked_fetch> _parked;

@@ -113,7 +113,20 @@ void raft_node::answer_parked_fetches(bool only_expired) {
     }
 }
 
+void raft_node::step_down_for(raft_epoch requested) {
+    // Raft's rule, which Kafka's Fetch handling leaves out: a higher epoch
+    // seen anywhere ends this one. Without it a replica that learned an epoch
+    // no leader won (an observer, from a candidate that then lost) asks this
+    // leader forever and is told an epoch it can never go back to.
+    if (requested > epoch() && is_leader()) {
+        spdlog::info("event=raft_leader_saw_higher_epoch node={} epoch={} seen={}", id(), epoch(),
+                     requested);
+        observe({no_node, requested});
+    }
+}
+
 void raft_node::on_fetch_request(node_id from, const fetch_request& r, bool may_park) {
+    step_down_for(r.current_leader_epoch);
     fetch_response out;
     out.correlation_id = r.correlation_id;
     out.error = leader_epoch_error(r.current_leader_epoch);
@@ -158,6 +171,7 @@ void raft_node::on_fetch_request(node_id from, const fetch_request& r, bool may_
 }
 
 void raft_node::on_fetch_snapshot_request(node_id from, const fetch_snapshot_request& r) {
+    step_down_for(r.current_leader_epoch);
     fetch_snapshot_response out;
     out.correlation_id = r.correlation_id;
     out.error = leader_epoch_error(r.current_leader_epoch);
@@ -186,18 +200,18 @@ void raft_node::on_fetch_snapshot_request(node_id from, const fetch_snapshot_req
 
 // --- follower side ---------------------------------------------------------
 
-void raft_node::maybe_send_fetch(node_id to) {
+bool raft_node::maybe_send_fetch(node_id to) {
     if (to == id() || !to.is_valid()) {
-        return;
+        return false;
     }
     if (_fetch) {
         if (_now < _fetch->sent + _config.request_timeout) {
-            return;
+            return false;
         }
         _fetch.reset();  // no answer: taken as lost
     }
     if (_now < _next_fetch_at) {
-        return;
+        return false;
     }
     int32_t corr = next_correlation();
     auto* f = _quorum.get_if<follower_state>();
@@ -206,11 +220,12 @@ void raft_node::maybe_send_fetch(node_id to) {
         _fetch = in_flight_fetch{corr, to, _now, true};
         send(to, fetch_snapshot_request{corr, id(), epoch(), t.id, int64_t(t.data.size()),
                                         _config.fetch_snapshot_max_bytes});
-        return;
+        return true;
     }
     _fetch = in_flight_fetch{corr, to, _now, false};
     send(to, fetch_request{corr, id(), epoch(), _log.end_offset(), _log.last_epoch(),
                            _config.fetch_max_bytes, _config.fetch_max_wait});
+    return true;
 }
 
 void raft_node::on_fetch_response(node_id from, const fetch_response& r) {

@@ -9,8 +9,9 @@
 //     restart; clients append at random times to whoever leads; state
 //     machines snapshot and logs are truncated below the snapshots; leaders
 //     resign.
-//  2. liveness: every node up, the network perfect. A marker entry is
-//     appended through the leader and must be committed and applied on every
+//  2. liveness: every node up, the network perfect — except that half the
+//     time a minority of the voters stays cut off. A marker entry is appended
+//     through the leader and must be committed and applied on every connected
 //     node before the phase ends.
 //
 // The invariants (raft/sim/sim_invariants.h) are checked after every step; the
