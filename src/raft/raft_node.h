@@ -17,6 +17,11 @@
 //     raft_time next = node.poll(now);        // timers; call again by `next`
 //   node.append(records, now)                 // leader only; commits via the listener
 //
+// Call poll() after handle() and append() too: they may move the next
+// deadline (an append is flushed after append.linger.ms, by poll). Calling
+// poll() early or often is harmless. The transport's send() is called from
+// inside these calls and must only queue (never call back into the node).
+//
 // Roles and transitions: raft/quorum_state.h. Replication and the commit rule:
 // docs/raft.md.
 #include <functional>

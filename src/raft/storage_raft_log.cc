@@ -8,9 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "record/batch_builder.h"
-#include "record/batch_iterator.h"
-#include "record/control_record.h"
+#include "raft/raft_batch_codec.h"
 #include "storage/file_util.h"
 
 namespace samsa::raft {
@@ -18,58 +16,6 @@ namespace samsa::raft {
 namespace {
 
 constexpr std::string_view checkpoint_suffix = ".checkpoint";
-
-// One raft_batch as a record batch v2, base offset and epoch stamped.
-result<bytes> encode_batch(raft_offset base, raft_epoch epoch, control_record_type control,
-                           const std::vector<bytes>& records, int64_t now_ms) {
-    record::batch_options opts;
-    opts.base_offset = base.value();
-    opts.partition_leader_epoch = epoch.value();
-    opts.control = control != control_record_type::none;
-    record::batch_builder builder(opts);
-    bytes key;
-    if (opts.control) {
-        key = record::encode_control_record_key(record::control_record_type(int16_t(control)));
-    }
-    for (const auto& r : records) {
-        builder.add(now_ms, opts.control ? std::optional<bytes_view>(key) : std::nullopt,
-                    bytes_view(r));
-    }
-    return builder.build();
-}
-
-result<raft_batch> decode_batch(bytes_view data) {
-    auto it = record::record_iterator::open(data);
-    if (!it) {
-        return it.err();
-    }
-    raft_batch b;
-    b.base_offset = raft_offset{it->header().base_offset};
-    b.epoch = raft_epoch{it->header().partition_leader_epoch};
-    record::record r;
-    while (true) {
-        auto more = it->next(r);
-        if (!more) {
-            return more.err();
-        }
-        if (!*more) {
-            break;
-        }
-        if (it->header().is_control() && b.records.empty()) {
-            auto type = record::parse_control_record_key(r.key);
-            if (!type) {
-                return type.err();
-            }
-            b.control = control_record_type(int16_t(*type));
-        }
-        b.records.emplace_back(r.value ? bytes(r.value->begin(), r.value->end()) : bytes{});
-    }
-    if (b.records.empty()) {
-        return error{error_code::corrupt_message,
-                     fmt::format("empty batch at offset {} in the metadata log", b.base_offset)};
-    }
-    return b;
-}
 
 }  // namespace
 
@@ -141,7 +87,7 @@ result<raft_offset> storage_raft_log::append_as_leader(std::vector<bytes> record
         return error{error_code::invalid_record, "empty batch"};
     }
     int64_t now = _now_ms();
-    auto batch = encode_batch(end_offset(), epoch, control, records, now);
+    auto batch = encode_record_batch({end_offset(), epoch, control, std::move(records)}, now);
     if (!batch) {
         return batch.err();
     }
@@ -156,7 +102,7 @@ status storage_raft_log::append_as_follower(const std::vector<raft_batch>& batch
     bytes all;
     int64_t now = _now_ms();
     for (const auto& b : batches) {
-        auto encoded = encode_batch(b.base_offset, b.epoch, b.control, b.records, now);
+        auto encoded = encode_record_batch(b, now);
         if (!encoded) {
             return encoded.err();
         }
@@ -195,19 +141,11 @@ result<std::vector<raft_batch>> storage_raft_log::read(raft_offset from, int64_t
     if (!data) {
         return data.err();
     }
-    std::vector<raft_batch> out;
-    record::batch_iterator batches(*data);
-    while (auto v = batches.next()) {
-        auto b = decode_batch(v->data);
-        if (!b) {
-            return b.err();
-        }
-        out.push_back(std::move(*b));
+    auto out = decode_record_batches(*data);
+    if (!out) {
+        return out.err();
     }
-    if (batches.stop() == record::batch_stop::corrupt) {
-        return batches.stop_error();
-    }
-    if (out.empty()) {
+    if (out->empty()) {
         return error{error_code::corrupt_message,
                      fmt::format("no whole batch at offset {} of the metadata log", from)};
     }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "raft/raft_batch_codec.h"
 #include "raft/raft_node.h"
 #include "raft_test_util.h"
 
@@ -54,6 +55,22 @@ class storage_raft_log_test : public ::testing::Test {
     fs::path _dir;
     std::unique_ptr<storage_raft_log> _log;
 };
+
+TEST(raft_batch_codec, batches_travel_as_record_batches_and_a_cut_tail_is_left_out) {
+    raft_batch a{o(7), e(2), control_record_type::leader_change, records({"lc"})};
+    raft_batch b{o(8), e(2), control_record_type::none, records({"x", "", "z"})};
+    auto ea = encode_record_batch(a, 5);
+    auto eb = encode_record_batch(b, 5);
+    ASSERT_TRUE(ea && eb);
+    bytes wire = *ea;
+    wire.insert(wire.end(), eb->begin(), eb->end());
+    wire.insert(wire.end(), eb->begin(), eb->begin() + 20);  // a Fetch cut at max_bytes
+    auto decoded = decode_record_batches(wire);
+    ASSERT_TRUE(decoded) << decoded.err().message;
+    ASSERT_EQ(decoded->size(), 2u);
+    EXPECT_EQ((*decoded)[0], a);
+    EXPECT_EQ((*decoded)[1], b);
+}
 
 TEST_F(storage_raft_log_test, batches_round_trip_as_kafka_record_batches) {
     auto& log = open();
