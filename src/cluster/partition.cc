@@ -134,19 +134,40 @@ produce_outcome partition::append_records(std::span<uint8_t> records, int16_t pr
         out.error = st.err();
         return out;
     }
-    auto appended = _log->append_as_leader(batch, _leader_epoch, now_ms);
+    auto appended =
+        _log->append_as_leader(batch, _leader_epoch, now_ms, record::append_origin::client);
     if (!appended) {
-        out.error = appended.err();
+        out.error = idempotent_produce_error(appended.err());
         return out;
     }
     maybe_advance_high_watermark();
     out.base_offset = appended->first_offset;
     out.last_offset = appended->last_offset;
     out.log_start_offset = appended->log_start_offset;
-    if (_config.message_timestamp_type == record::timestamp_type::log_append_time) {
+    if (appended->duplicate) {
+        // A retry of a batch already written (idempotent producer): Kafka
+        // answers with the original offsets and that batch's timestamp as the
+        // log append time, whatever the topic's timestamp type.
+        out.log_append_time_ms = appended->log_append_time_ms;
+    } else if (_config.message_timestamp_type == record::timestamp_type::log_append_time) {
         out.log_append_time_ms = now_ms;
     }
     return out;
+}
+
+// ---- idempotent producer errors (issue 7) ----
+// The log returns Kafka's codes for producer state violations:
+// OUT_OF_ORDER_SEQUENCE_NUMBER (a gap, or a new epoch not starting at 0),
+// INVALID_PRODUCER_EPOCH (an epoch older than the producer's). Since Kafka 2.7
+// (KAFKA-10687) a Produce response never carries PRODUCER_FENCED, which older
+// clients do not know: it becomes INVALID_PRODUCER_EPOCH. UNKNOWN_PRODUCER_ID
+// is not produced for idempotent producers (KIP-360: a producer the partition
+// has no state for may start at any sequence).
+error partition::idempotent_produce_error(const error& e) {
+    if (e.code == error_code::producer_fenced) {
+        return error(error_code::invalid_producer_epoch, e.message);
+    }
+    return e;
 }
 
 produce_outcome partition::append_internal(std::span<uint8_t> batch, int64_t now_ms) {
@@ -167,7 +188,8 @@ produce_outcome partition::append_internal(std::span<uint8_t> batch, int64_t now
         out.error = v.error;
         return out;
     }
-    auto appended = _log->append_as_leader(batch, _leader_epoch, now_ms);
+    auto appended =
+        _log->append_as_leader(batch, _leader_epoch, now_ms, record::append_origin::coordinator);
     if (!appended) {
         out.error = appended.err();
         return out;

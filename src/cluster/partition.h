@@ -74,7 +74,11 @@ class partition {
     void update_config(const partition_config& cfg);
 
     // Produce: validates and appends the `records` of one partition of a
-    // Produce request, stamping offsets into the bytes in place.
+    // Produce request, stamping offsets into the bytes in place. Idempotent
+    // batches are checked against the log's producer state: a retry of one of
+    // a producer's last five batches is answered with its original offsets
+    // (nothing written); OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH
+    // as Kafka answers them.
     produce_outcome append_records(std::span<uint8_t> records, int16_t produce_version,
                                    int16_t required_acks, int64_t now_ms);
 
@@ -106,6 +110,8 @@ class partition {
   private:
     // KIP-320: a request's leader epoch older than ours is fenced; newer is unknown to us.
     error_code check_leader_epoch(int32_t current_leader_epoch) const;
+    // The code a Produce response carries for a producer state error (issue 7).
+    static error idempotent_produce_error(const error& e);
     void maybe_advance_high_watermark();
 
     storage::topic_partition _tp;

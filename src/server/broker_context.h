@@ -20,6 +20,10 @@ namespace samsa::coordinator {
 class group_coordinator;
 }
 
+namespace samsa::coordinator::txn {
+class producer_id_manager;
+}
+
 namespace samsa::server {
 
 class handler_registry;
@@ -54,6 +58,8 @@ struct broker_context {
     fetch::fetch_session_cache* fetch_sessions = nullptr;
     // Long polling: appends notify the fetches waiting for them.
     cluster::fetch_waiters* fetch_waiters = nullptr;
+    // Producer ids for InitProducerId, in blocks from the controller.
+    coordinator::txn::producer_id_manager* producer_ids = nullptr;
     // Consumer groups and committed offsets (coordinator/group/).
     coordinator::group_coordinator* groups = nullptr;
 };

@@ -28,6 +28,15 @@ storage::blocking_executor make_blocking_executor(asio::thread_pool& pool) {
     };
 }
 
+// Producer id blocks come from the controller (ProducerIdsRecord), looked up
+// when needed: the server creates the controller after attach().
+asio::awaitable<result<metadata::producer_id_block>> allocate_producer_ids(broker_context* ctx) {
+    if (!ctx->controller) {
+        co_return error(error_code::coordinator_not_available, "the controller is not running");
+    }
+    co_return co_await ctx->controller->allocate_producer_ids();
+}
+
 }  // namespace
 
 data_plane::data_plane(const config::broker_config& cfg, reactor_pool& reactors)
@@ -47,6 +56,7 @@ status data_plane::open() {
     lc.defaults = cluster::make_partition_config(defaults->config).log;
     lc.retention_check_interval_ms = _cfg.log_retention_check_interval_ms;
     lc.executor = make_blocking_executor(_blocking);
+    lc.producer_state.producer_id_expiration_ms = _cfg.producer_id_expiration_ms;
     auto logs = storage::log_manager::open(std::move(lc), wall_clock_ms());
     if (!logs) {
         return logs.err();
@@ -80,6 +90,10 @@ void data_plane::attach(broker_context& ctx) {
     ctx.replicas = _replicas.get();
     ctx.fetch_sessions = &_fetch_sessions;
     ctx.fetch_waiters = _fetch_waiters.get();
+    auto* c = &ctx;
+    _producer_ids = std::make_unique<coordinator::txn::producer_id_manager>(
+        [c]() { return allocate_producer_ids(c); });
+    ctx.producer_ids = _producer_ids.get();
 }
 
 void data_plane::start() {

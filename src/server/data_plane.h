@@ -14,6 +14,7 @@
 #include "cluster/replica_manager.h"
 #include "common/config/broker_config.h"
 #include "common/result.h"
+#include "coordinator/txn/producer_id_manager.h"
 #include "server/broker_context.h"
 #include "server/fetch/fetch_session_cache.h"
 #include "server/reactor_pool.h"
@@ -27,7 +28,9 @@ class data_plane {
     ~data_plane();
 
     status open();
-    // Wires the services into `ctx` (replicas, fetch sessions, long poll).
+    // Wires the services into `ctx` (replicas, fetch sessions, long poll,
+    // producer ids). The producer id manager asks `ctx.controller` for blocks,
+    // which the server sets before the listeners start.
     void attach(broker_context& ctx);
     // Arms the housekeeping timers on every shard.
     void start();
@@ -49,6 +52,7 @@ class data_plane {
     std::unique_ptr<cluster::replica_manager> _replicas;
     std::unique_ptr<cluster::fetch_waiters> _fetch_waiters;
     fetch::fetch_session_cache _fetch_sessions;
+    std::unique_ptr<coordinator::txn::producer_id_manager> _producer_ids;
     std::vector<std::unique_ptr<asio::steady_timer>> _timers;
     std::unique_ptr<asio::steady_timer> _checkpoint_timer;
     bool _shut_down = false;

@@ -11,8 +11,10 @@
 #include "server/handlers/describe_cluster.h"
 #include "server/handlers/describe_configs.h"
 #include "server/handlers/describe_log_dirs.h"
+#include "server/handlers/describe_producers.h"
 #include "server/handlers/fetch.h"
 #include "server/handlers/incremental_alter_configs.h"
+#include "server/handlers/init_producer_id.h"
 #include "server/handlers/list_offsets.h"
 #include "server/handlers/metadata.h"
 #include "server/handlers/offset_for_leader_epoch.h"
@@ -49,6 +51,9 @@ handler_registry::handler_registry() {
         handlers::alter_configs_handler(),
         handlers::incremental_alter_configs_handler(),
         handlers::describe_cluster_handler(),
+        // Idempotent producer (coordinator/txn/producer_id_manager.h).
+        handlers::init_producer_id_handler(),
+        handlers::describe_producers_handler(),
         // Consumer groups and committed offsets (coordinator/group/).
         handlers::find_coordinator_handler(),
         handlers::join_group_handler(),

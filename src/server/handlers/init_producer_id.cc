@@ -1,0 +1,65 @@
+#include "server/handlers/init_producer_id.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/error.h"
+#include "coordinator/txn/producer_id_manager.h"
+#include "protocol/generated/init_producer_id_request.h"
+#include "protocol/generated/init_producer_id_response.h"
+#include "record/batch_header.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::init_producer_id_request;
+using protocol::init_producer_id_response;
+
+init_producer_id_response failed(error_code ec) {
+    init_producer_id_response resp;
+    resp.error_code = to_wire(ec);
+    resp.producer_id = record::no_producer_id;
+    resp.producer_epoch = record::no_producer_epoch;
+    return resp;
+}
+
+asio::awaitable<init_producer_id_response> handle(request_context& ctx,
+                                                  init_producer_id_request& req) {
+    // Kafka's KafkaApis: a producer id without an epoch (or the reverse) is
+    // malformed. v0-2 carry neither (both default to -1).
+    const bool has_id = req.producer_id != record::no_producer_id;
+    const bool has_epoch = req.producer_epoch != record::no_producer_epoch;
+    if (has_id != has_epoch) {
+        co_return failed(error_code::invalid_request);
+    }
+    if (req.transactional_id) {
+        if (req.transactional_id->empty()) {
+            // As Kafka's TransactionCoordinator, consistent with its clients.
+            co_return failed(error_code::invalid_request);
+        }
+        co_return failed(error_code::coordinator_not_available);
+    }
+    auto* ids = ctx.broker->producer_ids;
+    if (!ids) {
+        co_return failed(error_code::coordinator_not_available);
+    }
+    auto id = co_await ids->next_producer_id();
+    if (!id) {
+        spdlog::warn("event=producer_id_allocation_failed peer={} error=\"{}\"", ctx.peer,
+                     id.err().message);
+        co_return failed(id.err().code);
+    }
+    init_producer_id_response resp;
+    resp.producer_id = *id;
+    resp.producer_epoch = 0;
+    co_return resp;
+}
+
+}  // namespace
+
+api_handler init_producer_id_handler() {
+    return {init_producer_id_request::api_key, 0, init_producer_id_request::max_version,
+            &typed_handler<init_producer_id_request, init_producer_id_response, &handle>};
+}
+
+}  // namespace samsa::server::handlers
