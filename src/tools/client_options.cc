@@ -36,8 +36,9 @@ void add_client_options(CLI::App& app, client_options& opts) {
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
                 auto d = parse_duration(text);
-                if (!d || d->count() <= 0) {
-                    return "not a positive duration (e.g. 30s, 500ms, 2m): " + text;
+                // librdkafka bounds its own request timeouts to an hour.
+                if (!d || d->count() <= 0 || *d > std::chrono::hours(1)) {
+                    return "not a duration between 1ms and 1h (e.g. 30s, 500ms, 2m): " + text;
                 }
                 return {};
             },

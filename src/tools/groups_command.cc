@@ -43,9 +43,16 @@ std::string assignment_text(const std::vector<topic_partition>& parts) {
     std::string out;
     for (auto& [t, ps] : by_topic) {
         std::sort(ps.begin(), ps.end());
-        out += (out.empty() ? "" : ";") + t + ":";
+        if (!out.empty()) {
+            out += ';';
+        }
+        out += t;
+        out += ':';
         for (size_t i = 0; i < ps.size(); ++i) {
-            out += (i ? "," : "") + std::to_string(ps[i]);
+            if (i > 0) {
+                out += ',';
+            }
+            out += std::to_string(ps[i]);
         }
     }
     return out.empty() ? k_missing : out;

@@ -152,7 +152,8 @@ result<kafka_client> kafka_client::create(client_kind kind, const client_options
         {"bootstrap.servers", opts.bootstrap_server},
         {"log.connection.close", "false"},
         // A single unreachable broker should not keep one request waiting past the timeout.
-        {"socket.timeout.ms", std::to_string(std::max<int64_t>(10, opts.timeout.count()))},
+        {"socket.timeout.ms",
+         std::to_string(std::clamp<int64_t>(opts.timeout.count(), 10, 300'000))},
     };
     for (const auto& [k, v] : defaults) {
         if (auto s = set(k, v, false); !s) {

@@ -1,5 +1,6 @@
 // `samsa produce`: kafka-console-producer.sh — one record per line of stdin.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -96,7 +97,8 @@ int run_produce(const produce_options& o) {
         {"linger.ms", "5"},
         // Undeliverable records (broker gone, topic missing) fail within the timeout.
         {"message.timeout.ms", timeout_ms},
-        {"topic.metadata.propagation.max.ms", timeout_ms},
+        {"topic.metadata.propagation.max.ms",
+         std::to_string(std::min<int64_t>(o.client.timeout.count(), 3'600'000))},
     };
     settings.insert(settings.end(), extra->begin(), extra->end());
 

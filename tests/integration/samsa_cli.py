@@ -25,7 +25,8 @@ class CliResult:
 
     def ok(self) -> "CliResult":
         assert self.returncode == 0, (f"samsa {' '.join(self.args)} exited {self.returncode}\n"
-                                      f"--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}")
+                                      f"--- stdout ---\n{self.stdout}\n"
+                                      f"--- stderr ---\n{self.stderr}")
         return self
 
     def failed(self) -> "CliResult":
