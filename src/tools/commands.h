@@ -36,6 +36,7 @@ tool_command add_groups_command(CLI::App& app);
 tool_command add_configs_command(CLI::App& app);
 tool_command add_cluster_command(CLI::App& app);
 tool_command add_delete_records_command(CLI::App& app);
+tool_command add_dump_log_command(CLI::App& app);
 tool_command add_perf_produce_command(CLI::App& perf);
 tool_command add_perf_consume_command(CLI::App& perf);
 tool_command add_perf_e2e_command(CLI::App& perf);

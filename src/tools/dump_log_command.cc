@@ -94,10 +94,9 @@ int dump_segment(const dump_log_options& o, const std::string& path, const bytes
             "producerId: %lld producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %s "
             "isControl: %s position: %zu %s: %lld size: %zu magic: %d compresscodec: %s "
             "crc: %u isvalid: %s\n",
-            (long long)h.base_offset, (long long)h.last_offset(), h.records_count,
-            h.base_sequence, last_seq, (long long)h.producer_id, h.producer_epoch,
-            h.partition_leader_epoch, h.is_transactional() ? "true" : "false",
-            h.is_control() ? "true" : "false", b->position,
+            (long long)h.base_offset, (long long)h.last_offset(), h.records_count, h.base_sequence,
+            last_seq, (long long)h.producer_id, h.producer_epoch, h.partition_leader_epoch,
+            h.is_transactional() ? "true" : "false", h.is_control() ? "true" : "false", b->position,
             h.timestamp_type() == record::timestamp_type::log_append_time ? "LogAppendTime"
                                                                           : "CreateTime",
             (long long)h.max_timestamp, b->data.size(), h.magic,
@@ -117,8 +116,8 @@ int dump_segment(const dump_log_options& o, const std::string& path, const bytes
         for (;;) {
             auto more = records->next(r);
             if (!more) {
-                std::fprintf(stderr, "%s: record in batch at %zu: %s\n", path.c_str(),
-                             b->position, more.err().message.c_str());
+                std::fprintf(stderr, "%s: record in batch at %zu: %s\n", path.c_str(), b->position,
+                             more.err().message.c_str());
                 rc = 1;
                 break;
             }
@@ -129,16 +128,15 @@ int dump_segment(const dump_log_options& o, const std::string& path, const bytes
             for (const auto& hd : r.headers) {
                 header_keys += (header_keys.empty() ? "" : ",") + std::string(hd.key);
             }
-            std::printf("| offset: %lld %s: %lld keySize: %d valueSize: %d sequence: %d "
-                        "headerKeys: [%s]",
-                        (long long)records->offset_of(r),
-                        h.timestamp_type() == record::timestamp_type::log_append_time
-                            ? "LogAppendTime"
-                            : "CreateTime",
-                        (long long)records->timestamp_of(r),
-                        r.key ? int(r.key->size()) : -1, r.value ? int(r.value->size()) : -1,
-                        h.base_sequence < 0 ? -1 : h.base_sequence + r.offset_delta,
-                        header_keys.c_str());
+            std::printf(
+                "| offset: %lld %s: %lld keySize: %d valueSize: %d sequence: %d "
+                "headerKeys: [%s]",
+                (long long)records->offset_of(r),
+                h.timestamp_type() == record::timestamp_type::log_append_time ? "LogAppendTime"
+                                                                              : "CreateTime",
+                (long long)records->timestamp_of(r), r.key ? int(r.key->size()) : -1,
+                r.value ? int(r.value->size()) : -1,
+                h.base_sequence < 0 ? -1 : h.base_sequence + r.offset_delta, header_keys.c_str());
             if (o.print_data_log) {
                 if (r.key) {
                     std::printf(" key: %s", printable(*r.key).c_str());
@@ -149,8 +147,8 @@ int dump_segment(const dump_log_options& o, const std::string& path, const bytes
         }
     }
     if (it.stop() != record::batch_stop::end) {
-        std::printf("Found %zu invalid bytes at the end of %s (%s)\n",
-                    data.size() - it.position(), path.c_str(),
+        std::printf("Found %zu invalid bytes at the end of %s (%s)\n", data.size() - it.position(),
+                    path.c_str(),
                     it.stop() == record::batch_stop::truncated ? "truncated batch"
                                                                : it.stop_error().message.c_str());
     }
@@ -187,7 +185,8 @@ int run(const dump_log_options& o) {
 
 tool_command add_dump_log_command(CLI::App& app) {
     auto o = std::make_shared<dump_log_options>();
-    auto* cmd = add_verb(app, "dump-log", "Print the batches of a segment or the entries of an index");
+    auto* cmd =
+        add_verb(app, "dump-log", "Print the batches of a segment or the entries of an index");
     cmd->add_option("--files,files", o->files, "Comma-separated .log/.index/.timeindex files")
         ->required()
         ->delimiter(',');
