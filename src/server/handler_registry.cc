@@ -38,6 +38,7 @@ handler_registry::handler_registry() {
     _handlers = {
         handlers::api_versions_handler(),
         handlers::delete_records_handler(),
+        handlers::describe_log_dirs_handler(),
         handlers::fetch_handler(),
         handlers::list_offsets_handler(),
         handlers::metadata_handler(),

@@ -76,6 +76,9 @@ status server::start() {
     for (auto& l : _listeners) {
         l->start();
     }
+    // From here apply_metadata() posts shard work instead of running it on
+    // the caller's thread: the reactors are about to run it.
+    _data.replicas().mark_started();
     _reactors.start();
     _data.start();
     _running = true;

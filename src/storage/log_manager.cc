@@ -88,6 +88,11 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
             continue;
         }
         std::string name = entry.path().filename().string();
+        if (name == "__cluster_metadata-0") {
+            // The metadata log belongs to the metadata room (its own
+            // storage::log); as in Kafka's LogManager, it is no partition here.
+            continue;
+        }
         if (name.ends_with(delete_dir_suffix)) {
             _deletions->schedule_dir(entry.path().string(), now_ms);
         } else if (parse_partition_dir_name(name)) {
