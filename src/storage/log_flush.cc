@@ -1,13 +1,13 @@
 // log: flushing and group commit.
 //
-// A flush job captures the segments holding [recovery point, target) and, if a
-// segment file was created since the last flush, the directory; it runs on the
-// blocking_executor (a background pool), which fdatasyncs them, and completes
-// on the owner's shard: the recovery point moves to the target and every
-// waiter at or below it is called. At most one job is in flight; waiters that
-// arrive meanwhile are all covered by the next job, which targets the LEO at
-// the time it starts — that is the group commit: one fdatasync per round, not
-// one per append.
+// A flush job captures the segments holding [recovery point, target), the
+// producer snapshots written since the last flush and, if a file was created
+// since then, the directory; it runs on the blocking_executor (a background
+// pool), which fdatasyncs them, and completes on the owner's shard: the
+// recovery point moves to the target and every waiter at or below it is
+// called. At most one job is in flight; waiters that arrive meanwhile are all
+// covered by the next job, which targets the LEO at the time it starts — that
+// is the group commit: one fdatasync per round, not one per append.
 //
 // A truncation while a job is in flight lowers what the job may claim: the
 // bytes it synced above the truncation point are gone, and new bytes appended
