@@ -51,10 +51,14 @@ def create_topics(bootstrap, topics):
     wait_until(ready, 15, "topics have leaders")
 
 
-def produce(bootstrap, topic, values, partition=None):
+def produce(bootstrap, topic, values, partition=None, spread=None):
+    """To `partition`, or round-robin over `spread` partitions (librdkafka's
+    sticky partitioner may put a whole small run into one partition)."""
     p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
-    for v in values:
-        if partition is None:
+    for i, v in enumerate(values):
+        if spread:
+            p.produce(topic, value=v.encode(), partition=i % spread)
+        elif partition is None:
             p.produce(topic, value=v.encode())
         else:
             p.produce(topic, value=v.encode(), partition=partition)
@@ -271,19 +275,19 @@ def test_clean_joins_and_leaves_consume_every_record_exactly_once(group_broker, 
     create_topics(bs, {"eo": 6})
     values = [f"v{i}" for i in range(600)]
     members.append(MemberProcess(bs, "geo", ["eo"], "a"))
-    produce(bs, "eo", values[:200])
+    produce(bs, "eo", values[:200], spread=6)
     wait_until(lambda: len(members[0].records()) >= 50, 30, "the first member consumes")
     # Two more join while the first is consuming.
     members.append(MemberProcess(bs, "geo", ["eo"], "b"))
     members.append(MemberProcess(bs, "geo", ["eo"], "c"))
     wait_assignments(members, lambda a: [len(x) for x in a] == [2, 2, 2], "three members")
-    produce(bs, "eo", values[200:400])
+    produce(bs, "eo", values[200:400], spread=6)
     wait_until(lambda: all(m.records() for m in members[1:]), 30, "new members consume")
     members[1].stop()  # a clean leave: commits, LeaveGroup
     assert members[1].closed()
     rest = [members[0], members[2]]
     wait_assignments(rest, lambda a: [len(x) for x in a] == [3, 3], "the others take over")
-    produce(bs, "eo", values[400:])
+    produce(bs, "eo", values[400:], spread=6)
 
     def consumed():
         return [r["value"] for m in members for r in m.records()]
@@ -303,19 +307,20 @@ def test_a_killed_member_causes_at_most_its_uncommitted_window_of_duplicates(
     for name in ("a", "b"):
         members.append(MemberProcess(bs, "galo", ["alo"], name, commit_every=window))
     wait_assignments(members, lambda a: [len(x) for x in a] == [2, 2], "two members")
-    produce(bs, "alo", values[:200])
+    produce(bs, "alo", values[:200], spread=4)
     wait_until(lambda: all(len(m.records()) > window for m in members), 30, "both consume")
     victim = members[0]
     victim.stop(signal.SIGKILL)
-    produce(bs, "alo", values[200:])
+    produce(bs, "alo", values[200:], spread=4)
 
     def consumed():
         return [r["value"] for m in members for r in m.records()]
     wait_until(lambda: set(consumed()) == set(values), 60, "every record consumed")
     dups = len(consumed()) - len(values)
-    # Records read after the victim's last commit, at most window - 1 ...
-    # but per partition it owned when killed, as commits cover all of them.
-    assert 0 <= dups < window, dups
+    # What the victim read after its last completed commit, read again by
+    # the member that took its partitions over: at most one commit window
+    # (its commits cover every partition it owns).
+    assert 0 <= dups <= window, dups
 
 
 # --- committed offsets across restarts ------------------------------------------

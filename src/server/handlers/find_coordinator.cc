@@ -75,7 +75,10 @@ asio::awaitable<void> ensure_offsets_topic(request_context& ctx) {
     protocol::create_topics_request creq;
     creq.topics.push_back(
         metadata::auto_created_topic(coordinator::offsets_topic, *ctx.broker->config));
-    auto created = co_await ctx.broker->controller->create_topics(std::move(creq));
+    // The call and the co_await are separate statements: no temporary of the
+    // call lives in the co_await operand (GCC 12 destroys those twice).
+    auto creating = ctx.broker->controller->create_topics(std::move(creq));
+    auto created = co_await std::move(creating);
     for (const auto& t : created.topics) {
         auto ec = error_code(t.error_code);
         if (ec != error_code::none && ec != error_code::topic_already_exists) {
