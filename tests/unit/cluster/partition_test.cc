@@ -12,7 +12,7 @@ namespace samsa::cluster {
 namespace {
 
 class partition_test : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         auto base = std::filesystem::temp_directory_path() / "samsa-partition-XXXXXX";
         std::string tmpl = base.string();

@@ -34,7 +34,17 @@ TEST(varint, known_encodings_match_kafka) {
 }
 
 TEST(varint, round_trips_boundaries) {
-    std::vector<int64_t> values = {0, 1, -1, 63, -64, 64, 127, 128, 16383, 16384, -16385,
+    std::vector<int64_t> values = {0,
+                                   1,
+                                   -1,
+                                   63,
+                                   -64,
+                                   64,
+                                   127,
+                                   128,
+                                   16383,
+                                   16384,
+                                   -16385,
                                    std::numeric_limits<int32_t>::max(),
                                    std::numeric_limits<int32_t>::min(),
                                    std::numeric_limits<int64_t>::max(),

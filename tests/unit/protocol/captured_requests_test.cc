@@ -23,7 +23,7 @@ namespace {
 
 // A captured frame split into its parts.
 struct captured_request {
-    bytes frame;             // as on the wire, with the int32 size prefix
+    bytes frame;  // as on the wire, with the int32 size prefix
     int16_t header_version = -1;
     request_header header;
     size_t body_offset = 0;  // into `frame`

@@ -92,7 +92,8 @@ TEST(primitives, tagged_fields_must_ascend_and_fit) {
     // A size beyond the buffer: invalid.
     bytes big{1, 5, 10, 1};
     reader r2(big);
-    r2.read_tagged_fields([&](uint32_t tag, uint32_t size) { r2.store_unknown_tag(out, tag, size); });
+    r2.read_tagged_fields(
+        [&](uint32_t tag, uint32_t size) { r2.store_unknown_tag(out, tag, size); });
     EXPECT_FALSE(r2.ok());
 }
 
