@@ -262,3 +262,31 @@ def join_group_v0(conn, group: str, member_id: str = "", session_timeout_ms: int
 def struct_q(v: int) -> bytes:
     import struct
     return struct.pack(">q", v)
+
+
+def offset_fetch(conn, group: str, topics: Optional[dict[str, Sequence[int]]],
+                 version: int) -> tuple[Optional[int], dict]:
+    """OffsetFetch v0-v5 (non-flexible): (top-level error or None before v2,
+    {(topic, partition): (offset, error)})."""
+    assert version <= 5
+    body = kw.string(group)
+    if topics is None:
+        body += kw.int32(-1)
+    else:
+        body += kw.array([kw.string(t) + kw.array([kw.int32(p) for p in ps])
+                          for t, ps in topics.items()])
+    r = roundtrip(conn, OFFSET_FETCH, version, body)
+    if version >= 3:
+        r.int32()
+    out = {}
+    for _ in range(r.int32()):
+        t = r.string()
+        for _ in range(r.int32()):
+            p, off = r.int32(), r.int64()
+            if version >= 5:
+                r.int32()  # leader epoch
+            r.string()  # metadata
+            out[(t, p)] = (off, r.int16())
+    error = r.int16() if version >= 2 else None
+    r.end()
+    return error, out

@@ -503,3 +503,19 @@ def test_join_group_v0_and_member_id_required_v4(group_broker):
         assert r["generation_id"] == 1 and r["leader"] == r["member_id"]
         assert r["member_id"].startswith("samsa-it-")
         assert r["members"] == [(r["member_id"], b"m")]
+
+
+def test_offset_fetch_reports_group_errors_where_each_version_has_room(group_broker):
+    with kw.KafkaConnection.to(group_broker) as conn:
+        # Before __consumer_offsets exists nobody coordinates the group: v0-v1
+        # carry the error on each partition, v2+ at the top.
+        assert gw.offset_fetch(conn, "early", {"t": [0, 1]}, 1) == (
+            None, {("t", 0): (-1, gw.NOT_COORDINATOR), ("t", 1): (-1, gw.NOT_COORDINATOR)})
+        assert gw.offset_fetch(conn, "early", {"t": [0]}, 2) == (gw.NOT_COORDINATOR, {})
+    create_topics(group_broker.bootstrap, {"t": 2})
+    commit_simple(group_broker, "early", {("t", 0): 12})
+    with kw.KafkaConnection.to(group_broker) as conn:
+        assert gw.offset_fetch(conn, "early", {"t": [0, 1]}, 1) == (
+            None, {("t", 0): (12, gw.NONE), ("t", 1): (-1, gw.NONE)})
+        # v2+: null topics means every committed offset of the group.
+        assert gw.offset_fetch(conn, "early", None, 5) == (gw.NONE, {("t", 0): (12, gw.NONE)})

@@ -31,6 +31,14 @@ std::set<std::string> protocol_names_of(const protocol::join_group_request& req)
     return out;
 }
 
+// Our reason for a rebalance, and the client's own (JoinGroup v8+, KIP-800).
+std::string rebalance_reason(std::string ours, const protocol::join_group_request& req) {
+    if (req.reason && !req.reason->empty()) {
+        ours += " (client: " + *req.reason + ")";
+    }
+    return ours;
+}
+
 // KIP-394: JoinGroup v4+ clients expect MEMBER_ID_REQUIRED on a first join.
 bool requires_known_member_id(const request_origin& origin) {
     return origin.api_version >= 4;
@@ -283,7 +291,7 @@ void group_manager::add_member_and_rebalance(const group_ptr& group,
     // KIP-394: a new member gets a generous deadline to receive its join
     // response; its session starts with the next generation.
     complete_and_schedule_next_heartbeat(group, m, new_member_join_timeout_ms);
-    maybe_prepare_rebalance(group, "adding new member " + member_id);
+    maybe_prepare_rebalance(group, rebalance_reason("adding new member " + member_id, req));
 }
 
 void group_manager::update_member_and_rebalance(const group_ptr& group, group_member& member,
@@ -294,7 +302,8 @@ void group_manager::update_member_and_rebalance(const group_ptr& group, group_me
     // which must still get an answer.
     member.complete_join(join_error(member.member_id(), error_code::rebalance_in_progress));
     member.await_join(std::move(cb));
-    maybe_prepare_rebalance(group, "updating metadata of member " + member.member_id());
+    maybe_prepare_rebalance(
+        group, rebalance_reason("updating metadata of member " + member.member_id(), req));
 }
 
 void group_manager::maybe_prepare_rebalance(const group_ptr& group, const std::string& reason) {
