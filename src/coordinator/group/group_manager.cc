@@ -143,9 +143,14 @@ size_t group_manager::group_count() const {
 // ---- partition lifecycle ----------------------------------------------------
 
 void group_manager::on_elected(int32_t partition, cluster::partition* log) {
-    if (_partitions.count(partition)) {
-        // A new leader epoch of a partition we led: start over from the log.
-        on_resigned(partition);
+    if (auto it = _partitions.find(partition); it != _partitions.end()) {
+        if (!it->second.loading) {
+            // A new leader epoch while we stayed leader: every record of the
+            // partition went through this cache, which is therefore current.
+            it->second.log = log;
+            return;
+        }
+        on_resigned(partition);  // loading: start over
     }
     auto& part = _partitions[partition];
     part.log = log;

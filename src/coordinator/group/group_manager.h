@@ -120,7 +120,7 @@ class group_manager {
     bool is_loaded(int32_t partition) const;
     bool any_loading() const;
 
-    // ---- the rebalance protocol (group_rebalance.cc)
+    // ---- the rebalance protocol (group_join.cc, group_membership.cc)
     void join_group(const protocol::join_group_request& req, const request_origin& origin,
                     join_callback cb);
     void sync_group(const protocol::sync_group_request& req, const request_origin& origin,
@@ -217,7 +217,7 @@ class group_manager {
     bool cleanup_group(offsets_partition& part, const group_ptr& group,
                        const std::vector<storage::topic_partition>& removed);
 
-    // ---- rebalance internals (group_rebalance.cc)
+    // ---- rebalance internals (group_join.cc, group_membership.cc)
     void join_unknown_member(const group_ptr& group, const protocol::join_group_request& req,
                              const request_origin& origin, join_callback cb);
     void join_known_member(const group_ptr& group, const protocol::join_group_request& req,

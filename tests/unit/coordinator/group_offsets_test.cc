@@ -210,5 +210,12 @@ TEST_F(group_offsets_test, offsets_of_deleted_topics_are_removed) {
     EXPECT_EQ(manager->group("b"), nullptr);  // nothing left: the group went too
 }
 
+TEST_F(group_offsets_test, a_new_leader_epoch_while_leading_keeps_the_groups_serving) {
+    const std::string m1 = stable_group_of_one("g");
+    manager->on_elected(0, partition.get());
+    EXPECT_EQ(manager->coordinator_status("g"), error_code::none);
+    EXPECT_EQ(heartbeat("g", m1, 1), error_code::none);
+}
+
 }  // namespace
 }  // namespace samsa::coordinator::testing
