@@ -129,8 +129,11 @@ asio::awaitable<void> connection::read_loop() {
                               max_bytes));
             co_return;
         }
-        auto frame = std::make_shared<bytes>(size_t(size));
-        co_await asio::async_read(_socket, asio::buffer(*frame),
+        // Not value-initialised: the read overwrites every byte, and zeroing a
+        // megabyte produce frame first costs as much as the CRC check of it.
+        std::shared_ptr<uint8_t[]> frame(new uint8_t[size_t(size)]);
+        const bytes_view frame_bytes(frame.get(), size_t(size));
+        co_await asio::async_read(_socket, asio::buffer(frame.get(), size_t(size)),
                                   asio::redirect_error(asio::use_awaitable, ec));
         if (ec) {
             close(_closed ? "" : "connection lost inside a frame: " + ec.message());
@@ -139,7 +142,7 @@ asio::awaitable<void> connection::read_loop() {
 
         request_context ctx;
         size_t body_offset = 0;
-        if (!parse_header(*frame, ctx.header, body_offset)) {
+        if (!parse_header(frame_bytes, ctx.header, body_offset)) {
             co_return;
         }
         const api_handler* handler = _broker.handlers->find(ctx.header.api_key);
@@ -161,7 +164,7 @@ asio::awaitable<void> connection::read_loop() {
             _response_ready.cancel();
             continue;
         }
-        ctx.body = bytes_view(frame->data() + body_offset, frame->size() - body_offset);
+        ctx.body = frame_bytes.subspan(body_offset);
         ctx.frame = frame;
         ctx.listener_name = _listener_name;
         ctx.peer = _peer;

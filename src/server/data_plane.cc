@@ -104,6 +104,8 @@ void data_plane::start() {
     }
     _checkpoint_timer = std::make_unique<asio::steady_timer>(_blocking);
     run_checkpoints();
+    _deletion_timer = std::make_unique<asio::steady_timer>(_blocking);
+    run_deletions();
 }
 
 // Retention every log.retention.check.interval.ms and flush checks every
@@ -135,10 +137,22 @@ void data_plane::run_checkpoints() {
         if (auto st = _logs->write_checkpoints(); !st) {
             spdlog::warn("event=checkpoint_failed error=\"{}\"", st.err().message);
         }
+        run_checkpoints();
+    });
+}
+
+// Deleted segments and partitions are unlinked once file.delete.delay.ms has
+// passed; a second's resolution is what Kafka's scheduler gives too.
+void data_plane::run_deletions() {
+    _deletion_timer->expires_after(std::chrono::seconds(1));
+    _deletion_timer->async_wait([this](const std::error_code& ec) {
+        if (ec) {
+            return;
+        }
         if (auto st = _logs->run_pending_deletions(wall_clock_ms()); !st) {
             spdlog::warn("event=log_deletion_failed error=\"{}\"", st.err().message);
         }
-        run_checkpoints();
+        run_deletions();
     });
 }
 
@@ -147,6 +161,9 @@ void data_plane::shutdown() {
         return;
     }
     _shut_down = true;
+    if (_deletion_timer) {
+        _deletion_timer->cancel();
+    }
     if (_checkpoint_timer) {
         _checkpoint_timer->cancel();
     }

@@ -44,6 +44,7 @@ class data_plane {
   private:
     void arm_housekeeping(size_t shard);
     void run_checkpoints();
+    void run_deletions();
 
     const config::broker_config& _cfg;
     reactor_pool& _reactors;
@@ -55,6 +56,7 @@ class data_plane {
     std::unique_ptr<coordinator::txn::producer_id_manager> _producer_ids;
     std::vector<std::unique_ptr<asio::steady_timer>> _timers;
     std::unique_ptr<asio::steady_timer> _checkpoint_timer;
+    std::unique_ptr<asio::steady_timer> _deletion_timer;
     bool _shut_down = false;
 };
 

@@ -22,9 +22,9 @@ struct request_header {
 struct request_context {
     request_header header;
     bytes_view body;
-    std::shared_ptr<const bytes> frame;  // keeps `body` (and decoded records views) alive
-    std::string listener_name;           // e.g. "PLAINTEXT"
-    std::string peer;                    // "host:port", for logs
+    std::shared_ptr<const void> frame;  // keeps `body` (and decoded records views) alive
+    std::string listener_name;          // e.g. "PLAINTEXT"
+    std::string peer;                   // "host:port", for logs
     broker_context* broker = nullptr;
 };
 

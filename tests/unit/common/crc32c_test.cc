@@ -44,6 +44,26 @@ TEST(crc32c, hardware_and_portable_agree_on_every_length_and_alignment) {
     }
 }
 
+// Long buffers take the three-way interleaved path (stripes of 3 x 256 and
+// 3 x 4096 bytes); lengths straddle every stripe boundary.
+TEST(crc32c, interleaved_stripes_agree_with_portable) {
+    std::vector<uint8_t> data(40000);
+    uint32_t x = 12345;
+    for (auto& b : data) {
+        x = x * 1103515245 + 12345;
+        b = uint8_t(x >> 16);
+    }
+    for (size_t base : {767u, 768u, 769u, 1536u, 12287u, 12288u, 12289u, 24576u, 36864u}) {
+        for (size_t off = 0; off < 3; ++off) {
+            for (size_t len = base - 9; len <= base + 9 && off + len <= data.size(); ++len) {
+                ASSERT_EQ(crc32c_extend(0x1234u, data.data() + off, len),
+                          crc32c_extend_portable(0x1234u, data.data() + off, len))
+                    << "off=" << off << " len=" << len;
+            }
+        }
+    }
+}
+
 TEST(crc32c, extend_equals_one_shot) {
     std::vector<uint8_t> data(513, 0x5a);
     uint32_t whole = crc32c(data.data(), data.size());
