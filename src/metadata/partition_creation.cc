@@ -67,7 +67,8 @@ result<std::vector<placement>> plan_topic(const controller_state& s, const reque
         return out;
     }
     auto assigned =
-        assign_replicas(usable_brokers(s.image), current, additional, int16_t(rf), s.rng);
+        assign_added_partitions(usable_broker_racks(s.image), topic.partitions.front().replicas,
+                                current, additional, int16_t(rf), s.rng);
     if (!assigned) {
         return error(error_code::invalid_replication_factor,
                      fmt::format("Unable to replicate the partition {} time(s): {}", rf,

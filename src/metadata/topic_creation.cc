@@ -119,7 +119,8 @@ result<std::vector<placement>> placements_for(const controller_state& s, const c
     const int16_t rf = t.replication_factor == -1
                            ? int16_t(s.static_config.default_replication_factor)
                            : t.replication_factor;
-    auto assigned = assign_replicas(usable_brokers(s.image), 0, partitions, rf, s.rng);
+    auto assigned =
+        assign_replicas_to_brokers(usable_broker_racks(s.image), 0, partitions, rf, s.rng);
     if (!assigned) {
         return error(error_code::invalid_replication_factor,
                      fmt::format("Unable to replicate the partition {} time(s): {}", rf,
