@@ -73,12 +73,44 @@ void fail_all(protocol::incremental_alter_configs_response& r, const error& e) {
 }  // namespace
 
 controller::controller(const config::broker_config& config, metadata_log_writer& log,
-                       metadata_cache& cache, std::shared_ptr<const metadata_image> replayed)
+                       metadata_cache& cache, std::shared_ptr<const metadata_image> replayed,
+                       bool publishes)
     : _config(config),
       _log(log),
       _cache(cache),
       _image(std::move(replayed)),
-      _rng(std::random_device{}()) {}
+      _rng(std::random_device{}()),
+      _publishes(publishes),
+      _active(publishes) {}
+
+void controller::set_active(bool active, std::shared_ptr<const metadata_image> committed) {
+    _active = active;
+    if (committed) {
+        _image = std::move(committed);
+    }
+}
+
+void controller::after_commit(std::function<void()> finish,
+                              std::function<void(const error&)> on_failure) {
+    auto offset = _last_append;
+    _last_append.reset();
+    if (!offset) {
+        finish();
+        return;
+    }
+    _log.when_committed(*offset, [this, finish = std::move(finish),
+                                  on_failure = std::move(on_failure)](status s) {
+        if (!s) {
+            // Leadership moved before the batch committed: the working image
+            // may hold records that will never be; restart from the committed.
+            error e = s.err().code == error_code::not_leader_or_follower
+                          ? error(error_code::not_controller, s.err().message)
+                          : s.err();
+            on_failure(e);
+        }
+        finish();
+    });
+}
 
 controller::~controller() {
     stop();
@@ -96,13 +128,15 @@ void controller::start() {
     _running = true;
     _work = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
         _io.get_executor());
-    asio::post(_io, [this] {
-        _cache.update(_image);
-        auto empty = std::make_shared<const metadata_image>();
-        for (const auto& l : _listeners) {
-            l(empty, _image);
-        }
-    });
+    if (_publishes) {
+        asio::post(_io, [this] {
+            _cache.update(_image);
+            auto empty = std::make_shared<const metadata_image>();
+            for (const auto& l : _listeners) {
+                l(empty, _image);
+            }
+        });
+    }
     _thread = std::thread([this] { _io.run(); });
 }
 
@@ -119,6 +153,9 @@ void controller::stop() {
 }
 
 result<int64_t> controller::commit(std::vector<metadata_record> records) {
+    if (!_active) {
+        return error(error_code::not_controller, "this node is not the active controller");
+    }
     // Applying first proves the records consistent with the image, so the log
     // never holds a batch that replay would refuse.
     metadata_delta delta(_image);
@@ -133,7 +170,12 @@ result<int64_t> controller::commit(std::vector<metadata_record> records) {
         spdlog::error("event=metadata_append_failed error=\"{}\"", last.err().message);
         return last.err();
     }
-    publish(delta.build(*last));
+    if (_publishes) {
+        publish(delta.build(*last));
+    } else {
+        _image = delta.build(*last);  // the quorum publishes once committed
+        _last_append = *last;
+    }
     return *last;
 }
 
@@ -258,8 +300,11 @@ result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {
 
 asio::awaitable<result<int64_t>> controller::register_broker(broker_registration reg) {
     std::optional<result<int64_t>> out;
-    auto op = [&] { out.emplace(do_register_broker(reg)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_register_broker(reg));
+        after_commit(std::move(finish), [&](const error& e) { out.emplace(e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 
@@ -273,47 +318,65 @@ result<int64_t> controller::register_broker_blocking(broker_registration reg) {
 asio::awaitable<protocol::create_topics_response> controller::create_topics(
     protocol::create_topics_request req) {
     std::optional<protocol::create_topics_response> out;
-    auto op = [&] { out.emplace(do_create_topics(req)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_create_topics(req));
+        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 
 asio::awaitable<protocol::delete_topics_response> controller::delete_topics(
     protocol::delete_topics_request req) {
     std::optional<protocol::delete_topics_response> out;
-    auto op = [&] { out.emplace(do_delete_topics(req)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_delete_topics(req));
+        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 
 asio::awaitable<protocol::create_partitions_response> controller::create_partitions(
     protocol::create_partitions_request req) {
     std::optional<protocol::create_partitions_response> out;
-    auto op = [&] { out.emplace(do_create_partitions(req)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_create_partitions(req));
+        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 
 asio::awaitable<protocol::alter_configs_response> controller::alter_configs(
     protocol::alter_configs_request req) {
     std::optional<protocol::alter_configs_response> out;
-    auto op = [&] { out.emplace(do_alter_configs(req)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_alter_configs(req));
+        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 
 asio::awaitable<protocol::incremental_alter_configs_response> controller::incremental_alter_configs(
     protocol::incremental_alter_configs_request req) {
     std::optional<protocol::incremental_alter_configs_response> out;
-    auto op = [&] { out.emplace(do_incremental_alter_configs(req)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_incremental_alter_configs(req));
+        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 
 asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(int32_t count) {
     std::optional<result<producer_id_block>> out;
-    auto op = [&] { out.emplace(do_allocate_producer_ids(count)); };
-    co_await on_controller(op);
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_allocate_producer_ids(count));
+        after_commit(std::move(finish), [&](const error& e) { out.emplace(e); });
+    };
+    co_await on_controller_async(op);
     co_return std::move(*out);
 }
 

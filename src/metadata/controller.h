@@ -72,13 +72,24 @@ class controller {
     // `config` (the static broker config) and `log` must outlive the
     // controller. `replayed` is the image replayed from the log; the
     // controller publishes it to `cache` at start().
+    //
+    // `publishes`: whether the controller publishes the images it commits.
+    // With a local log it does; with the Raft quorum the quorum publishes what
+    // it commits (on every node) and the controller keeps only its working
+    // image, which runs ahead of the committed one by the batches in flight,
+    // and it acts only while this node leads (set_active).
     controller(const config::broker_config& config, metadata_log_writer& log, metadata_cache& cache,
-               std::shared_ptr<const metadata_image> replayed);
+               std::shared_ptr<const metadata_image> replayed, bool publishes = true);
     ~controller();
     controller(const controller&) = delete;
     controller& operator=(const controller&) = delete;
 
     void subscribe(image_listener listener);
+    // Controller thread. This node became the active controller (`committed`:
+    // the image of everything committed, which the working image restarts
+    // from) or stopped being it (operations then answer NOT_CONTROLLER).
+    void set_active(bool active, std::shared_ptr<const metadata_image> committed);
+    bool active() const { return _active; }
     // Starts the controller thread and publishes the replayed image.
     void start();
     // Stops the thread (pending operations are dropped). Idempotent.
@@ -123,7 +134,34 @@ class controller {
         const protocol::incremental_alter_configs_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
 
+    // Any thread: runs `fn()` on the controller thread and returns once it has.
+    template <typename F>
+    asio::awaitable<void> run_on_controller(F& fn) {
+        co_await on_controller(fn);
+    }
+
   private:
+    // Runs `fn(finish)` on the controller thread; the caller resumes on its own
+    // executor once `fn` calls `finish()` (at once, or when what it appended
+    // has committed). Same rules for `fn` as on_controller.
+    template <typename F>
+    asio::awaitable<void> on_controller_async(F& fn) {
+        co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+            [this, &fn](auto handler) {
+                asio::post(_io, [&fn, handler = std::move(handler)]() mutable {
+                    auto h = std::make_shared<decltype(handler)>(std::move(handler));
+                    fn(std::function<void()>([h]() {
+                        auto ex = asio::get_associated_executor(*h);
+                        asio::post(ex, std::move(*h));
+                    }));
+                });
+            },
+            asio::use_awaitable);
+    }
+    // After an operation: `finish()` once its batch (if it appended one) has
+    // committed; `on_failure(error)` first when it could not commit.
+    void after_commit(std::function<void()> finish, std::function<void(const error&)> on_failure);
+
     // Runs `fn()` on the controller thread; the caller resumes on its own
     // executor afterwards. `fn` is taken by reference and must capture only
     // references: GCC 12 destroys some temporaries of a co_await expression
@@ -155,6 +193,9 @@ class controller {
     metadata_cache& _cache;
     std::shared_ptr<const metadata_image> _image;  // controller thread only
     std::vector<image_listener> _listeners;
+    const bool _publishes;
+    bool _active;
+    std::optional<int64_t> _last_append;  // the batch the running operation appended
     std::mt19937 _rng;
     asio::io_context _io{1};
     std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> _work;

@@ -32,7 +32,8 @@ constexpr int64_t replay_read_bytes = 1 << 20;
 
 }  // namespace
 
-result<std::unique_ptr<metadata_log>> metadata_log::open(const std::string& dir, int64_t now_ms) {
+result<std::shared_ptr<storage::log>> open_metadata_partition(const std::string& dir,
+                                                              int64_t now_ms) {
     storage::log_open_options o;
     o.tp = {cluster_metadata_topic, 0};
     o.dir = dir + "/" + o.tp.to_string();
@@ -47,7 +48,11 @@ result<std::unique_ptr<metadata_log>> metadata_log::open(const std::string& dir,
     o.config.retention_ms = -1;
     o.config.retention_bytes = -1;
     o.config.max_message_bytes = 64 * 1024 * 1024;
-    auto l = storage::log::open(std::move(o));
+    return storage::log::open(std::move(o));
+}
+
+result<std::unique_ptr<metadata_log>> metadata_log::open(const std::string& dir, int64_t now_ms) {
+    auto l = open_metadata_partition(dir, now_ms);
     if (!l) {
         return l.err();
     }

@@ -29,6 +29,11 @@ namespace samsa::metadata {
 
 inline constexpr int32_t local_metadata_epoch = 1;
 
+// Opens (creating and recovering) the storage log of `<dir>/__cluster_metadata-0`,
+// the Raft log's storage too (raft/storage_raft_log.h).
+result<std::shared_ptr<storage::log>> open_metadata_partition(const std::string& dir,
+                                                              int64_t now_ms);
+
 class metadata_log final : public metadata_log_writer {
   public:
     // Opens (creating if needed) `<dir>/__cluster_metadata-0`.

@@ -133,6 +133,13 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.num_recovery_threads_per_data_dir = v.get_int("num.recovery.threads.per.data.dir");
     c.num_replica_fetchers = v.get_int("num.replica.fetchers");
 
+    c.quorum_election_timeout_ms = v.get_int("controller.quorum.election.timeout.ms");
+    c.quorum_fetch_timeout_ms = v.get_int("controller.quorum.fetch.timeout.ms");
+    c.quorum_election_backoff_max_ms = v.get_int("controller.quorum.election.backoff.max.ms");
+    c.quorum_request_timeout_ms = v.get_int("controller.quorum.request.timeout.ms");
+    c.quorum_retry_backoff_ms = v.get_int("controller.quorum.retry.backoff.ms");
+    c.quorum_append_linger_ms = v.get_int("controller.quorum.append.linger.ms");
+
     // Storage.
     if (auto dirs = v.get_optional_list("log.dirs")) {
         c.log_dirs = std::move(*dirs);

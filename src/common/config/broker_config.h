@@ -36,6 +36,13 @@ struct broker_config {
     int32_t broker_session_timeout_ms = 0;
     int32_t broker_heartbeat_interval_ms = 0;
     int32_t initial_broker_registration_timeout_ms = 0;
+    // controller.quorum.*: the Raft timers (raft/raft_config.h).
+    int32_t quorum_election_timeout_ms = 0;
+    int32_t quorum_fetch_timeout_ms = 0;
+    int32_t quorum_election_backoff_max_ms = 0;
+    int32_t quorum_request_timeout_ms = 0;
+    int32_t quorum_retry_backoff_ms = 0;
+    int32_t quorum_append_linger_ms = 0;
 
     // ---- listeners and sockets
     std::vector<listener> listeners;

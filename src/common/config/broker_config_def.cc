@@ -121,6 +121,23 @@ config_def build() {
     def("initial.broker.registration.timeout.ms", k_int, "60000", none(), medium, read_only,
         "How long a starting broker waits for its first registration with the controller before "
         "exiting.");
+    def("controller.quorum.election.timeout.ms", k_int, "1000", validator::at_least(1), high,
+        read_only,
+        "Maximum time a voter waits without a leader before it starts an election (the wait is "
+        "random, between this and twice this).");
+    def("controller.quorum.fetch.timeout.ms", k_int, "2000", validator::at_least(1), high,
+        read_only,
+        "Maximum time without a successful fetch from the leader before a voter starts an "
+        "election.");
+    def("controller.quorum.election.backoff.max.ms", k_int, "1000", validator::at_least(1), high,
+        read_only, "Maximum time before a voter starts a new election after a lost one.");
+    def("controller.quorum.request.timeout.ms", k_int, "2000", validator::at_least(1), medium,
+        read_only, "How long a quorum request waits for its answer before it is retried.");
+    def("controller.quorum.retry.backoff.ms", k_int, "20", validator::at_least(0), low, read_only,
+        "Wait before retrying a failed quorum request.");
+    def("controller.quorum.append.linger.ms", k_int, "25", validator::at_least(0), medium,
+        read_only,
+        "How long the leader lets metadata appends gather before it flushes them to disk.");
     def("broker.rack", k_string, null, none(), medium, read_only,
         "Rack of the broker, for rack-aware replica assignment, e.g. us-east-1d.");
     def("metadata.log.dir", k_string, null, none(), high, read_only,
