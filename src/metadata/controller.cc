@@ -76,17 +76,26 @@ controller::controller(const config::broker_config& config, metadata_log_writer&
                        metadata_cache& cache, std::shared_ptr<const metadata_image> replayed,
                        bool publishes)
     : _config(config),
-      _log(log),
+      _log(&log),
       _cache(cache),
       _image(std::move(replayed)),
-      _rng(std::random_device{}()),
       _publishes(publishes),
-      _active(publishes) {}
+      _active(publishes),
+      _rng(std::random_device{}()) {}
 
 void controller::set_active(bool active, std::shared_ptr<const metadata_image> committed) {
     _active = active;
     if (committed) {
         _image = std::move(committed);
+    }
+    _session_deadlines.clear();
+    if (active) {
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(_config.broker_session_timeout_ms);
+        for (const auto& [id, b] : _image->brokers) {
+            _session_deadlines[id] = deadline;
+        }
+        arm_session_timer();
     }
 }
 
@@ -98,18 +107,18 @@ void controller::after_commit(std::function<void()> finish,
         finish();
         return;
     }
-    _log.when_committed(*offset, [this, finish = std::move(finish),
-                                  on_failure = std::move(on_failure)](status s) {
-        if (!s) {
-            // Leadership moved before the batch committed: the working image
-            // may hold records that will never be; restart from the committed.
-            error e = s.err().code == error_code::not_leader_or_follower
-                          ? error(error_code::not_controller, s.err().message)
-                          : s.err();
-            on_failure(e);
-        }
-        finish();
-    });
+    _log->when_committed(
+        *offset, [this, finish = std::move(finish), on_failure = std::move(on_failure)](status s) {
+            if (!s) {
+                // Leadership moved before the batch committed: the working image
+                // may hold records that will never be; restart from the committed.
+                error e = s.err().code == error_code::not_leader_or_follower
+                              ? error(error_code::not_controller, s.err().message)
+                              : s.err();
+                on_failure(e);
+            }
+            finish();
+        });
 }
 
 controller::~controller() {
@@ -145,6 +154,9 @@ void controller::stop() {
         return;
     }
     _running = false;
+    if (_session_timer) {
+        asio::post(_io, [this] { _session_timer->cancel(); });
+    }
     _work.reset();
     _io.stop();
     if (_thread.joinable()) {
@@ -165,7 +177,7 @@ result<int64_t> controller::commit(std::vector<metadata_record> records) {
             return error(error_code::unknown_server_error, s.err().message);
         }
     }
-    auto last = _log.append(records);
+    auto last = _log->append(records);
     if (!last) {
         spdlog::error("event=metadata_append_failed error=\"{}\"", last.err().message);
         return last.err();
@@ -213,7 +225,7 @@ result<int64_t> controller::do_register_broker(const broker_registration& reg) {
         f.feature_level = written_metadata_version;
         records.emplace_back(std::move(f));
     }
-    const int64_t epoch = _log.end_offset() + int64_t(records.size());
+    const int64_t epoch = _log->end_offset() + int64_t(records.size());
     protocol::register_broker_record r;
     r.broker_id = reg.id;
     r.incarnation_id = reg.incarnation_id;
@@ -229,10 +241,14 @@ result<int64_t> controller::do_register_broker(const broker_registration& reg) {
         ep.security_protocol = e.security_protocol;
     }
     records.emplace_back(std::move(r));
-    protocol::unfence_broker_record u;
-    u.id = reg.id;
-    u.epoch = epoch;
-    records.emplace_back(u);
+    if (_publishes) {
+        // A one-node cluster on a local log has no one to catch up with. With
+        // the quorum the broker is unfenced by its heartbeat once caught up.
+        protocol::unfence_broker_record u;
+        u.id = reg.id;
+        u.epoch = epoch;
+        records.emplace_back(u);
+    }
     auto committed = commit(std::move(records));
     if (!committed) {
         return committed.err();

@@ -36,14 +36,22 @@
 #include <thread>
 #include <vector>
 
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <map>
 #include "common/config/broker_config.h"
 #include "common/result.h"
 #include "metadata/controller_plan.h"
 #include "metadata/metadata_cache.h"
 #include "metadata/metadata_image.h"
 #include "metadata/metadata_log_writer.h"
+
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
+#include "protocol/generated/broker_heartbeat_request.h"
+#include "protocol/generated/broker_heartbeat_response.h"
+#include "protocol/generated/broker_registration_request.h"
+#include "protocol/generated/broker_registration_response.h"
 #include "protocol/generated/create_partitions_request.h"
 #include "protocol/generated/create_partitions_response.h"
 #include "protocol/generated/create_topics_request.h"
@@ -85,6 +93,9 @@ class controller {
     controller& operator=(const controller&) = delete;
 
     void subscribe(image_listener listener);
+    // Replaces the writer (before start()): the quorum's writer runs on this
+    // controller's thread, so it is built after the controller.
+    void set_log(metadata_log_writer& log) { _log = &log; }
     // Controller thread. This node became the active controller (`committed`:
     // the image of everything committed, which the working image restarts
     // from) or stopped being it (operations then answer NOT_CONTROLLER).
@@ -96,6 +107,8 @@ class controller {
     void stop();
 
     asio::io_context::executor_type executor() { return _io.get_executor(); }
+    // The controller thread's io_context (the metadata quorum runs on it too).
+    asio::io_context& io() { return _io; }
     // The image as the controller last published it (any thread).
     std::shared_ptr<const metadata_image> image() const { return _cache.read(); }
 
@@ -122,6 +135,17 @@ class controller {
     asio::awaitable<result<producer_id_block>> allocate_producer_ids(
         int32_t count = producer_id_block_size);
 
+    // Broker lifecycle (KIP-631; controller_brokers.cc). A broker registers
+    // fenced; its heartbeats keep its session (broker.session.timeout.ms) and
+    // unfence it once its metadata has caught up to its registration; a
+    // session that expires fences it, moving its leaderships away; a
+    // heartbeat with want_shut_down fences it the same way (controlled
+    // shutdown) and answers should_shut_down.
+    asio::awaitable<protocol::broker_registration_response> handle_broker_registration(
+        protocol::broker_registration_request request);
+    asio::awaitable<protocol::broker_heartbeat_response> handle_broker_heartbeat(
+        protocol::broker_heartbeat_request request);
+
     // ---- the same, synchronously, on the calling thread (tests; and what the
     // awaitables run on the controller thread). Not thread-safe.
     result<int64_t> do_register_broker(const broker_registration& registration);
@@ -133,6 +157,12 @@ class controller {
     protocol::incremental_alter_configs_response do_incremental_alter_configs(
         const protocol::incremental_alter_configs_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
+    protocol::broker_registration_response do_broker_registration(
+        const protocol::broker_registration_request& r);
+    protocol::broker_heartbeat_response do_broker_heartbeat(
+        const protocol::broker_heartbeat_request& r);
+    // Fences the brokers whose session has expired (only while active).
+    void check_broker_sessions();
 
     // Any thread: runs `fn()` on the controller thread and returns once it has.
     template <typename F>
@@ -189,13 +219,18 @@ class controller {
     void publish(std::shared_ptr<const metadata_image> next);
 
     const config::broker_config& _config;
-    metadata_log_writer& _log;
+    metadata_log_writer* _log;
     metadata_cache& _cache;
     std::shared_ptr<const metadata_image> _image;  // controller thread only
     std::vector<image_listener> _listeners;
     const bool _publishes;
     bool _active;
     std::optional<int64_t> _last_append;  // the batch the running operation appended
+    // Broker sessions, kept by the active controller only (a new one starts
+    // every broker's session afresh, as Kafka's does).
+    std::map<int32_t, std::chrono::steady_clock::time_point> _session_deadlines;
+    std::unique_ptr<asio::steady_timer> _session_timer;
+    void arm_session_timer();
     std::mt19937 _rng;
     asio::io_context _io{1};
     std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> _work;

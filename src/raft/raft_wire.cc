@@ -239,7 +239,8 @@ result<raft_message> decode_raft_response(int16_t api_key, int16_t version, byte
             }
             const auto& p = r->responses.front().partitions.front();
             out.error = code_of(p.error_code);
-            out.current_leader = leader_of(p.current_leader.leader_id, p.current_leader.leader_epoch);
+            out.current_leader =
+                leader_of(p.current_leader.leader_id, p.current_leader.leader_epoch);
             if (p.high_watermark >= 0) {
                 out.high_watermark = raft_offset{p.high_watermark};
             }
@@ -277,8 +278,10 @@ result<raft_message> decode_raft_response(int16_t api_key, int16_t version, byte
                 return not_metadata_partition();
             }
             out.error = code_of(p->error_code);
-            out.current_leader = leader_of(p->current_leader.leader_id, p->current_leader.leader_epoch);
-            out.snapshot_id = {raft_offset{p->snapshot_id.end_offset}, raft_epoch{p->snapshot_id.epoch}};
+            out.current_leader =
+                leader_of(p->current_leader.leader_id, p->current_leader.leader_epoch);
+            out.snapshot_id = {raft_offset{p->snapshot_id.end_offset},
+                               raft_epoch{p->snapshot_id.epoch}};
             out.size = p->size;
             out.position = p->position;
             auto chunk = p->unaligned_records.contiguous();
@@ -359,7 +362,8 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
             out.replica_id = node_id{r->replica_id};
             out.max_bytes = r->max_bytes;
             out.current_leader_epoch = raft_epoch{p->current_leader_epoch};
-            out.snapshot_id = {raft_offset{p->snapshot_id.end_offset}, raft_epoch{p->snapshot_id.epoch}};
+            out.snapshot_id = {raft_offset{p->snapshot_id.end_offset},
+                               raft_epoch{p->snapshot_id.epoch}};
             out.position = p->position;
             return raft_message(out);
         }

@@ -26,6 +26,10 @@ class producer_id_manager;
 
 namespace samsa::server {
 
+namespace quorum {
+class metadata_quorum;
+class controller_channel;
+}  // namespace quorum
 class handler_registry;
 namespace fetch {
 class fetch_session_cache;
@@ -49,9 +53,13 @@ struct broker_context {
     const config::broker_config* config = nullptr;  // static + dynamic broker config
     metadata::metadata_cache metadata;
     const handler_registry* handlers = nullptr;
-    // The active controller (this node, in a one-node cluster): every metadata
-    // change goes through it. Set by the server before listeners start.
-    metadata::controller* controller = nullptr;
+    // Every metadata change goes through the active controller (the Raft leader).
+    // Set by the server before listeners start: the controller's operations run
+    // here when this node is the active controller, and are forwarded to the
+    // active controller's listener otherwise.
+    quorum::controller_channel* controller = nullptr;
+    // This node's replica of the metadata quorum (KRaft RPCs, DescribeQuorum).
+    quorum::metadata_quorum* quorum = nullptr;
     // Local partitions: produce, fetch, list offsets, delete records.
     cluster::replica_manager* replicas = nullptr;
     // Incremental fetch sessions (KIP-227), shared by every reactor.

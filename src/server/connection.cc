@@ -1,5 +1,7 @@
 #include "server/connection.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 #include <sys/sendfile.h>
 
@@ -43,6 +45,10 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
       _queue_drained(_socket.get_executor()) {
     _response_ready.expires_at(asio::steady_timer::time_point::max());
     _queue_drained.expires_at(asio::steady_timer::time_point::max());
+    if (_broker.config) {
+        const auto& names = _broker.config->controller_listener_names;
+        _controller_listener = std::find(names.begin(), names.end(), _listener_name) != names.end();
+    }
 }
 
 void connection::start() {
@@ -141,11 +147,13 @@ asio::awaitable<void> connection::read_loop() {
         }
 
         request_context ctx;
+        ctx.controller_listener = _controller_listener;
         size_t body_offset = 0;
         if (!parse_header(frame_bytes, ctx.header, body_offset)) {
             co_return;
         }
-        const api_handler* handler = _broker.handlers->find(ctx.header.api_key);
+        const api_handler* handler =
+            _broker.handlers->find(ctx.header.api_key, _controller_listener);
         bool supported = handler && ctx.header.api_version >= handler->min_version &&
                          ctx.header.api_version <= handler->max_version;
         auto slot = std::make_shared<response_slot>();
@@ -167,6 +175,7 @@ asio::awaitable<void> connection::read_loop() {
         ctx.body = frame_bytes.subspan(body_offset);
         ctx.frame = frame;
         ctx.listener_name = _listener_name;
+        ctx.controller_listener = _controller_listener;
         ctx.peer = _peer;
         ctx.broker = &_broker;
         _queue.push_back(slot);

@@ -48,6 +48,7 @@ class connection : public std::enable_shared_from_this<connection> {
     asio::ip::tcp::socket _socket;
     broker_context& _broker;
     std::string _listener_name;
+    bool _controller_listener = false;
     std::string _peer;
     std::deque<std::shared_ptr<response_slot>> _queue;
     asio::steady_timer _response_ready;  // wakes the write loop

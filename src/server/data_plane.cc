@@ -7,6 +7,7 @@
 
 #include "cluster/partition_config.h"
 #include "common/clock.h"
+#include "server/quorum/controller_channel.h"
 
 namespace samsa::server {
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "protocol/generated/api_table.h"
+
 #include "server/handlers/alter_configs.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/create_partitions.h"
@@ -31,6 +33,15 @@
 #include "server/handlers/offset_delete.h"
 #include "server/handlers/offset_fetch.h"
 #include "server/handlers/sync_group.h"
+// The metadata quorum and the controller (controller listener).
+#include "server/handlers/allocate_producer_ids.h"
+#include "server/handlers/begin_quorum_epoch.h"
+#include "server/handlers/broker_heartbeat.h"
+#include "server/handlers/broker_registration.h"
+#include "server/handlers/describe_quorum.h"
+#include "server/handlers/end_quorum_epoch.h"
+#include "server/handlers/fetch_snapshot.h"
+#include "server/handlers/vote.h"
 
 namespace samsa::server {
 
@@ -67,6 +78,15 @@ handler_registry::handler_registry() {
         handlers::list_groups_handler(),
         handlers::describe_groups_handler(),
         handlers::delete_groups_handler(),
+
+        handlers::vote_handler(),
+        handlers::begin_quorum_epoch_handler(),
+        handlers::end_quorum_epoch_handler(),
+        handlers::fetch_snapshot_handler(),
+        handlers::describe_quorum_handler(),
+        handlers::broker_registration_handler(),
+        handlers::broker_heartbeat_handler(),
+        handlers::allocate_producer_ids_handler(),
     };
     std::sort(_handlers.begin(), _handlers.end(),
               [](const api_handler& a, const api_handler& b) { return a.key < b.key; });
@@ -76,6 +96,18 @@ const api_handler* handler_registry::find(int16_t key) const {
     auto it = std::lower_bound(_handlers.begin(), _handlers.end(), key,
                                [](const api_handler& h, int16_t k) { return h.key < k; });
     return it != _handlers.end() && it->key == key ? &*it : nullptr;
+}
+
+bool handler_registry::served_on(int16_t key, bool controller_listener) {
+    const auto* schema = protocol::find_api_schema(key);
+    if (!schema) {
+        return false;
+    }
+    return controller_listener ? schema->controller_listener : schema->broker_listener;
+}
+
+const api_handler* handler_registry::find(int16_t key, bool controller_listener) const {
+    return served_on(key, controller_listener) ? find(key) : nullptr;
 }
 
 }  // namespace samsa::server

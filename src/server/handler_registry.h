@@ -3,6 +3,7 @@
 // list is in handler_registry.cc; ApiVersions answers from it, so advertised
 // and implemented versions cannot drift.
 #include <span>
+#include <string>
 #include <vector>
 
 #include "server/handler.h"
@@ -14,6 +15,11 @@ class handler_registry {
     handler_registry();
 
     const api_handler* find(int16_t key) const;
+    // The handler of `key` if Kafka serves that API on this kind of listener
+    // (the schemas' "listeners": broker APIs on client listeners, KRaft and
+    // broker-lifecycle APIs on controller listeners, some on both).
+    const api_handler* find(int16_t key, bool controller_listener) const;
+    static bool served_on(int16_t key, bool controller_listener);
     std::span<const api_handler> all() const { return _handlers; }
 
   private:

@@ -24,6 +24,7 @@ struct request_context {
     bytes_view body;
     std::shared_ptr<const void> frame;  // keeps `body` (and decoded records views) alive
     std::string listener_name;          // e.g. "PLAINTEXT"
+    bool controller_listener = false;   // one of controller.listener.names
     std::string peer;                   // "host:port", for logs
     broker_context* broker = nullptr;
 };

@@ -19,6 +19,15 @@ std::string local_host_name() {
     return buf;
 }
 
+// The controller's writer until the quorum's replaces it (before start).
+class no_metadata_writer final : public metadata::metadata_log_writer {
+  public:
+    result<int64_t> append(const std::vector<metadata::metadata_record>&) override {
+        return error(error_code::not_controller, "the metadata quorum is not open");
+    }
+    int64_t end_offset() const override { return 0; }
+};
+
 bool is_controller_listener(const config::broker_config& cfg, const std::string& name) {
     return std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(),
                      name) != cfg.controller_listener_names.end();
@@ -48,32 +57,32 @@ status server::start() {
         return st;
     }
     _data.attach(_context);
-    // Before the controller applies the first image: the coordinator must
-    // see the elections of __consumer_offsets partitions to load them.
+    // Before the first image is applied: the coordinator must see the
+    // elections of __consumer_offsets partitions to load them.
     _groups = std::make_unique<coordinator::group_coordinator>(
         coordinator::group_config::from(_cfg), _data.replicas(), _context.metadata);
     _context.groups = _groups.get();
     for (const auto& l : _cfg.listeners) {
-        if (is_controller_listener(_cfg, l.name)) {
-            // The controller listener carries the Raft quorum's traffic, which
-            // this build does not serve yet; a one-node cluster is its own quorum.
-            continue;
-        }
         auto lst = std::make_unique<listener>(l.name, _reactors, _context);
         if (auto st = lst->bind(l.host, l.port); !st) {
             _listeners.clear();
+            _controller_listeners.clear();
             return st;
         }
-        _listeners.push_back(std::move(lst));
+        (is_controller_listener(_cfg, l.name) ? _controller_listeners : _listeners)
+            .push_back(std::move(lst));
     }
-    if (_listeners.empty()) {
+    if (_cfg.is_broker() && _listeners.empty()) {
         return error(error_code::invalid_config, "no broker listener to serve in `listeners`");
     }
-    if (auto st = start_controller(); !st) {
+    if (auto st = open_quorum(); !st) {
         _listeners.clear();
+        _controller_listeners.clear();
         return st;
     }
-    for (auto& l : _listeners) {
+    // The quorum's traffic flows before this node serves clients: a node
+    // cannot catch up with the metadata log, or register, without its peers.
+    for (auto& l : _controller_listeners) {
         l->start();
     }
     // From here apply_metadata() posts shard work instead of running it on
@@ -82,8 +91,28 @@ status server::start() {
     _reactors.start();
     _data.start();
     _running = true;
-    for (auto& l : _listeners) {
-        spdlog::info("event=listening listener={} port={}", l->name(), l->bound_port());
+    _controller->start();
+    _quorum->start();
+    for (auto& l : _controller_listeners) {
+        spdlog::info("event=listening listener={} port={} role=controller", l->name(),
+                     l->bound_port());
+    }
+    if (_cfg.is_broker()) {
+        _lifecycle = std::make_unique<quorum::broker_lifecycle>(
+            _cfg, *_channel, *_quorum, _controller->io().get_executor(), self_registration());
+        _lifecycle->start();
+        auto waited = _lifecycle->wait_until_unfenced(
+            std::chrono::milliseconds(_cfg.initial_broker_registration_timeout_ms));
+        if (!waited) {
+            stop();
+            return waited;
+        }
+        for (auto& l : _listeners) {
+            l->start();
+        }
+        for (auto& l : _listeners) {
+            spdlog::info("event=listening listener={} port={}", l->name(), l->bound_port());
+        }
     }
     return {};
 }
@@ -93,7 +122,16 @@ void server::stop() {
         return;
     }
     _running = false;
+    if (_lifecycle) {
+        // Controlled shutdown: the controller moves leaderships away first.
+        _lifecycle->controlled_shutdown(
+            std::chrono::milliseconds(std::min(2000, std::max(0, _cfg.broker_session_timeout_ms))));
+        _lifecycle->stop();
+    }
     for (auto& l : _listeners) {
+        l->stop();
+    }
+    for (auto& l : _controller_listeners) {
         l->stop();
     }
     // Before the reactors: a change in flight may be waiting for the shards
@@ -101,87 +139,88 @@ void server::stop() {
     if (_controller) {
         _controller->stop();
     }
+    if (_quorum) {
+        _quorum->shutdown();
+    }
     _reactors.stop();
     _listeners.clear();
+    _controller_listeners.clear();
     // Its purgatories and timers before the data plane's partitions go.
     _context.groups = nullptr;
     _groups.reset();
     _data.shutdown();
-    if (_metadata_log) {
-        if (auto st = _metadata_log->close(); !st) {
-            spdlog::error("event=metadata_log_close_failed error=\"{}\"", st.err().message);
-        }
-    }
     spdlog::info("event=stopped node_id={}", _cfg.node_id);
 }
 
 uint16_t server::bound_port(const std::string& listener_name) const {
-    for (const auto& l : _listeners) {
-        if (l->name() == listener_name) {
-            return l->bound_port();
+    for (const auto* list : {&_listeners, &_controller_listeners}) {
+        for (const auto& l : *list) {
+            if (l->name() == listener_name) {
+                return l->bound_port();
+            }
         }
     }
     return 0;
 }
 
-status server::start_controller() {
-    const std::string dir =
-        _cfg.metadata_log_dir.empty() ? _cfg.log_dirs.front() : _cfg.metadata_log_dir;
-    auto opened = metadata::metadata_log::open(dir, wall_clock_ms());
-    if (!opened) {
-        return error(opened.err().code,
-                     "cannot open the metadata log in " + dir + ": " + opened.err().message);
-    }
-    _metadata_log = std::move(*opened);
+status server::open_quorum() {
     auto base = std::make_shared<metadata::metadata_image>();
     base->cluster_id = _context.settings.cluster_id;
     base->controller_id = _cfg.node_id;
-    auto image = metadata::replay_image(*_metadata_log, base);
-    if (!image) {
-        return error(image.err().code,
-                     "cannot replay the metadata log in " + dir + ": " + image.err().message);
+    // The controller thread exists on every node: it drives this node's
+    // replica of the quorum (a voter, or an observer on a broker-only node);
+    // the controller itself acts only on a controller node leading the quorum.
+    static no_metadata_writer unset;
+    _controller = std::make_unique<metadata::controller>(_cfg, unset, _context.metadata, base,
+                                                         /*publishes=*/false);
+    _quorum =
+        std::make_unique<quorum::metadata_quorum>(_cfg, _controller->io(), _context.metadata, base);
+    if (auto st = _quorum->open(); !st) {
+        return st;
     }
-    spdlog::info("event=metadata_replayed dir={} offset={} topics={} brokers={}", dir,
-                 (*image)->offset, (*image)->topics_by_name.size(), (*image)->brokers.size());
-    _controller =
-        std::make_unique<metadata::controller>(_cfg, *_metadata_log, _context.metadata, *image);
-    _context.controller = _controller.get();
+    _controller->set_log(*_quorum);
+    _context.quorum = _quorum.get();
+    _channel = std::make_unique<quorum::controller_channel>(
+        _cfg, _cfg.is_controller() ? _controller.get() : nullptr, *_quorum,
+        _controller->io().get_executor());
+    _context.controller = _channel.get();
     // The replica manager creates and deletes local logs as images change.
-    _controller->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
-                                  std::shared_ptr<const metadata::metadata_image> next) {
+    _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
+                              std::shared_ptr<const metadata::metadata_image> next) {
         _data.replicas().apply_metadata(*prev, *next);
     });
     // Deleted topics lose their committed offsets.
-    _controller->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
-                                  std::shared_ptr<const metadata::metadata_image> next) {
+    _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
+                              std::shared_ptr<const metadata::metadata_image> next) {
         if (_groups) {
             _groups->on_metadata_changed(*prev, *next);
         }
     });
-    _controller->start();
-    auto epoch = _controller->register_broker_blocking(self_registration());
-    if (!epoch) {
-        _controller->stop();
-        return error(epoch.err().code, "cannot register this broker: " + epoch.err().message);
+    // The Raft leader is the active controller; its working image starts from
+    // everything committed (the quorum delivers all of it before telling).
+    if (_cfg.is_controller()) {
+        _quorum->on_leader_change([this](raft::leader_and_epoch, bool local) {
+            _controller->set_active(local, _context.metadata.read());
+        });
     }
     return {};
 }
 
-metadata::broker_registration server::self_registration() const {
-    metadata::broker_registration reg;
-    reg.id = _cfg.node_id;
+protocol::broker_registration_request server::self_registration() const {
+    protocol::broker_registration_request reg;
+    reg.broker_id = _cfg.node_id;
+    reg.cluster_id = _context.settings.cluster_id;
     reg.incarnation_id = uuid::random();
     reg.rack = _cfg.broker_rack;
     for (const auto& a : _cfg.advertised_listeners) {
-        metadata::broker_endpoint ep;
-        ep.listener_name = a.name;
+        auto& ep = reg.listeners.emplace_back();
+        ep.name = a.name;
         ep.host = a.host.empty() ? local_host_name() : a.host;
         ep.port = a.port;
         if (ep.port == 0) {
             ep.port = bound_port(a.name);
         }
         ep.security_protocol = int16_t(a.protocol);
-        reg.endpoints.push_back(std::move(ep));
     }
     return reg;
 }

@@ -13,11 +13,13 @@
 #include "common/result.h"
 #include "coordinator/group/group_coordinator.h"
 #include "metadata/controller.h"
-#include "metadata/metadata_log.h"
 #include "server/broker_context.h"
 #include "server/data_plane.h"
 #include "server/handler_registry.h"
 #include "server/listener.h"
+#include "server/quorum/broker_lifecycle.h"
+#include "server/quorum/controller_channel.h"
+#include "server/quorum/metadata_quorum.h"
 #include "server/reactor_pool.h"
 
 namespace samsa::server {
@@ -37,11 +39,11 @@ class server {
     broker_context& context() { return _context; }
 
   private:
-    // Opens and replays the metadata log, starts the controller.
-    status start_controller();
+    // Opens the metadata quorum's log and builds the controller around it.
+    status open_quorum();
     // This broker as it registers: its advertised endpoints with port 0
     // replaced by the bound port and an empty host by the host name.
-    metadata::broker_registration self_registration() const;
+    protocol::broker_registration_request self_registration() const;
 
     const config::broker_config& _cfg;
     handler_registry _handlers;
@@ -50,9 +52,14 @@ class server {
     data_plane _data;
     // Consumer groups: after _data (it uses the replica manager), so it goes first.
     std::unique_ptr<coordinator::group_coordinator> _groups;
-    std::unique_ptr<metadata::metadata_log> _metadata_log;
+    // The controller thread's io_context belongs to the controller; the quorum,
+    // the channel and the lifecycle run on it, so they go before it.
     std::unique_ptr<metadata::controller> _controller;
-    std::vector<std::unique_ptr<listener>> _listeners;
+    std::unique_ptr<quorum::metadata_quorum> _quorum;
+    std::unique_ptr<quorum::controller_channel> _channel;
+    std::unique_ptr<quorum::broker_lifecycle> _lifecycle;
+    std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
+    std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;
 };
 

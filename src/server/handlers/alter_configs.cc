@@ -1,7 +1,7 @@
 #include "server/handlers/alter_configs.h"
 
 #include "common/error.h"
-#include "metadata/controller.h"
+#include "server/quorum/controller_channel.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
 

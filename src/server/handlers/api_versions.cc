@@ -15,6 +15,9 @@ using protocol::api_versions_response;
 
 void fill_api_keys(const request_context& ctx, api_versions_response& resp) {
     for (const auto& h : ctx.broker->handlers->all()) {
+        if (!handler_registry::served_on(h.key, ctx.controller_listener)) {
+            continue;
+        }
         auto& k = resp.api_keys.emplace_back();
         k.api_key = h.key;
         k.min_version = h.min_version;

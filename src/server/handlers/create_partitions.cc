@@ -1,7 +1,7 @@
 #include "server/handlers/create_partitions.h"
 
 #include "common/error.h"
-#include "metadata/controller.h"
+#include "server/quorum/controller_channel.h"
 #include "protocol/generated/create_partitions_request.h"
 #include "protocol/generated/create_partitions_response.h"
 

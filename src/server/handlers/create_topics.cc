@@ -1,7 +1,7 @@
 #include "server/handlers/create_topics.h"
 
 #include "common/error.h"
-#include "metadata/controller.h"
+#include "server/quorum/controller_channel.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
 

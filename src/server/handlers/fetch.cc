@@ -1,5 +1,8 @@
 #include "server/handlers/fetch.h"
 
+#include "raft/raft_wire.h"
+#include "server/quorum/quorum_rpc.h"
+
 #include <map>
 
 #include "cluster/fetch_waiters.h"
@@ -124,6 +127,20 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     req.decode(r, version);
     if (!r.ok()) {
         co_return handler_result::close("request body failed to decode");
+    }
+    if (raft::is_metadata_fetch(req) && ctx.broker->quorum) {
+        // A replica of the metadata quorum fetching the Raft log (KIP-595).
+        auto answer =
+            co_await quorum::ask_quorum(*ctx.broker->quorum, raft::raft_fetch_from_wire(req));
+        handler_result out;
+        if (auto* f = std::get_if<raft::fetch_response>(&answer)) {
+            raft::raft_fetch_to_wire(*f).encode(out.body, version);
+        } else {
+            fetch_response resp;
+            resp.error_code = to_wire(error_code::unknown_server_error);
+            resp.encode(out.body, version);
+        }
+        co_return out;
     }
     auto& rm = *ctx.broker->replicas;
     auto image = ctx.broker->metadata.read();

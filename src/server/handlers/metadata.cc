@@ -6,7 +6,7 @@
 #include <map>
 
 #include "common/error.h"
-#include "metadata/controller.h"
+#include "server/quorum/controller_channel.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_name.h"
 #include "protocol/generated/metadata_request.h"

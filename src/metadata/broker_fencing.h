@@ -1,0 +1,34 @@
+#pragma once
+// What the controller writes when a broker is fenced (its session expired, or it
+// asked to be) or unfenced (caught up with the metadata log): KRaft's
+// replacement for the ZooKeeper-era broker-down handling of the seeds.
+//
+// Fencing a broker removes it from every ISR it is in (unless it is the last
+// member: an ISR is never empty, so the partition keeps it and goes leaderless)
+// and moves the leadership of the partitions it led to the first replica of
+// the assignment that is in the new ISR and not fenced (Kafka's leader
+// election rule); with none, the partition has no leader (-1) until one
+// returns. `unclean.leader.election.enable` would allow a replica outside the
+// ISR; it is not consulted here yet.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "metadata/metadata_image.h"
+#include "metadata/metadata_record_serde.h"
+
+namespace samsa::metadata {
+
+// FenceBrokerRecord plus the partition changes.
+std::vector<metadata_record> plan_fence_broker(const metadata_image& image, int32_t broker_id);
+
+// UnfenceBrokerRecord plus leaders for partitions that had none and now can
+// have this broker (it is in their ISR).
+std::vector<metadata_record> plan_unfence_broker(const metadata_image& image, int32_t broker_id);
+
+// Leader election over an assignment: the first replica in `isr` that `usable`
+// says is alive; -1 for none.
+int32_t elect_leader(const std::vector<int32_t>& replicas, const std::vector<int32_t>& isr,
+                     const std::function<bool(int32_t)>& usable);
+
+}  // namespace samsa::metadata

@@ -1,0 +1,175 @@
+// The controller's broker lifecycle: registration, heartbeats, sessions,
+// fencing (KIP-631). Part of metadata::controller (controller.h).
+#include <spdlog/spdlog.h>
+
+#include "metadata/broker_fencing.h"
+#include "metadata/controller.h"
+
+namespace samsa::metadata {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+}  // namespace
+
+protocol::broker_registration_response controller::do_broker_registration(
+    const protocol::broker_registration_request& req) {
+    protocol::broker_registration_response resp;
+    if (!_active) {
+        resp.error_code = to_wire(error_code::not_controller);
+        return resp;
+    }
+    if (!_image->cluster_id.empty() && req.cluster_id != _image->cluster_id) {
+        resp.error_code = to_wire(error_code::inconsistent_cluster_id);
+        return resp;
+    }
+    // A retried registration of the same incarnation gets the same epoch.
+    if (auto it = _image->brokers.find(req.broker_id);
+        it != _image->brokers.end() && it->second.incarnation_id == req.incarnation_id) {
+        resp.broker_epoch = it->second.epoch;
+        _session_deadlines[req.broker_id] =
+            steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+        return resp;
+    }
+    broker_registration reg;
+    reg.id = req.broker_id;
+    reg.incarnation_id = req.incarnation_id;
+    reg.rack = req.rack && !req.rack->empty() ? req.rack : std::nullopt;
+    for (const auto& l : req.listeners) {
+        broker_endpoint ep;
+        ep.listener_name = l.name;
+        ep.host = l.host;
+        ep.port = l.port;
+        ep.security_protocol = l.security_protocol;
+        reg.endpoints.push_back(std::move(ep));
+    }
+    auto epoch = do_register_broker(reg);
+    if (!epoch) {
+        resp.error_code = to_wire(epoch.err().code);
+        return resp;
+    }
+    resp.broker_epoch = *epoch;
+    _session_deadlines[req.broker_id] =
+        steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+    return resp;
+}
+
+protocol::broker_heartbeat_response controller::do_broker_heartbeat(
+    const protocol::broker_heartbeat_request& req) {
+    protocol::broker_heartbeat_response resp;
+    if (!_active) {
+        resp.error_code = to_wire(error_code::not_controller);
+        return resp;
+    }
+    auto it = _image->brokers.find(req.broker_id);
+    if (it == _image->brokers.end() || it->second.epoch != req.broker_epoch) {
+        resp.error_code = to_wire(error_code::stale_broker_epoch);
+        return resp;
+    }
+    const broker_registration& b = it->second;
+    _session_deadlines[req.broker_id] =
+        steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+    resp.is_caught_up = req.current_metadata_offset >= b.epoch;
+    std::vector<metadata_record> records;
+    if (req.want_shut_down) {
+        // Controlled shutdown: leaderships move away before the broker goes.
+        records = plan_fence_broker(*_image, req.broker_id);
+        resp.should_shut_down = true;
+        resp.is_fenced = true;
+    } else if (b.fenced && !req.want_fence && resp.is_caught_up) {
+        records = plan_unfence_broker(*_image, req.broker_id);
+        resp.is_fenced = false;
+    } else if (!b.fenced && req.want_fence) {
+        records = plan_fence_broker(*_image, req.broker_id);
+        resp.is_fenced = true;
+    } else {
+        resp.is_fenced = b.fenced;
+    }
+    if (!records.empty()) {
+        if (auto c = commit(std::move(records)); !c) {
+            resp.error_code = to_wire(c.err().code);
+            return resp;
+        }
+        spdlog::info("event=broker_{} node_id={} broker_epoch={}",
+                     resp.is_fenced ? "fenced" : "unfenced", req.broker_id, b.epoch);
+    }
+    return resp;
+}
+
+void controller::arm_session_timer() {
+    if (!_session_timer) {
+        _session_timer = std::make_unique<asio::steady_timer>(_io);
+    }
+    // A broker is fenced within a quarter of its session after it expired.
+    const auto period =
+        std::chrono::milliseconds(std::max(50, _config.broker_session_timeout_ms / 4));
+    _session_timer->expires_after(period);
+    _session_timer->async_wait([this](const std::error_code& ec) {
+        if (ec || !_active) {
+            return;
+        }
+        check_broker_sessions();
+        arm_session_timer();
+    });
+}
+
+void controller::check_broker_sessions() {
+    if (!_active || _last_append) {
+        return;
+    }
+    const auto now = steady::now();
+    for (const auto& [id, b] : _image->brokers) {
+        if (b.fenced) {
+            continue;
+        }
+        auto d = _session_deadlines.find(id);
+        if (d == _session_deadlines.end()) {
+            _session_deadlines[id] =
+                now + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+            continue;
+        }
+        if (d->second > now) {
+            continue;
+        }
+        auto records = plan_fence_broker(*_image, id);
+        if (records.empty()) {
+            continue;
+        }
+        if (auto c = commit(std::move(records)); !c) {
+            spdlog::warn("event=broker_fence_failed node_id={} error=\"{}\"", id, c.err().message);
+            return;
+        }
+        _last_append.reset();  // nobody waits for it
+        spdlog::warn("event=broker_session_expired node_id={} broker_epoch={} action=fenced", id,
+                     b.epoch);
+        return;  // the image changed; the next check sees the rest
+    }
+}
+
+asio::awaitable<protocol::broker_registration_response> controller::handle_broker_registration(
+    protocol::broker_registration_request req) {
+    std::optional<protocol::broker_registration_response> out;
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_broker_registration(req));
+        after_commit(std::move(finish), [&](const error& e) {
+            out->error_code = to_wire(e.code);
+            out->broker_epoch = -1;
+        });
+    };
+    co_await on_controller_async(op);
+    co_return std::move(*out);
+}
+
+asio::awaitable<protocol::broker_heartbeat_response> controller::handle_broker_heartbeat(
+    protocol::broker_heartbeat_request req) {
+    std::optional<protocol::broker_heartbeat_response> out;
+    auto op = [&](std::function<void()> finish) {
+        out.emplace(do_broker_heartbeat(req));
+        after_commit(std::move(finish), [&](const error& e) { out->error_code = to_wire(e.code); });
+    };
+    co_await on_controller_async(op);
+    co_return std::move(*out);
+}
+
+}  // namespace samsa::metadata

@@ -1,0 +1,110 @@
+#include "server/handlers/describe_quorum.h"
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "protocol/generated/describe_quorum_request.h"
+#include "protocol/generated/describe_quorum_response.h"
+#include "raft/raft_wire.h"
+#include "server/quorum/controller_channel.h"
+#include "server/quorum/metadata_quorum.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::describe_quorum_request;
+using protocol::describe_quorum_response;
+
+asio::awaitable<raft::quorum_description> describe(quorum::metadata_quorum& q) {
+    std::optional<raft::quorum_description> out;
+    auto* o = &out;
+    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+        [&q, o](auto handler) {
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            q.describe_async([o, h](raft::quorum_description d) {
+                o->emplace(std::move(d));
+                auto ex = asio::get_associated_executor(*h);
+                asio::post(ex, std::move(*h));
+            });
+        },
+        asio::use_awaitable);
+    co_return std::move(*out);
+}
+
+void fill(describe_quorum_response::topic_data::partition_data& p,
+          const raft::quorum_description& d) {
+    p.error_code = to_wire(d.error);
+    p.error_message = std::nullopt;
+    p.leader_id = d.leader.leader.value();
+    p.leader_epoch = d.leader.epoch.value();
+    p.high_watermark = d.high_watermark;
+    auto add = [](auto& list, const raft::replica_description& r) {
+        auto& s = list.emplace_back();
+        s.replica_id = r.id.value();
+        s.log_end_offset = r.log_end_offset;
+        s.last_fetch_timestamp = r.last_fetch_ms;
+        s.last_caught_up_timestamp = r.last_caught_up_ms;
+    };
+    for (const auto& v : d.voters) {
+        add(p.current_voters, v);
+    }
+    for (const auto& o : d.observers) {
+        add(p.observers, o);
+    }
+}
+
+asio::awaitable<handler_result> handle(request_context& ctx) {
+    const int16_t version = ctx.header.api_version;
+    describe_quorum_request req;
+    protocol::reader r(ctx.body);
+    req.decode(r, version);
+    if (!r.ok()) {
+        co_return handler_result::close("request body failed to decode");
+    }
+    handler_result out;
+    auto* q = ctx.broker->quorum;
+    if (q && !q->is_local_leader() && ctx.broker->controller) {
+        bytes body(ctx.body.begin(), ctx.body.end());
+        auto forwarded = co_await ctx.broker->controller->forward(describe_quorum_request::api_key,
+                                                                  version, std::move(body));
+        if (forwarded) {
+            out.body.buffer() = std::move(*forwarded);
+            co_return out;
+        }
+    }
+    describe_quorum_response resp;
+    raft::quorum_description d;
+    if (q) {
+        d = co_await describe(*q);
+    } else {
+        d.error = error_code::not_leader_or_follower;
+    }
+    for (const auto& t : req.topics) {
+        auto& rt = resp.topics.emplace_back();
+        rt.topic_name = t.topic_name;
+        for (const auto& p : t.partitions) {
+            auto& rp = rt.partitions.emplace_back();
+            rp.partition_index = p.partition_index;
+            if (t.topic_name != raft::metadata_topic_name || p.partition_index != 0) {
+                rp.error_code = to_wire(error_code::unknown_topic_or_partition);
+                rp.error_message = std::nullopt;
+                continue;
+            }
+            fill(rp, d);
+        }
+    }
+    resp.error_message = std::nullopt;
+    resp.encode(out.body, version);
+    co_return out;
+}
+
+}  // namespace
+
+api_handler describe_quorum_handler() {
+    return {describe_quorum_request::api_key, 0, describe_quorum_request::max_version, &handle};
+}
+
+}  // namespace samsa::server::handlers

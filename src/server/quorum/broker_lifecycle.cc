@@ -1,0 +1,121 @@
+#include "server/quorum/broker_lifecycle.h"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/use_awaitable.hpp>
+#include <thread>
+
+#include "server/quorum/controller_channel.h"
+#include "server/quorum/metadata_quorum.h"
+
+namespace samsa::server::quorum {
+
+namespace {
+
+// While fenced or shutting down, heartbeats go this often (Kafka's broker
+// also heartbeats faster until it is unfenced).
+constexpr auto k_fast = std::chrono::milliseconds(100);
+
+}  // namespace
+
+broker_lifecycle::broker_lifecycle(const config::broker_config& cfg, controller_channel& channel,
+                                   metadata_quorum& quorum, asio::any_io_executor ex,
+                                   protocol::broker_registration_request registration)
+    : _cfg(cfg),
+      _channel(channel),
+      _quorum(quorum),
+      _ex(ex),
+      _registration(std::move(registration)),
+      _timer(ex) {}
+
+void broker_lifecycle::start() {
+    asio::co_spawn(
+        _ex, [this]() { return run(); }, asio::detached);
+}
+
+void broker_lifecycle::stop() {
+    _stopped = true;
+    asio::post(_ex, [this] { _timer.cancel(); });
+}
+
+status broker_lifecycle::wait_until_unfenced(std::chrono::milliseconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!_unfenced.load()) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return error(error_code::request_timed_out,
+                         "the controller did not register and unfence this broker within "
+                         "initial.broker.registration.timeout.ms");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return {};
+}
+
+void broker_lifecycle::controlled_shutdown(std::chrono::milliseconds timeout) {
+    if (_epoch.load() < 0) {
+        return;
+    }
+    _want_shut_down = true;
+    asio::post(_ex, [this] { _timer.cancel(); });
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!_shut_down_agreed.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+asio::awaitable<void> broker_lifecycle::run() {
+    while (!_stopped.load()) {
+        auto wait = k_fast;
+        if (_epoch.load() < 0) {
+            auto registered = co_await _channel.register_broker(_registration);
+            if (registered && registered->error_code == 0) {
+                _epoch = registered->broker_epoch;
+                spdlog::info("event=broker_registration_accepted node_id={} broker_epoch={}",
+                             _cfg.node_id, _epoch.load());
+                continue;  // heartbeat at once
+            }
+        } else {
+            protocol::broker_heartbeat_request hb;
+            hb.broker_id = _cfg.node_id;
+            hb.broker_epoch = _epoch.load();
+            hb.current_metadata_offset = _quorum.applied_offset();
+            hb.want_fence = false;
+            hb.want_shut_down = _want_shut_down.load();
+            auto answer = co_await _channel.heartbeat(hb);
+            if (answer && answer->error_code == to_wire(error_code::stale_broker_epoch)) {
+                spdlog::warn("event=broker_epoch_stale node_id={} broker_epoch={} action=register",
+                             _cfg.node_id, _epoch.load());
+                _epoch = -1;
+                _unfenced = false;
+                continue;
+            }
+            if (answer && answer->error_code == 0) {
+                const bool was = _unfenced.load();
+                _unfenced = !answer->is_fenced;
+                if (_unfenced.load() != was) {
+                    spdlog::info("event=broker_{} node_id={} broker_epoch={}",
+                                 _unfenced.load() ? "unfenced" : "fenced", _cfg.node_id,
+                                 _epoch.load());
+                }
+                if (hb.want_shut_down && answer->should_shut_down) {
+                    _shut_down_agreed = true;
+                }
+                if (_unfenced.load() && !_want_shut_down.load()) {
+                    wait = std::chrono::milliseconds(_cfg.broker_heartbeat_interval_ms);
+                }
+            }
+        }
+        if (_stopped.load()) {
+            break;
+        }
+        _timer.expires_after(wait);
+        std::error_code ec;
+        co_await _timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+}  // namespace samsa::server::quorum

@@ -1,0 +1,61 @@
+#pragma once
+// broker_lifecycle: this broker's side of KIP-631. It registers with the
+// active controller (BrokerRegistration, fenced at first), then heartbeats
+// (BrokerHeartbeat every broker.heartbeat.interval.ms, faster while fenced)
+// with how far it has replayed the metadata log, until the controller unfences
+// it; a STALE_BROKER_EPOCH (the controller lost the registration) makes it
+// register again. On shutdown it asks to shut down (want_shut_down), so the
+// controller moves its leaderships away first (controlled shutdown).
+//
+// Runs as one coroutine on the controller thread's executor.
+#include <asio/any_io_executor.hpp>
+#include <asio/awaitable.hpp>
+#include <asio/steady_timer.hpp>
+#include <atomic>
+#include <chrono>
+#include <functional>
+
+#include "common/config/broker_config.h"
+#include "common/result.h"
+#include "protocol/generated/broker_registration_request.h"
+
+namespace samsa::server::quorum {
+
+class controller_channel;
+class metadata_quorum;
+
+class broker_lifecycle {
+  public:
+    broker_lifecycle(const config::broker_config& cfg, controller_channel& channel,
+                     metadata_quorum& quorum, asio::any_io_executor ex,
+                     protocol::broker_registration_request registration);
+
+    void start();
+    // Blocks the calling thread until the controller unfences this broker;
+    // REQUEST_TIMED_OUT after `timeout` (initial.broker.registration.timeout.ms).
+    status wait_until_unfenced(std::chrono::milliseconds timeout) const;
+    // Blocks until the controller agreed to the shutdown or `timeout` passed.
+    void controlled_shutdown(std::chrono::milliseconds timeout);
+    // Ends the loop (call before the executor stops).
+    void stop();
+
+    bool unfenced() const { return _unfenced.load(); }
+    int64_t broker_epoch() const { return _epoch.load(); }
+
+  private:
+    asio::awaitable<void> run();
+
+    const config::broker_config& _cfg;
+    controller_channel& _channel;
+    metadata_quorum& _quorum;
+    asio::any_io_executor _ex;
+    protocol::broker_registration_request _registration;
+    asio::steady_timer _timer;
+    std::atomic<int64_t> _epoch{-1};
+    std::atomic<bool> _unfenced{false};
+    std::atomic<bool> _want_shut_down{false};
+    std::atomic<bool> _shut_down_agreed{false};
+    std::atomic<bool> _stopped{false};
+};
+
+}  // namespace samsa::server::quorum

@@ -1,0 +1,234 @@
+#include "server/quorum/controller_channel.h"
+
+#include <fmt/format.h>
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "protocol/generated/allocate_producer_ids_request.h"
+#include "protocol/generated/allocate_producer_ids_response.h"
+#include "server/quorum/metadata_quorum.h"
+
+namespace samsa::server::quorum {
+
+namespace {
+
+template <typename M>
+bytes encode(const M& m, int16_t version) {
+    protocol::writer w;
+    m.encode(w, version);
+    return std::move(w.buffer());
+}
+
+// What a request gets when it cannot reach the active controller.
+protocol::create_topics_response not_controller(const protocol::create_topics_request& req,
+                                                const error& e) {
+    protocol::create_topics_response resp;
+    for (const auto& t : req.topics) {
+        auto& r = resp.topics.emplace_back();
+        r.name = t.name;
+        r.error_code = to_wire(error_code::not_controller);
+        r.error_message = e.message;
+    }
+    return resp;
+}
+
+protocol::delete_topics_response not_controller(const protocol::delete_topics_request& req,
+                                                const error& e) {
+    protocol::delete_topics_response resp;
+    for (const auto& t : req.topics) {
+        auto& r = resp.responses.emplace_back();
+        r.name = t.name;
+        r.topic_id = t.topic_id;
+        r.error_code = to_wire(error_code::not_controller);
+        r.error_message = e.message;
+    }
+    return resp;
+}
+
+protocol::create_partitions_response not_controller(const protocol::create_partitions_request& req,
+                                                    const error& e) {
+    protocol::create_partitions_response resp;
+    for (const auto& t : req.topics) {
+        auto& r = resp.results.emplace_back();
+        r.name = t.name;
+        r.error_code = to_wire(error_code::not_controller);
+        r.error_message = e.message;
+    }
+    return resp;
+}
+
+template <typename Response, typename Request>
+Response not_controller_resources(const Request& req, const error& e) {
+    Response resp;
+    for (const auto& res : req.resources) {
+        auto& r = resp.responses.emplace_back();
+        r.resource_type = res.resource_type;
+        r.resource_name = res.resource_name;
+        r.error_code = to_wire(error_code::not_controller);
+        r.error_message = e.message;
+    }
+    return resp;
+}
+
+protocol::alter_configs_response not_controller(const protocol::alter_configs_request& req,
+                                                const error& e) {
+    return not_controller_resources<protocol::alter_configs_response>(req, e);
+}
+
+protocol::incremental_alter_configs_response not_controller(
+    const protocol::incremental_alter_configs_request& req, const error& e) {
+    return not_controller_resources<protocol::incremental_alter_configs_response>(req, e);
+}
+
+}  // namespace
+
+controller_channel::controller_channel(const config::broker_config& cfg,
+                                       metadata::controller* local, metadata_quorum& quorum,
+                                       asio::any_io_executor client_executor)
+    : _cfg(cfg), _local(local), _quorum(quorum), _ex(std::move(client_executor)) {}
+
+controller_channel::~controller_channel() {
+    std::lock_guard lock(_mutex);
+    for (auto& [id, c] : _clients) {
+        c->close();
+    }
+}
+
+bool controller_channel::local_is_active() const {
+    return _local && _quorum.is_local_leader();
+}
+
+std::shared_ptr<kafka_rpc_client> controller_channel::client_for(int32_t node) {
+    std::lock_guard lock(_mutex);
+    if (auto it = _clients.find(node); it != _clients.end()) {
+        return it->second;
+    }
+    for (const auto& v : _cfg.controller_quorum_voters) {
+        if (v.id == node) {
+            auto c = kafka_rpc_client::create(_ex, v.host, v.port,
+                                              fmt::format("samsa-broker-{}", _cfg.node_id),
+                                              std::chrono::milliseconds(_cfg.request_timeout_ms));
+            _clients.emplace(node, c);
+            return c;
+        }
+    }
+    return nullptr;
+}
+
+asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int16_t version,
+                                                           bytes body) {
+    const int32_t leader = _quorum.leader().leader.value();
+    auto client = leader >= 0 ? client_for(leader) : nullptr;
+    if (!client) {
+        co_return error(error_code::not_controller, "no active controller is known");
+    }
+    std::optional<result<bytes>> answer;
+    auto* out = &answer;
+    auto* b = &body;
+    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+        [client, out, b, api_key, version](auto handler) {
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            client->call(api_key, version, std::move(*b), [out, h](result<bytes> r) {
+                out->emplace(std::move(r));
+                auto ex = asio::get_associated_executor(*h);
+                asio::post(ex, std::move(*h));
+            });
+        },
+        asio::use_awaitable);
+    if (!*answer) {
+        co_return error(error_code::not_controller, answer->err().message);
+    }
+    co_return std::move(*answer);
+}
+
+template <typename Request, typename Response>
+asio::awaitable<result<Response>> controller_channel::forward_typed(const Request& request,
+                                                                    int16_t version) {
+    auto body = co_await forward(Request::api_key, version, encode(request, version));
+    if (!body) {
+        co_return body.err();
+    }
+    Response resp;
+    protocol::reader r(*body);
+    resp.decode(r, version);
+    if (!r.ok()) {
+        co_return error(error_code::not_controller, "the controller's answer did not decode");
+    }
+    co_return resp;
+}
+
+#define SAMSA_CONTROLLER_OP(op, Request, Response)                                      \
+    asio::awaitable<protocol::Response> controller_channel::op(protocol::Request req) { \
+        if (local_is_active()) {                                                        \
+            co_return co_await _local->op(std::move(req));                              \
+        }                                                                               \
+        auto r = co_await forward_typed<protocol::Request, protocol::Response>(         \
+            req, protocol::Request::max_version);                                       \
+        if (!r) {                                                                       \
+            co_return not_controller(req, r.err());                                     \
+        }                                                                               \
+        co_return std::move(*r);                                                        \
+    }
+
+SAMSA_CONTROLLER_OP(create_topics, create_topics_request, create_topics_response)
+SAMSA_CONTROLLER_OP(create_partitions, create_partitions_request, create_partitions_response)
+SAMSA_CONTROLLER_OP(alter_configs, alter_configs_request, alter_configs_response)
+SAMSA_CONTROLLER_OP(incremental_alter_configs, incremental_alter_configs_request,
+                    incremental_alter_configs_response)
+#undef SAMSA_CONTROLLER_OP
+
+asio::awaitable<protocol::delete_topics_response> controller_channel::delete_topics(
+    protocol::delete_topics_request req) {
+    if (local_is_active()) {
+        co_return co_await _local->delete_topics(std::move(req));
+    }
+    // Forwarded in the latest version, which names topics in `topics` only.
+    for (auto& name : req.topic_names) {
+        auto& t = req.topics.emplace_back();
+        t.name = std::move(name);
+    }
+    req.topic_names.clear();
+    auto r =
+        co_await forward_typed<protocol::delete_topics_request, protocol::delete_topics_response>(
+            req, protocol::delete_topics_request::max_version);
+    if (!r) {
+        co_return not_controller(req, r.err());
+    }
+    co_return std::move(*r);
+}
+
+asio::awaitable<result<metadata::producer_id_block>> controller_channel::allocate_producer_ids(
+    int32_t count) {
+    if (local_is_active()) {
+        co_return co_await _local->allocate_producer_ids(count);
+    }
+    protocol::allocate_producer_ids_request req;
+    req.broker_id = _cfg.node_id;
+    auto r = co_await forward_typed<protocol::allocate_producer_ids_request,
+                                    protocol::allocate_producer_ids_response>(
+        req, protocol::allocate_producer_ids_request::max_version);
+    if (!r) {
+        co_return r.err();
+    }
+    if (r->error_code != 0) {
+        co_return error(static_cast<error_code>(r->error_code), "AllocateProducerIds failed");
+    }
+    co_return metadata::producer_id_block{r->producer_id_start, r->producer_id_len};
+}
+
+asio::awaitable<result<protocol::broker_registration_response>> controller_channel::register_broker(
+    protocol::broker_registration_request req) {
+    co_return co_await forward_typed<protocol::broker_registration_request,
+                                     protocol::broker_registration_response>(req, 0);
+}
+
+asio::awaitable<result<protocol::broker_heartbeat_response>> controller_channel::heartbeat(
+    protocol::broker_heartbeat_request req) {
+    co_return co_await forward_typed<protocol::broker_heartbeat_request,
+                                     protocol::broker_heartbeat_response>(req, 0);
+}
+
+}  // namespace samsa::server::quorum

@@ -1,0 +1,209 @@
+#include "server/quorum/kafka_rpc_client.h"
+
+#include <fmt/format.h>
+
+#include <asio/co_spawn.hpp>
+#include <asio/connect.hpp>
+#include <asio/detached.hpp>
+#include <asio/post.hpp>
+#include <asio/read.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/use_awaitable.hpp>
+#include <asio/write.hpp>
+
+#include "common/bytes.h"
+#include "protocol/generated/api_table.h"
+#include "protocol/generated/request_header.h"
+#include "protocol/generated/response_header.h"
+
+namespace samsa::server::quorum {
+
+namespace {
+
+// Larger answers than this are not KRaft's or a controller's: treat as garbage.
+constexpr int32_t k_max_response_bytes = 256 * 1024 * 1024;
+
+}  // namespace
+
+std::shared_ptr<kafka_rpc_client> kafka_rpc_client::create(
+    asio::any_io_executor ex, std::string host, uint16_t port, std::string client_id,
+    std::chrono::milliseconds request_timeout) {
+    return std::shared_ptr<kafka_rpc_client>(new kafka_rpc_client(
+        std::move(ex), std::move(host), port, std::move(client_id), request_timeout));
+}
+
+kafka_rpc_client::kafka_rpc_client(asio::any_io_executor ex, std::string host, uint16_t port,
+                                   std::string client_id, std::chrono::milliseconds request_timeout)
+    : _ex(ex),
+      _host(std::move(host)),
+      _port(port),
+      _client_id(std::move(client_id)),
+      _request_timeout(request_timeout),
+      _socket(ex),
+      _wake(ex) {}
+
+void kafka_rpc_client::call(int16_t api_key, int16_t api_version, bytes body, callback done) {
+    auto self = shared_from_this();
+    asio::post(_ex, [self, api_key, api_version, body = std::move(body),
+                     done = std::move(done)]() mutable {
+        pending p;
+        p.correlation_id = self->_next_correlation++;
+        if (self->_next_correlation == INT32_MAX) {
+            self->_next_correlation = 1;
+        }
+        p.api_key = api_key;
+        p.api_version = api_version;
+        protocol::writer w;
+        w.write_int32(0);  // the size, filled in below
+        protocol::request_header h;
+        h.request_api_key = api_key;
+        h.request_api_version = api_version;
+        h.correlation_id = p.correlation_id;
+        h.client_id = self->_client_id;
+        h.encode(w, protocol::request_header_version(api_key, api_version));
+        auto& frame = w.buffer();
+        frame.insert(frame.end(), body.begin(), body.end());
+        store_be32(frame.data(), uint32_t(frame.size() - 4));
+        p.frame = std::move(frame);
+        p.done = std::move(done);
+        self->enqueue(std::move(p));
+    });
+}
+
+void kafka_rpc_client::close() {
+    auto self = shared_from_this();
+    asio::post(_ex, [self] { self->fail_all("closed"); });
+}
+
+void kafka_rpc_client::enqueue(pending p) {
+    _unsent.push_back(std::move(p));
+    if (!_running) {
+        _running = true;
+        const uint64_t generation = ++_generation;
+        _socket = asio::ip::tcp::socket(_ex);
+        auto self = shared_from_this();
+        asio::co_spawn(
+            _ex, [self, generation]() { return self->run(generation); }, asio::detached);
+        return;
+    }
+    _wake.cancel();
+}
+
+void kafka_rpc_client::fail_all(const std::string& why) {
+    ++_generation;
+    _running = false;
+    std::error_code ignored;
+    _socket.close(ignored);
+    _wake.cancel();
+    std::deque<pending> failed = std::move(_in_flight);
+    for (auto& p : _unsent) {
+        failed.push_back(std::move(p));
+    }
+    _in_flight.clear();
+    _unsent.clear();
+    for (auto& p : failed) {
+        p.done(error(error_code::network_exception, fmt::format("{}:{}: {}", _host, _port, why)));
+    }
+}
+
+asio::awaitable<void> kafka_rpc_client::run(uint64_t generation) {
+    auto self = shared_from_this();
+    std::error_code ec;
+    asio::ip::tcp::resolver resolver(_ex);
+    auto endpoints = co_await resolver.async_resolve(_host, std::to_string(_port),
+                                                     asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec && generation == _generation) {
+        co_await asio::async_connect(_socket, endpoints,
+                                     asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (generation != _generation) {
+        co_return;
+    }
+    if (ec) {
+        fail_all("connect: " + ec.message());
+        co_return;
+    }
+    _socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    asio::co_spawn(
+        _ex, [self, generation]() { return self->read_loop(generation); }, asio::detached);
+    for (;;) {
+        while (!_unsent.empty()) {
+            pending p = std::move(_unsent.front());
+            _unsent.pop_front();
+            p.sent = std::chrono::steady_clock::now();
+            auto frame = std::make_shared<bytes>(std::move(p.frame));
+            _in_flight.push_back(std::move(p));
+            co_await asio::async_write(_socket, asio::buffer(*frame),
+                                       asio::redirect_error(asio::use_awaitable, ec));
+            if (generation != _generation) {
+                co_return;
+            }
+            if (ec) {
+                fail_all("write: " + ec.message());
+                co_return;
+            }
+        }
+        auto deadline = _in_flight.empty() ? asio::steady_timer::time_point::max()
+                                           : _in_flight.front().sent + _request_timeout;
+        if (deadline <= std::chrono::steady_clock::now()) {
+            fail_all("no answer within the request timeout");
+            co_return;
+        }
+        _wake.expires_at(deadline);
+        co_await _wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (generation != _generation) {
+            co_return;
+        }
+    }
+}
+
+asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
+    auto self = shared_from_this();
+    for (;;) {
+        uint8_t size_buf[4];
+        std::error_code ec;
+        co_await asio::async_read(_socket, asio::buffer(size_buf),
+                                  asio::redirect_error(asio::use_awaitable, ec));
+        if (generation != _generation) {
+            co_return;
+        }
+        if (ec) {
+            fail_all("read: " + ec.message());
+            co_return;
+        }
+        const auto size = int32_t(load_be32(size_buf));
+        if (size < 4 || size > k_max_response_bytes) {
+            fail_all(fmt::format("bad response size {}", size));
+            co_return;
+        }
+        auto frame = std::make_shared<bytes>(size_t(size));
+        co_await asio::async_read(_socket, asio::buffer(*frame),
+                                  asio::redirect_error(asio::use_awaitable, ec));
+        if (generation != _generation) {
+            co_return;
+        }
+        if (ec) {
+            fail_all("read: " + ec.message());
+            co_return;
+        }
+        if (_in_flight.empty()) {
+            fail_all("an answer to no request");
+            co_return;
+        }
+        pending p = std::move(_in_flight.front());
+        _in_flight.pop_front();
+        protocol::reader r(*frame);
+        protocol::response_header h;
+        h.decode(r, protocol::response_header_version(p.api_key, p.api_version));
+        if (!r.ok() || h.correlation_id != p.correlation_id) {
+            _in_flight.push_front(std::move(p));
+            fail_all(fmt::format("answer with correlation id {} out of order", h.correlation_id));
+            co_return;
+        }
+        bytes body(frame->end() - std::ptrdiff_t(r.remaining()), frame->end());
+        p.done(std::move(body));
+        _wake.cancel();  // the writer re-arms its timeout for the next in flight
+    }
+}
+
+}  // namespace samsa::server::quorum

@@ -1,0 +1,80 @@
+#pragma once
+// kafka_rpc_client: one outbound Kafka-protocol connection from this node to
+// another node's controller listener (the Raft voters talking to each other;
+// a broker forwarding admin requests to the active controller; broker
+// registration and heartbeats).
+//
+// call() queues a request (any thread); requests are written in order and
+// pipelined, and each answer is matched to its request by correlation id (Kafka
+// answers in order on a connection). The connection is opened on the first
+// call and again after it breaks; a break fails every request in flight with
+// NETWORK_EXCEPTION, and the caller decides whether to retry (Raft retries on
+// its own timers). A request unanswered after `request_timeout` breaks the
+// connection, since an answer can no longer be matched in order after it.
+//
+// All of its state lives on its executor (a strand of one thread); the
+// callback runs there too.
+#include <asio/any_io_executor.hpp>
+#include <asio/awaitable.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/bytes.h"
+#include "common/result.h"
+
+namespace samsa::server::quorum {
+
+class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
+  public:
+    // The response body (after the response header), or an error.
+    using callback = std::function<void(result<bytes>)>;
+
+    static std::shared_ptr<kafka_rpc_client> create(asio::any_io_executor ex, std::string host,
+                                                    uint16_t port, std::string client_id,
+                                                    std::chrono::milliseconds request_timeout);
+
+    void call(int16_t api_key, int16_t api_version, bytes body, callback done);
+    // Fails what is queued and closes the connection; later calls reopen it.
+    void close();
+
+    const std::string& host() const { return _host; }
+    uint16_t port() const { return _port; }
+
+  private:
+    kafka_rpc_client(asio::any_io_executor ex, std::string host, uint16_t port,
+                     std::string client_id, std::chrono::milliseconds request_timeout);
+
+    struct pending {
+        int32_t correlation_id = 0;
+        int16_t api_key = 0;
+        int16_t api_version = 0;
+        bytes frame;  // size prefix, header and body
+        callback done;
+        std::chrono::steady_clock::time_point sent;
+    };
+
+    void enqueue(pending p);
+    void fail_all(const std::string& why);
+    asio::awaitable<void> run(uint64_t generation);
+    asio::awaitable<void> read_loop(uint64_t generation);
+
+    asio::any_io_executor _ex;
+    std::string _host;
+    uint16_t _port;
+    std::string _client_id;
+    std::chrono::milliseconds _request_timeout;
+    asio::ip::tcp::socket _socket;
+    asio::steady_timer _wake;  // new requests for the writer
+    std::deque<pending> _unsent;
+    std::deque<pending> _in_flight;
+    int32_t _next_correlation = 1;
+    bool _running = false;
+    uint64_t _generation = 0;  // one per connection attempt; stale loops stop
+};
+
+}  // namespace samsa::server::quorum

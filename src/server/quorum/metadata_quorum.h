@@ -1,0 +1,143 @@
+#pragma once
+// metadata_quorum: this node's replica of the Raft-replicated metadata log
+// (DESIGN.md §6, KIP-595). It drives the raft_node on the controller thread
+// (the controller's io_context: one thread owns the node, the Raft log and the
+// controller's state), carries the node's messages over the controller
+// listener (kafka_rpc_client to each voter; peers' requests arrive through the
+// Vote/BeginQuorumEpoch/EndQuorumEpoch/Fetch/FetchSnapshot handlers), and
+// turns what commits into MetadataImages:
+//
+//   committed batch -> metadata records -> metadata_delta -> image
+//                   -> metadata_cache (every reader) -> image listeners
+//
+// on every node alike, leader or not. It is also the controller's
+// metadata_log_writer: the active controller (the Raft leader) appends through
+// it and hears when its batch commits.
+//
+// Threading: everything except handle_request(), leader(), applied_offset()
+// and voters() runs on the controller thread.
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/config/broker_config.h"
+#include "metadata/controller.h"
+#include "metadata/metadata_cache.h"
+#include "metadata/metadata_image.h"
+#include "metadata/metadata_log_writer.h"
+#include "raft/quorum_state_file.h"
+#include "raft/raft_node.h"
+#include "raft/storage_raft_log.h"
+#include "server/quorum/kafka_rpc_client.h"
+
+namespace samsa::server::quorum {
+
+class metadata_quorum final : public raft::raft_transport,
+                              public raft::raft_listener,
+                              public metadata::metadata_log_writer {
+  public:
+    using leader_listener = std::function<void(raft::leader_and_epoch leader, bool local)>;
+
+    // `base`: what records do not carry (cluster id).
+    metadata_quorum(const config::broker_config& cfg, asio::io_context& io,
+                    metadata::metadata_cache& cache,
+                    std::shared_ptr<const metadata::metadata_image> base);
+    ~metadata_quorum() override;
+
+    // Opens the log (recovering it) and the quorum-state file. Before start().
+    status open();
+    // Before start(): told of every committed image (prev, next).
+    void subscribe(metadata::image_listener l) { _image_listeners.push_back(std::move(l)); }
+    void on_leader_change(leader_listener l) { _leader_listeners.push_back(std::move(l)); }
+    // On the controller thread (posts itself there).
+    void start();
+    // Controller thread or after it stopped: resigns leadership, closes the log.
+    void shutdown();
+
+    // ---- any thread
+    // A peer's request; `answer` gets the node's answer (on the controller
+    // thread) or an error message of the same api when none came in time.
+    void handle_request(raft::raft_message request, std::function<void(raft::raft_message)> answer);
+    raft::leader_and_epoch leader() const;
+    bool is_local_leader() const { return leader().leader.value() == _cfg.node_id; }
+    // The last offset applied to the published image (-1: none yet).
+    int64_t applied_offset() const { return _applied.load(); }
+    // The high watermark when this node last heard it (-1: unknown).
+    int64_t known_high_watermark() const { return _known_hw.load(); }
+    const std::vector<config::quorum_voter>& voters() const {
+        return _cfg.controller_quorum_voters;
+    }
+    // Controller thread: DescribeQuorum.
+    raft::quorum_description describe() const;
+    // Any thread: `done(description)` on the controller thread.
+    void describe_async(std::function<void(raft::quorum_description)> done);
+    // The raft node on the controller thread; tests and DescribeQuorum only.
+    const raft::raft_node* node() const { return _node.get(); }
+
+    // ---- metadata_log_writer (controller thread)
+    result<int64_t> append(const std::vector<metadata::metadata_record>& records) override;
+    int64_t end_offset() const override;
+    void when_committed(int64_t offset, std::function<void(status)> done) override;
+    // The epoch the controller acts in; appends in another epoch fail.
+    void set_controller_epoch(raft::raft_epoch e) { _controller_epoch = e; }
+
+  private:
+    // raft_transport
+    void send(raft::node_id to, raft::raft_message message) override;
+    // raft_listener
+    void handle_commit(const raft::raft_batch& batch) override;
+    void handle_snapshot(const raft::raft_snapshot& snapshot) override;
+    void handle_leader_change(raft::leader_and_epoch leader) override;
+
+    raft::raft_time now() const;
+    // After any call into the node: delivers what it sent and re-arms the timer.
+    void after_node_call();
+    void flush_outbox();
+    void arm_timer(raft::raft_time next);
+    void expire_inbound();
+    std::shared_ptr<kafka_rpc_client> peer(raft::node_id id);
+    void publish(std::shared_ptr<const metadata::metadata_image> next);
+
+    struct inbound {
+        std::function<void(raft::raft_message)> answer;
+        int16_t api_key = 0;
+        std::chrono::steady_clock::time_point received;
+    };
+
+    const config::broker_config& _cfg;
+    asio::io_context& _io;
+    metadata::metadata_cache& _cache;
+    std::shared_ptr<const metadata::metadata_image> _base;
+    std::shared_ptr<const metadata::metadata_image> _image;  // committed, controller thread
+    std::vector<metadata::image_listener> _image_listeners;
+    std::vector<leader_listener> _leader_listeners;
+
+    std::shared_ptr<storage::log> _storage;
+    std::unique_ptr<raft::storage_raft_log> _log;
+    std::unique_ptr<raft::file_quorum_state_store> _store;
+    std::unique_ptr<raft::random_source> _random;
+    std::unique_ptr<raft::raft_node> _node;
+    std::chrono::steady_clock::time_point _origin;
+    asio::steady_timer _timer;
+    bool _started = false;
+    bool _stopped = false;
+
+    std::vector<std::pair<raft::node_id, raft::raft_message>> _outbox;
+    std::map<int32_t, std::shared_ptr<kafka_rpc_client>> _peers;
+    std::map<int32_t, inbound> _inbound;  // by the correlation id we gave it
+    int32_t _next_inbound = 1;
+
+    std::atomic<int32_t> _leader_id{-1};
+    std::atomic<int32_t> _leader_epoch{0};
+    std::atomic<int64_t> _applied{-1};
+    std::atomic<int64_t> _known_hw{-1};
+    raft::raft_epoch _controller_epoch{-1};
+};
+
+}  // namespace samsa::server::quorum

@@ -1,0 +1,51 @@
+#include "server/quorum/quorum_rpc.h"
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "raft/raft_wire.h"
+#include "server/quorum/metadata_quorum.h"
+
+namespace samsa::server::quorum {
+
+asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_message request) {
+    std::optional<raft::raft_message> answer;
+    auto* out = &answer;
+    auto* req = &request;
+    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+        [&q, out, req](auto handler) {
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            q.handle_request(std::move(*req), [out, h](raft::raft_message m) {
+                out->emplace(std::move(m));
+                auto ex = asio::get_associated_executor(*h);
+                asio::post(ex, std::move(*h));
+            });
+        },
+        asio::use_awaitable);
+    co_return std::move(*answer);
+}
+
+asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
+    const int16_t key = ctx.header.api_key;
+    const int16_t version = ctx.header.api_version;
+    std::optional<std::string> cluster_id;
+    auto request = raft::decode_raft_request(key, version, ctx.body, cluster_id);
+    if (!request) {
+        co_return handler_result::close("KRaft request failed to decode: " + request.err().message);
+    }
+    handler_result out;
+    auto* q = ctx.broker->quorum;
+    if (!q || (cluster_id && *cluster_id != ctx.broker->settings.cluster_id)) {
+        out.body.buffer() = raft::encode_raft_error_response(
+            key, version,
+            q ? error_code::inconsistent_cluster_id : error_code::broker_not_available);
+        co_return out;
+    }
+    raft::raft_message answer = co_await ask_quorum(*q, std::move(*request));
+    out.body.buffer() = raft::encode_raft_response(answer, version);
+    co_return out;
+}
+
+}  // namespace samsa::server::quorum
