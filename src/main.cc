@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     server->add_option("--override", server_cmd.overrides,
                        "Override a config key, key=value (repeatable)");
+    std::string cluster_id;
+    server->add_option("--cluster-id", cluster_id,
+                       "Cluster id (base64url uuid) to format fresh log dirs with; every node "
+                       "of a multi-node cluster needs the same one");
     server->add_flag("--help-config", server_cmd.help_config,
                      "List every config key with its default and exit");
 
@@ -28,6 +32,9 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
 
     if (*server) {
+        if (!cluster_id.empty()) {
+            server_cmd.cluster_id = cluster_id;
+        }
         return samsa::server::run_server_command(server_cmd);
     }
     if (*version) {

@@ -61,7 +61,12 @@ int run_server_command(const server_command& cmd) {
     if (!cfg.metadata_log_dir.empty()) {
         dirs.emplace_back(cfg.metadata_log_dir);
     }
-    auto identity = config::ensure_meta_properties(dirs, cfg.node_id);
+    if (cmd.cluster_id && !uuid::parse(*cmd.cluster_id)) {
+        spdlog::error("event=invalid_config error=\"--cluster-id {} is not a base64url uuid\"",
+                      *cmd.cluster_id);
+        return 1;
+    }
+    auto identity = config::ensure_meta_properties(dirs, cfg.node_id, cmd.cluster_id);
     if (!identity) {
         spdlog::error("event=storage_error error=\"{}\"", identity.err().message);
         return 1;

@@ -78,7 +78,7 @@ class Broker:
                  host: str = "127.0.0.1", node_id: int = 1,
                  binary: Optional[Path] = None,
                  properties: Optional[Mapping[str, object]] = None,
-                 port: Optional[int] = None):
+                 port: Optional[int] = None, cluster_id: Optional[str] = None):
         """`properties` go into server.properties (after the harness's own keys),
         `overrides` onto the command line as --override key=value; `port` fixes
         the PLAINTEXT port instead of picking a free one."""
@@ -94,6 +94,7 @@ class Broker:
         if port is not None:
             self.port = port
         self.overrides = {k: str(v) for k, v in (overrides or {}).items()}
+        self.cluster_id = cluster_id  # formats fresh dirs with it (multi-node clusters)
         self.extra_properties = {k: str(v) for k, v in (properties or {}).items()}
         self.proc: Optional[subprocess.Popen] = None
         self.starts = 0
@@ -135,6 +136,8 @@ class Broker:
 
     def command(self) -> list[str]:
         cmd = [str(self.binary), "server", str(self.properties_path)]
+        if self.cluster_id:
+            cmd += ["--cluster-id", self.cluster_id]
         for k, v in self.overrides.items():
             cmd += ["--override", f"{k}={v}"]
         return cmd

@@ -204,8 +204,9 @@ status write_meta_properties(const fs::path& dir, const meta_properties& meta) {
     return fsync_dir(dir);
 }
 
-result<storage_identity> ensure_meta_properties(const std::vector<fs::path>& dirs,
-                                                int32_t node_id) {
+result<storage_identity> ensure_meta_properties(
+    const std::vector<std::filesystem::path>& dirs, int32_t node_id,
+    const std::optional<std::string>& wanted_cluster_id) {
     struct dir_state {
         fs::path dir;
         std::optional<meta_properties> meta;
@@ -285,8 +286,14 @@ result<storage_identity> ensure_meta_properties(const std::vector<fs::path>& dir
                                              s.meta->directory_id->to_string(), s.dir.string()));
         }
     }
+    if (wanted_cluster_id && !cluster_id.empty() && cluster_id != *wanted_cluster_id) {
+        return error{error_code::inconsistent_cluster_id,
+                     fmt::format("The log directories belong to cluster {}, not to the cluster "
+                                 "{} that --cluster-id names.",
+                                 cluster_id, *wanted_cluster_id)};
+    }
     if (cluster_id.empty()) {
-        cluster_id = uuid::random().to_string();
+        cluster_id = wanted_cluster_id ? *wanted_cluster_id : uuid::random().to_string();
     }
 
     storage_identity out;

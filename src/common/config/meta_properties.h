@@ -64,7 +64,11 @@ struct storage_identity {
 // new directory id each; adds a directory.id to files that lack one.
 // Errors: kafka_storage_error for I/O, invalid_config for a node id mismatch or a
 // non-empty unformatted directory, inconsistent_cluster_id for cluster id mismatch.
+// `cluster_id`, when given, is the id a fresh directory is formatted with (the
+// same on every node of a cluster, as `kafka-storage format --cluster-id`);
+// a directory already formatted with another is INCONSISTENT_CLUSTER_ID.
 result<storage_identity> ensure_meta_properties(const std::vector<std::filesystem::path>& dirs,
-                                                int32_t node_id);
+                                                int32_t node_id,
+                                                const std::optional<std::string>& cluster_id = {});
 
 }  // namespace samsa::config

@@ -1,9 +1,9 @@
 #include "server/handlers/create_partitions.h"
 
 #include "common/error.h"
-#include "server/quorum/controller_channel.h"
 #include "protocol/generated/create_partitions_request.h"
 #include "protocol/generated/create_partitions_response.h"
+#include "server/quorum/controller_channel.h"
 
 namespace samsa::server::handlers {
 

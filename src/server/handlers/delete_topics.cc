@@ -1,9 +1,9 @@
 #include "server/handlers/delete_topics.h"
 
 #include "common/error.h"
-#include "server/quorum/controller_channel.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
+#include "server/quorum/controller_channel.h"
 
 namespace samsa::server::handlers {
 

@@ -1,5 +1,7 @@
 #include "server/handlers/describe_cluster.h"
 
+#include "server/quorum/visible_controller.h"
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -52,7 +54,7 @@ asio::awaitable<describe_cluster_response> handle(request_context& ctx,
     }
     auto image = ctx.broker->metadata.read();
     resp.cluster_id = image->cluster_id;
-    resp.controller_id = image->controller_id;
+    resp.controller_id = quorum::visible_controller_id(*ctx.broker, *image);
     for (const auto& [id, b] : image->brokers) {
         if (b.fenced) {
             continue;

@@ -69,7 +69,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (q && !q->is_local_leader() && ctx.broker->controller) {
         bytes body(ctx.body.begin(), ctx.body.end());
         auto forwarded = co_await ctx.broker->controller->forward(describe_quorum_request::api_key,
-                                                                  version, std::move(body));
+                                                                  version, body);
         if (forwarded) {
             out.body.buffer() = std::move(*forwarded);
             co_return out;

@@ -130,8 +130,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     }
     if (raft::is_metadata_fetch(req) && ctx.broker->quorum) {
         // A replica of the metadata quorum fetching the Raft log (KIP-595).
-        auto answer =
-            co_await quorum::ask_quorum(*ctx.broker->quorum, raft::raft_fetch_from_wire(req));
+        raft::raft_message request = raft::raft_fetch_from_wire(req);
+        auto answer = co_await quorum::ask_quorum(*ctx.broker->quorum, request);
         handler_result out;
         if (auto* f = std::get_if<raft::fetch_response>(&answer)) {
             raft::raft_fetch_to_wire(*f).encode(out.body, version);

@@ -5,10 +5,10 @@
 #include "common/error.h"
 #include "coordinator/group/group_config.h"
 #include "coordinator/group/group_coordinator.h"
-#include "server/quorum/controller_channel.h"
 #include "metadata/topic_creation.h"
 #include "protocol/generated/find_coordinator_request.h"
 #include "protocol/generated/find_coordinator_response.h"
+#include "server/quorum/controller_channel.h"
 
 namespace samsa::server::handlers {
 

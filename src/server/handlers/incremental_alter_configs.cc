@@ -1,9 +1,9 @@
 #include "server/handlers/incremental_alter_configs.h"
 
 #include "common/error.h"
-#include "server/quorum/controller_channel.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
+#include "server/quorum/controller_channel.h"
 
 namespace samsa::server::handlers {
 

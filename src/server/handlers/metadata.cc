@@ -1,16 +1,18 @@
 #include "server/handlers/metadata.h"
 
+#include "server/quorum/visible_controller.h"
+
 #include <set>
 
 #include <algorithm>
 #include <map>
 
 #include "common/error.h"
-#include "server/quorum/controller_channel.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_name.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "server/quorum/controller_channel.h"
 
 namespace samsa::server::handlers {
 
@@ -100,7 +102,7 @@ asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request
     auto image = ctx.broker->metadata.read();
     metadata_response resp;
     resp.cluster_id = image->cluster_id;
-    resp.controller_id = image->controller_id;
+    resp.controller_id = quorum::visible_controller_id(*ctx.broker, *image);
     for (const auto& [id, b] : image->brokers) {
         if (b.fenced) {
             continue;

@@ -119,7 +119,7 @@ std::shared_ptr<kafka_rpc_client> controller_channel::client_for(int32_t node) {
 }
 
 asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int16_t version,
-                                                           bytes body) {
+                                                           const bytes& body) {
     const int32_t leader = _quorum.leader().leader.value();
     auto client = leader >= 0 ? client_for(leader) : nullptr;
     if (!client) {
@@ -127,11 +127,15 @@ asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int1
     }
     std::optional<result<bytes>> answer;
     auto* out = &answer;
-    auto* b = &body;
+    bytes copy = body;
+    auto* b = &copy;
+    // The initiation lambda captures only plain pointers and values: GCC 12
+    // destroys the captures of a lambda in a co_await expression twice.
+    kafka_rpc_client* c = client.get();
     co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [client, out, b, api_key, version](auto handler) {
+        [c, out, b, api_key, version](auto handler) {
             auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            client->call(api_key, version, std::move(*b), [out, h](result<bytes> r) {
+            c->call(api_key, version, std::move(*b), [out, h](result<bytes> r) {
                 out->emplace(std::move(r));
                 auto ex = asio::get_associated_executor(*h);
                 asio::post(ex, std::move(*h));
@@ -147,7 +151,8 @@ asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int1
 template <typename Request, typename Response>
 asio::awaitable<result<Response>> controller_channel::forward_typed(const Request& request,
                                                                     int16_t version) {
-    auto body = co_await forward(Request::api_key, version, encode(request, version));
+    const bytes encoded = encode(request, version);
+    auto body = co_await forward(Request::api_key, version, encoded);
     if (!body) {
         co_return body.err();
     }
@@ -220,13 +225,13 @@ asio::awaitable<result<metadata::producer_id_block>> controller_channel::allocat
 }
 
 asio::awaitable<result<protocol::broker_registration_response>> controller_channel::register_broker(
-    protocol::broker_registration_request req) {
+    const protocol::broker_registration_request& req) {
     co_return co_await forward_typed<protocol::broker_registration_request,
                                      protocol::broker_registration_response>(req, 0);
 }
 
 asio::awaitable<result<protocol::broker_heartbeat_response>> controller_channel::heartbeat(
-    protocol::broker_heartbeat_request req) {
+    const protocol::broker_heartbeat_request& req) {
     co_return co_await forward_typed<protocol::broker_heartbeat_request,
                                      protocol::broker_heartbeat_response>(req, 0);
 }

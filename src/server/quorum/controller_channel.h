@@ -52,14 +52,16 @@ class controller_channel {
 
     // Always over the network, to the active controller (even this node):
     // broker registration and heartbeats, as Kafka's brokers send them.
+    // (References: the caller's objects outlive the call; see forward.)
     asio::awaitable<result<protocol::broker_registration_response>> register_broker(
-        protocol::broker_registration_request request);
+        const protocol::broker_registration_request& request);
     asio::awaitable<result<protocol::broker_heartbeat_response>> heartbeat(
-        protocol::broker_heartbeat_request request);
+        const protocol::broker_heartbeat_request& request);
 
     // The body of `api_key`/`version` sent to the active controller; its
-    // answer's body.
-    asio::awaitable<result<bytes>> forward(int16_t api_key, int16_t version, bytes body);
+    // answer's body. `body` by reference: GCC 12 destroys some temporaries of a
+    // co_await expression twice, so callers pass a named object.
+    asio::awaitable<result<bytes>> forward(int16_t api_key, int16_t version, const bytes& body);
 
   private:
     template <typename Request, typename Response>

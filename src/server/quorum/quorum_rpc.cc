@@ -10,7 +10,7 @@
 
 namespace samsa::server::quorum {
 
-asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_message request) {
+asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_message& request) {
     std::optional<raft::raft_message> answer;
     auto* out = &answer;
     auto* req = &request;
@@ -43,7 +43,8 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
             q ? error_code::inconsistent_cluster_id : error_code::broker_not_available);
         co_return out;
     }
-    raft::raft_message answer = co_await ask_quorum(*q, std::move(*request));
+    raft::raft_message& message = *request;
+    raft::raft_message answer = co_await ask_quorum(*q, message);
     out.body.buffer() = raft::encode_raft_response(answer, version);
     co_return out;
 }

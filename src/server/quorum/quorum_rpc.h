@@ -14,7 +14,9 @@ namespace samsa::server::quorum {
 class metadata_quorum;
 
 // Any thread: the node's answer to `request`, resuming on the caller's executor.
-asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_message request);
+// `request` is moved from. (A reference, not a value: GCC 12 destroys some
+// temporaries of a co_await expression twice, so none is passed through one.)
+asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_message& request);
 
 // The handler body of Vote, BeginQuorumEpoch, EndQuorumEpoch and FetchSnapshot.
 asio::awaitable<handler_result> serve_quorum_request(request_context& ctx);

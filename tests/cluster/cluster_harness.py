@@ -1,0 +1,107 @@
+"""A cluster of `samsa server` processes on loopback, and what the scenarios ask
+of it: who leads the metadata quorum (DescribeQuorum on the wire), which
+brokers and partition leaders a node's Metadata shows."""
+import base64
+import uuid
+from typing import Mapping, Optional
+
+import kafka_wire as kw
+from samsa_harness import Broker, wait_until
+
+DESCRIBE_QUORUM = 55
+
+
+class QuorumView:
+    def __init__(self, leader_id: int, leader_epoch: int, high_watermark: int,
+                 voters: dict, observers: dict):
+        self.leader_id = leader_id
+        self.leader_epoch = leader_epoch
+        self.high_watermark = high_watermark
+        self.voters = voters          # replica id -> log end offset
+        self.observers = observers
+
+
+def describe_quorum(node: Broker, timeout: float = 3.0) -> Optional[QuorumView]:
+    """DescribeQuorum v0 of __cluster_metadata-0 through `node`'s client
+    listener; None when the answer carries an error (no leader yet)."""
+    body = (kw.compact_array([kw.compact_string("__cluster_metadata")
+                              + kw.compact_array([kw.int32(0) + b"\x00"]) + b"\x00"])
+            + b"\x00")
+    with kw.KafkaConnection(node.host, node.port, timeout=timeout) as conn:
+        data = conn.roundtrip(DESCRIBE_QUORUM, 0, body)
+    r = kw.Reader(data)
+    if r.int16() != 0:
+        return None
+    topics = r.uvarint() - 1
+    assert topics == 1
+    r.compact_string()
+    parts = r.uvarint() - 1
+    assert parts == 1
+    r.int32()
+    err = r.int16()
+    leader_id, leader_epoch, hw = r.int32(), r.int32(), r.int64()
+
+    def replicas():
+        out = {}
+        for _ in range(r.uvarint() - 1):
+            rid, leo = r.int32(), r.int64()
+            r.tagged_fields()
+            out[rid] = leo
+        return out
+
+    voters = replicas()
+    observers = replicas()
+    if err != 0:
+        return None
+    return QuorumView(leader_id, leader_epoch, hw, voters, observers)
+
+
+class Cluster:
+    def __init__(self, n: int, overrides: Optional[Mapping[str, object]] = None, binary=None):
+        # One cluster id for all, as `samsa server --cluster-id` formats them.
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        self.nodes = [Broker(overrides=overrides, node_id=i + 1, binary=binary,
+                             cluster_id=cluster_id)
+                      for i in range(n)]
+        voters = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in self.nodes)
+        for b in self.nodes:
+            b.extra_properties["controller.quorum.voters"] = voters
+            b._write_properties()
+
+    def start(self) -> "Cluster":
+        # Together: a node waits for a quorum before it serves clients.
+        for b in self.nodes:
+            b.start(wait_ready=False)
+        for b in self.nodes:
+            b.wait_ready()
+        return self
+
+    def node(self, node_id: int) -> Broker:
+        return self.nodes[node_id - 1]
+
+    def running(self) -> list:
+        return [b for b in self.nodes if b.is_running()]
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(b.bootstrap for b in self.running())
+
+    def quorum(self, via: Optional[Broker] = None) -> Optional[QuorumView]:
+        for b in ([via] if via else self.running()):
+            try:
+                q = describe_quorum(b)
+            except (OSError, AssertionError):
+                q = None
+            if q is not None and q.leader_id >= 0:
+                return q
+        return None
+
+    def wait_for_leader(self, timeout: float = 15.0, not_id: Optional[int] = None) -> QuorumView:
+        def ok():
+            q = self.quorum()
+            return q if q and q.leader_id != not_id else None
+        return wait_until(ok, timeout, f"a metadata quorum leader (not {not_id})")
+
+    def cleanup(self) -> None:
+        for b in self.nodes:
+            b.cleanup()

@@ -1,0 +1,139 @@
+"""Three combined nodes (broker + controller) form one cluster over the Raft
+metadata quorum: one active controller, topics created through any node seen by
+all, a new controller elected when the active one is killed, a broker that stops
+heartbeating fenced and its leaderships moved."""
+import signal
+import time
+
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from samsa_harness import wait_until
+
+FAST = {
+    # Small timers so that elections and fencing happen within seconds.
+    "controller.quorum.election.timeout.ms": 500,
+    "controller.quorum.fetch.timeout.ms": 1000,
+    "broker.session.timeout.ms": 3000,
+    "broker.heartbeat.interval.ms": 500,
+    "offsets.topic.replication.factor": 3,
+}
+
+
+def admin(bootstrap):
+    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 5000})
+
+
+def create_topic(bootstrap, name, partitions=3, rf=3, timeout=20.0):
+    """Creates `name`, retrying while the controller moves (NOT_CONTROLLER)."""
+    deadline = time.monotonic() + timeout
+    client = admin(bootstrap)  # alive until its futures resolve
+    while True:
+        fut = client.create_topics(
+            [NewTopic(name, num_partitions=partitions, replication_factor=rf)],
+            operation_timeout=10)[name]
+        try:
+            fut.result(timeout=15)
+            return
+        except Exception as e:  # KafkaException with the broker's error
+            if time.monotonic() >= deadline:
+                raise
+            if "already exists" in str(e).lower():
+                return
+            time.sleep(0.2)
+
+
+def topic_view(node, name):
+    """The topic as `node` itself sees it: {partition: (leader, replicas, isr)}."""
+    md = admin(node.bootstrap).list_topics(timeout=5)
+    t = md.topics.get(name)
+    if t is None or t.error is not None:
+        return None
+    return {p.id: (p.leader, tuple(p.replicas), tuple(p.isrs)) for p in t.partitions.values()}
+
+
+def brokers_seen(node):
+    return sorted(admin(node.bootstrap).list_topics(timeout=5).brokers)
+
+
+def test_one_leader_and_every_node_sees_the_same_metadata(cluster):
+    c = cluster(3, FAST)
+    q = c.wait_for_leader()
+    assert q.leader_id in (1, 2, 3)
+    assert sorted(q.voters) == [1, 2, 3]
+    # Every node answers with the same quorum (non-leaders forward).
+    for b in c.nodes:
+        assert describe_leader(c, b) == q.leader_id
+    # A topic created through a node that does not lead the quorum.
+    via = next(b for b in c.nodes if b.node_id != q.leader_id)
+    create_topic(via.bootstrap, "spread", partitions=4, rf=3)
+    views = [wait_until(lambda b=b: topic_view(b, "spread"), 10, f"node {b.node_id} sees it")
+             for b in c.nodes]
+    assert views[0] == views[1] == views[2]
+    leaders = {leader for leader, _, _ in views[0].values()}
+    for _, replicas, isr in views[0].values():
+        assert sorted(replicas) == [1, 2, 3]
+        assert sorted(isr) == [1, 2, 3]
+    assert len(leaders) >= 2, f"leaders not spread: {views[0]}"
+    for b in c.nodes:
+        assert brokers_seen(b) == [1, 2, 3]
+    # The quorum's log reached every voter.
+    def caught_up():
+        qq = c.quorum()
+        return qq and min(qq.voters.values()) >= qq.high_watermark > 0
+    wait_until(caught_up, 10, "every voter at the high watermark")
+
+
+def describe_leader(c, node):
+    q = c.quorum(via=node)
+    return q.leader_id if q else None
+
+
+def test_killing_the_active_controller_elects_another(cluster):
+    c = cluster(3, FAST)
+    q = c.wait_for_leader()
+    old = c.node(q.leader_id)
+    old.kill(signal.SIGKILL)
+    old.wait()
+    t0 = time.monotonic()
+    q2 = c.wait_for_leader(timeout=15, not_id=old.node_id)
+    elapsed = time.monotonic() - t0
+    assert q2.leader_epoch > q.leader_epoch
+    assert elapsed < 10, f"a new controller took {elapsed:.1f}s"
+    # Topic creation keeps working with two of three voters.
+    create_topic(c.bootstrap, "after-failover", partitions=2, rf=2)
+    survivor = c.node(q2.leader_id)
+    wait_until(lambda: topic_view(survivor, "after-failover"), 10, "the topic")
+    # The old controller comes back as a follower and catches up.
+    old.start()
+    def rejoined():
+        qq = c.quorum()
+        return (qq and qq.leader_id != old.node_id
+                and qq.voters.get(old.node_id, -1) >= qq.high_watermark)
+    wait_until(rejoined, 15, "the restarted node caught up as a follower")
+    wait_until(lambda: topic_view(old, "after-failover"), 10, "restarted node sees the topic")
+
+
+def test_a_broker_that_stops_heartbeating_is_fenced(cluster):
+    c = cluster(3, FAST)
+    q = c.wait_for_leader()
+    create_topic(c.bootstrap, "fence-me", partitions=6, rf=3)
+    victim = next(b for b in c.nodes if b.node_id != q.leader_id)
+    witness = c.node(q.leader_id)
+    view = wait_until(lambda: topic_view(witness, "fence-me"), 10, "the topic")
+    assert any(leader == victim.node_id for leader, _, _ in view.values())
+    victim.kill(signal.SIGSTOP)
+    try:
+        def moved():
+            v = topic_view(witness, "fence-me")
+            return v and all(leader != victim.node_id and victim.node_id not in isr
+                             for leader, _, isr in v.values())
+        wait_until(moved, 15, "leaderships moved off the silent broker")
+        expired = "event=broker_session_expired node_id=%d" % victim.node_id
+        assert any(expired in b.log_text() for b in c.nodes if b is not victim)
+        assert victim.node_id not in brokers_seen(witness)
+    finally:
+        victim.kill(signal.SIGCONT)
+    # Back: heartbeats unfence it (it leads nothing until an election needs it).
+    def unfenced():
+        return victim.node_id in brokers_seen(witness)
+    wait_until(unfenced, 15, "the broker registered as alive again")
