@@ -1,8 +1,16 @@
-// `samsa cluster --describe`: the cluster id, the active controller and the
-// brokers, as kafka-cluster.sh (cluster-id) and kafka-metadata-quorum.sh show them.
+// `samsa cluster --describe`: the cluster id, the active controller, the
+// brokers and the metadata quorum (leader, epoch, high watermark, each voter's
+// log end offset), as kafka-cluster.sh (cluster-id) and kafka-metadata-quorum.sh
+// show them.
 #include <CLI/CLI.hpp>
+#include <asio/io_context.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
+
+#include "protocol/generated/describe_quorum_request.h"
+#include "protocol/generated/describe_quorum_response.h"
+#include "server/quorum/kafka_rpc_client.h"
 
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
@@ -16,6 +24,65 @@ struct cluster_options {
     client_options client;
     bool describe = false;
 };
+
+// DescribeQuorum through the first bootstrap server (any node answers it,
+// forwarding to the quorum's leader), as kafka-metadata-quorum.sh --describe.
+void print_quorum(const cluster_options& o) {
+    const std::string& bs = o.client.bootstrap_server;
+    const std::string first = bs.substr(0, bs.find(','));
+    const auto colon = first.rfind(':');
+    if (colon == std::string::npos) {
+        return;
+    }
+    const std::string host = first.substr(0, colon);
+    const auto port = uint16_t(std::stoi(first.substr(colon + 1)));
+    protocol::describe_quorum_request req;
+    auto& t = req.topics.emplace_back();
+    t.topic_name = "__cluster_metadata";
+    t.partitions.emplace_back().partition_index = 0;
+    protocol::writer w;
+    const int16_t version = 1;
+    req.encode(w, version);
+    asio::io_context io;
+    auto client = server::quorum::kafka_rpc_client::create(io.get_executor(), host, port,
+                                                           "samsa-cluster", o.client.timeout);
+    std::optional<result<bytes>> answer;
+    client->call(protocol::describe_quorum_request::api_key, version, std::move(w.buffer()),
+                 [&](result<bytes> r) {
+                     answer.emplace(std::move(r));
+                     client->close();
+                 });
+    io.run_for(o.client.timeout);
+    if (!answer || !*answer) {
+        std::printf("Quorum: unavailable (%s)\n",
+                    answer ? answer->err().message.c_str() : "no answer");
+        return;
+    }
+    protocol::describe_quorum_response resp;
+    protocol::reader r(**answer);
+    resp.decode(r, version);
+    if (!r.ok() || resp.error_code != 0 || resp.topics.empty() ||
+        resp.topics[0].partitions.empty() || resp.topics[0].partitions[0].error_code != 0) {
+        std::printf("Quorum: unavailable (no leader)\n");
+        return;
+    }
+    const auto& p = resp.topics[0].partitions[0];
+    std::printf("Quorum: leader %d, epoch %d, high watermark %lld\n", p.leader_id, p.leader_epoch,
+                static_cast<long long>(p.high_watermark));
+    text_table table({{"NODE", 4}, {"ROLE", 8}, {"LOG END OFFSET", 14}, {"LAG", 5}, {"STATUS", 0}});
+    auto add = [&](const auto& replicas, const char* role) {
+        for (const auto& v : replicas) {
+            const char* status = v.replica_id == p.leader_id ? "leader" : role;
+            table.add_row(
+                {std::to_string(v.replica_id), role, std::to_string(v.log_end_offset),
+                 std::to_string(std::max<int64_t>(0, p.high_watermark - v.log_end_offset)),
+                 status});
+        }
+    };
+    add(p.current_voters, "voter");
+    add(p.observers, "observer");
+    std::printf("%s", table.render().c_str());
+}
 
 int run_cluster(const cluster_options& o) {
     auto client =
@@ -41,6 +108,7 @@ int run_cluster(const cluster_options& o) {
                        b.id == controller ? "yes" : "no"});
     }
     std::printf("Brokers: %zu\n%s", md->brokers.size(), table.render().c_str());
+    print_quorum(o);
     return 0;
 }
 

@@ -2,12 +2,14 @@
 metadata quorum: one active controller, topics created through any node seen by
 all, a new controller elected when the active one is killed, a broker that stops
 heartbeating fenced and its leaderships moved."""
+import re
 import signal
+import subprocess
 import time
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from samsa_harness import wait_until
+from samsa_harness import samsa_bin, wait_until
 
 FAST = {
     # Small timers so that elections and fencing happen within seconds.
@@ -81,6 +83,12 @@ def test_one_leader_and_every_node_sees_the_same_metadata(cluster):
         qq = c.quorum()
         return qq and min(qq.voters.values()) >= qq.high_watermark > 0
     wait_until(caught_up, 10, "every voter at the high watermark")
+    # `samsa cluster --describe` shows the brokers and the quorum.
+    out = subprocess.run([str(samsa_bin()), "cluster", "--bootstrap-server", via.bootstrap],
+                         capture_output=True, text=True, timeout=30).stdout
+    assert f"Quorum: leader {q.leader_id}," in out, out
+    assert len(re.findall(r"^\d+\s+voter\s", out, re.M)) == 3, out
+    assert "Brokers: 3" in out, out
 
 
 def describe_leader(c, node):

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/clock.h"
+#include "metadata/image_records.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/metadata_log.h"
 #include "raft/raft_batch_codec.h"
@@ -380,6 +381,7 @@ void metadata_quorum::handle_commit(const raft::raft_batch& batch) {
     }
     metadata::metadata_delta delta(_image);
     for (const auto& value : batch.records) {
+        _bytes_since_snapshot += int64_t(value.size());
         auto rec = metadata::decode_metadata_record(value);
         if (!rec) {
             spdlog::critical("event=metadata_record_undecodable offset={} error=\"{}\"",
@@ -395,6 +397,47 @@ void metadata_quorum::handle_commit(const raft::raft_batch& batch) {
         }
     }
     publish(delta.build(batch.last_offset().value()));
+    maybe_snapshot(batch.end_offset().value(), batch.epoch);
+}
+
+void metadata_quorum::maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch) {
+    const auto interval = std::chrono::milliseconds(_cfg.metadata_log_max_snapshot_interval_ms);
+    const bool by_bytes =
+        _bytes_since_snapshot >= _cfg.metadata_log_max_record_bytes_between_snapshots;
+    const bool by_time = interval.count() > 0 && _bytes_since_snapshot > 0 &&
+                         std::chrono::steady_clock::now() - _last_snapshot >= interval;
+    if (!by_bytes && !by_time) {
+        return;
+    }
+    // The image as records, in batches of up to 1000 (as Kafka's snapshot
+    // writer batches them), each a record batch v2 like the log's.
+    auto records = metadata::image_to_records(*_image);
+    bytes data;
+    for (size_t i = 0; i < records.size(); i += 1000) {
+        raft::raft_batch b;
+        b.base_offset = raft::raft_offset{int64_t(i)};
+        b.epoch = epoch;
+        for (size_t j = i; j < std::min(records.size(), i + 1000); ++j) {
+            b.records.push_back(metadata::encode_metadata_record(records[j]));
+        }
+        auto encoded = raft::encode_record_batch(b, wall_clock_ms());
+        if (!encoded) {
+            spdlog::error("event=metadata_snapshot_failed error=\"{}\"", encoded.err().message);
+            return;
+        }
+        data.insert(data.end(), encoded->begin(), encoded->end());
+    }
+    auto id = _node->create_snapshot(raft::raft_offset{end_offset}, std::move(data));
+    if (!id) {
+        spdlog::error("event=metadata_snapshot_failed end_offset={} error=\"{}\"", end_offset,
+                      id.err().message);
+        return;
+    }
+    _bytes_since_snapshot = 0;
+    _last_snapshot = std::chrono::steady_clock::now();
+    auto dropped = _node->delete_log_before_snapshot();
+    spdlog::info("event=metadata_snapshot end_offset={} epoch={} records={} log_truncated={}",
+                 id->offset.value(), id->epoch.value(), records.size(), dropped && *dropped);
 }
 
 void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {

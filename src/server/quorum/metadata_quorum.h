@@ -103,6 +103,11 @@ class metadata_quorum final : public raft::raft_transport,
     void expire_inbound();
     std::shared_ptr<kafka_rpc_client> peer(raft::node_id id);
     void publish(std::shared_ptr<const metadata::metadata_image> next);
+    // Takes a snapshot of the committed image ending at `end_offset` when
+    // metadata.log.max.record.bytes.between.snapshots bytes or
+    // metadata.log.max.snapshot.interval.ms have passed since the last one,
+    // and drops the log below it.
+    void maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch);
 
     struct inbound {
         std::function<void(raft::raft_message)> answer;
@@ -138,6 +143,8 @@ class metadata_quorum final : public raft::raft_transport,
     std::atomic<int64_t> _applied{-1};
     std::atomic<int64_t> _known_hw{-1};
     raft::raft_epoch _controller_epoch{-1};
+    int64_t _bytes_since_snapshot = 0;
+    std::chrono::steady_clock::time_point _last_snapshot = std::chrono::steady_clock::now();
 };
 
 }  // namespace samsa::server::quorum

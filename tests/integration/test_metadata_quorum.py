@@ -1,0 +1,84 @@
+"""The metadata log as a Raft log on one node: the node leads its quorum of one
+(DescribeQuorum), the controller listener speaks the KRaft and broker-lifecycle
+APIs and the client listener does not, and metadata snapshots (`.checkpoint`)
+are taken and restore the image after a restart."""
+from confluent_kafka.admin import AdminClient, NewTopic
+
+import kafka_wire as kw
+from samsa_harness import wait_until
+
+VOTE, BEGIN_QUORUM_EPOCH, BROKER_REGISTRATION, BROKER_HEARTBEAT = 52, 53, 62, 63
+
+
+def describe_quorum(broker):
+    body = (kw.compact_array([kw.compact_string("__cluster_metadata")
+                              + kw.compact_array([kw.int32(0) + b"\x00"]) + b"\x00"])
+            + b"\x00")
+    with kw.KafkaConnection.to(broker) as conn:
+        data = conn.roundtrip(kw.API_DESCRIBE_QUORUM, 0, body)
+    r = kw.Reader(data)
+    assert r.int16() == 0
+    assert r.uvarint() - 1 == 1
+    assert r.compact_string() == "__cluster_metadata"
+    assert r.uvarint() - 1 == 1
+    assert r.int32() == 0
+    err, leader, epoch, hw = r.int16(), r.int32(), r.int32(), r.int64()
+    voters = {}
+    for _ in range(r.uvarint() - 1):
+        rid, leo = r.int32(), r.int64()
+        r.tagged_fields()
+        voters[rid] = leo
+    return err, leader, epoch, hw, voters
+
+
+def test_a_single_node_leads_its_own_quorum(broker):
+    err, leader, epoch, hw, voters = describe_quorum(broker)
+    assert err == 0
+    assert leader == broker.node_id
+    assert epoch >= 1
+    assert list(voters) == [broker.node_id]
+    assert voters[broker.node_id] >= hw > 0
+
+
+def test_kraft_apis_are_served_on_the_controller_listener_only(broker):
+    with kw.KafkaConnection.to(broker) as conn:
+        client = conn.api_versions(3).api_keys
+    with kw.KafkaConnection(broker.host, broker.controller_port) as conn:
+        controller = conn.api_versions(3).api_keys
+    for key in (VOTE, BEGIN_QUORUM_EPOCH, BROKER_REGISTRATION, BROKER_HEARTBEAT):
+        assert key not in client, key
+        assert key in controller, key
+    assert kw.API_DESCRIBE_QUORUM in client and kw.API_DESCRIBE_QUORUM in controller
+    assert kw.API_METADATA in client and kw.API_METADATA not in controller
+
+
+def checkpoints(broker):
+    d = broker.data_dir / "__cluster_metadata-0"
+    return sorted(p.name for p in d.glob("*.checkpoint"))
+
+
+def test_metadata_snapshots_are_taken_and_restore_the_image(start_broker):
+    # Tiny threshold: every committed batch is followed by a snapshot.
+    b = start_broker(overrides={"metadata.log.max.record.bytes.between.snapshots": 1})
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    names = [f"snap-{i}" for i in range(5)]
+    for f in admin.create_topics([NewTopic(n, num_partitions=2, replication_factor=1)
+                                  for n in names]).values():
+        f.result(timeout=20)
+    snaps = wait_until(lambda: checkpoints(b), 10, "a .checkpoint file")
+    # Kafka's name: <end offset, 20 digits>-<epoch, 10 digits>.checkpoint
+    name = snaps[-1]
+    assert len(name.split("-")[0]) == 20 and name.endswith(".checkpoint"), name
+    b.stop()
+    b.start()
+    md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=10)
+    for n in names:
+        assert n in md.topics and len(md.topics[n].partitions) == 2, n
+    assert "event=metadata_snapshot" in b.log_text()
+    # And the node still commits new changes after the restart.
+    again = AdminClient({"bootstrap.servers": b.bootstrap})
+    f = again.create_topics([NewTopic("after-restart", num_partitions=1, replication_factor=1)])
+    f["after-restart"].result(timeout=20)
+    check = AdminClient({"bootstrap.servers": b.bootstrap})
+    wait_until(lambda: "after-restart" in check.list_topics(timeout=5).topics, 10,
+               "the topic created after the restart")
