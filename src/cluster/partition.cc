@@ -20,6 +20,7 @@ partition::partition(storage::topic_partition tp, uuid topic_id, int32_t local_n
 void partition::update_registration(const metadata::partition_registration& reg) {
     bool becomes_leader = reg.leader == _local_node_id &&
                           (_leader != _local_node_id || reg.leader_epoch != _leader_epoch);
+    const bool stops_leading = _leader == _local_node_id && reg.leader != _local_node_id;
     _leader = reg.leader;
     _leader_epoch = reg.leader_epoch;
     _partition_epoch = reg.partition_epoch;
@@ -29,6 +30,12 @@ void partition::update_registration(const metadata::partition_registration& reg)
         // A new leader epoch starts at the log end offset (Kafka assigns it on
         // becoming leader so OffsetForLeaderEpoch can answer for it).
         (void)_log->leader_epochs().assign(_leader_epoch, _log->log_end_offset());
+        // Followers' positions are unknown until they fetch in this epoch.
+        _followers.clear();
+    }
+    if (stops_leading) {
+        fail_replication_waiters(error_code::not_leader_or_follower);
+        _followers.clear();
     }
     maybe_advance_high_watermark();
 }
@@ -36,18 +43,6 @@ void partition::update_registration(const metadata::partition_registration& reg)
 void partition::update_config(const partition_config& cfg) {
     _config = cfg;
     _log->update_config(cfg.log);
-}
-
-// With the ISR reduced to this leader, every appended offset is replicated to
-// the whole ISR at once. Replication (followers' log end offsets) is the
-// issue that makes this the minimum over the ISR.
-void partition::maybe_advance_high_watermark() {
-    if (!is_leader()) {
-        return;
-    }
-    if (_isr.size() == 1 && _isr[0] == _local_node_id) {
-        _log->update_high_watermark(_log->log_end_offset());
-    }
 }
 
 error_code partition::check_leader_epoch(int32_t current_leader_epoch) const {

@@ -6,6 +6,8 @@
 // Owned by one shard (DESIGN.md §4): every method runs on that shard's thread,
 // so nothing here locks.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -35,6 +37,10 @@ struct produce_outcome {
 
 struct fetch_outcome {
     samsa::error error{error_code::none};
+    // A follower's fetch whose (offset, last fetched epoch) is not on the
+    // leader's log: the largest epoch <= its last one and where it ends there
+    // (KIP-595's diverging epoch, which Kafka uses for data partitions too).
+    std::optional<std::pair<int32_t, int64_t>> diverging_epoch;
     storage::file_slice records;
     int64_t high_watermark = -1;
     int64_t last_stable_offset = -1;
@@ -107,12 +113,45 @@ class partition {
     // watermark (log start offset).
     result<int64_t> delete_records(int64_t offset, int64_t now_ms);
 
+    // ---- replication (partition_replication.cc; DESIGN.md §7)
+    int32_t leader_id() const { return _leader; }
+    const std::vector<int32_t>& isr() const { return _isr; }
+    // Leader: a follower's fetch. Records the follower's log end offset (its
+    // fetch offset) and caught-up time, may advance the high watermark, and
+    // reads up to the log end. NOT_LEADER_OR_FOLLOWER from a non-replica.
+    fetch_outcome read_for_follower(int32_t replica_id, int64_t offset, int64_t max_bytes,
+                                    bool min_one_message, int32_t current_leader_epoch,
+                                    int32_t last_fetched_epoch, int64_t now_ms);
+    // Follower: appends what the leader sent (its offsets and epochs) and
+    // takes the leader's high watermark, bounded by the local log end.
+    status append_as_follower(bytes_view batches, int64_t leader_high_watermark, int64_t now_ms);
+    // Follower: drops the log from `offset` on (a diverging epoch).
+    status truncate_to(int64_t offset, int64_t now_ms);
+    // The epoch of the last batch in the local log (-1 when empty).
+    int32_t last_log_epoch() const;
+    // acks=all: `done(code)` on this shard once the high watermark reaches
+    // `end_offset`: NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is
+    // then smaller than min.insync.replicas; NOT_LEADER_OR_FOLLOWER when this
+    // replica stops leading first.
+    void when_replicated(int64_t end_offset, std::function<void(error_code)> done);
+
   private:
     // KIP-320: a request's leader epoch older than ours is fenced; newer is unknown to us.
     error_code check_leader_epoch(int32_t current_leader_epoch) const;
     // The code a Produce response carries for a producer state error (issue 7).
     static error idempotent_produce_error(const error& e);
     void maybe_advance_high_watermark();
+    void fail_replication_waiters(error_code code);
+
+    // The leader's view of a follower (Kafka's Replica state).
+    struct follower_state {
+        int64_t log_end_offset = -1;         // its last fetch offset; -1 unknown
+        int64_t last_caught_up_ms = -1;      // lastCaughtUpTimeMs
+        int64_t last_fetch_leader_leo = -1;  // the leader's LEO at its previous fetch
+        int64_t last_fetch_ms = -1;
+    };
+    std::map<int32_t, follower_state> _followers;
+    std::vector<std::pair<int64_t, std::function<void(error_code)>>> _replication_waiters;
 
     storage::topic_partition _tp;
     std::string _tp_name;  // "<topic>-<partition>", for messages

@@ -41,6 +41,25 @@ class async_latch : public std::enable_shared_from_this<async_latch> {
         }
     }
 
+    // As wait(), giving up after `timeout`; false then. Later count_downs are
+    // harmless (the latch lives as long as someone holds it).
+    asio::awaitable<bool> wait_for(std::chrono::milliseconds timeout) {
+        const auto deadline = asio::steady_timer::clock_type::now() + timeout;
+        while (_pending > 0) {
+            if (asio::steady_timer::clock_type::now() >= deadline) {
+                _timer.expires_at(asio::steady_timer::time_point::max());
+                co_return false;
+            }
+            _timer.expires_at(deadline);
+            std::error_code ec;
+            co_await _timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        co_return true;
+    }
+
+    // The executor the waiter runs on (where count_down() takes effect).
+    asio::any_io_executor executor() { return _timer.get_executor(); }
+
   private:
     asio::steady_timer _timer;
     size_t _pending = 0;

@@ -90,6 +90,8 @@ status server::start() {
     _data.replicas().mark_started();
     _reactors.start();
     _data.start();
+    _fetchers = std::make_unique<replication::replica_fetcher_manager>(
+        _cfg, _data.replicas(), _data.replicas().shard_context(0).get_executor());
     _running = true;
     _controller->start();
     _quorum->start();
@@ -130,6 +132,9 @@ void server::stop() {
     }
     for (auto& l : _listeners) {
         l->stop();
+    }
+    if (_fetchers) {
+        _fetchers->stop();
     }
     for (auto& l : _controller_listeners) {
         l->stop();
@@ -188,6 +193,13 @@ status server::open_quorum() {
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
                               std::shared_ptr<const metadata::metadata_image> next) {
         _data.replicas().apply_metadata(*prev, *next);
+    });
+    // Partitions this broker follows are fetched from their leaders.
+    _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image>,
+                              std::shared_ptr<const metadata::metadata_image> next) {
+        if (_fetchers) {
+            _fetchers->on_metadata(*next);
+        }
     });
     // Deleted topics lose their committed offsets.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,

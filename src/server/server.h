@@ -21,6 +21,7 @@
 #include "server/quorum/controller_channel.h"
 #include "server/quorum/metadata_quorum.h"
 #include "server/reactor_pool.h"
+#include "server/replication/replica_fetcher.h"
 
 namespace samsa::server {
 
@@ -58,6 +59,8 @@ class server {
     std::unique_ptr<quorum::metadata_quorum> _quorum;
     std::unique_ptr<quorum::controller_channel> _channel;
     std::unique_ptr<quorum::broker_lifecycle> _lifecycle;
+    // Follower replication: fetches the partitions this broker follows.
+    std::unique_ptr<replication::replica_fetcher_manager> _fetchers;
     std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
     std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;

@@ -46,6 +46,7 @@ fetch_plan make_fetch_plan(const protocol::fetch_request& req, int16_t version,
                 ft.fetch_offset = p.fetch_offset;
                 ft.partition_max_bytes = p.partition_max_bytes;
                 ft.current_leader_epoch = p.current_leader_epoch;
+                ft.last_fetched_epoch = version >= 12 ? p.last_fetched_epoch : -1;
                 resolve_target(ft, image, by_id);
                 if (s) {
                     session_partition sp;

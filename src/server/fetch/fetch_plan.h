@@ -22,6 +22,7 @@ struct fetch_target {
     int64_t fetch_offset = 0;
     int32_t partition_max_bytes = 0;
     int32_t current_leader_epoch = -1;
+    int32_t last_fetched_epoch = -1;      // a follower's (v12+); -1: not checked
     error_code error = error_code::none;  // set when the topic/partition is unknown
     size_t shard = 0;
     // Where the session keeps this partition (incremental responses), or null.

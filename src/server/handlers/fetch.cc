@@ -31,10 +31,13 @@ struct read_budget {
 // Reads every resolved target, one hop per shard, within `max_bytes` overall
 // and each partition's own limit. The first batch found is returned whole
 // even when larger than the limits (KIP-74), so a consumer always progresses.
+// `replica_id` >= 0: a follower fetching (reads up to the log end, records
+// its position); the partitions whose high watermark that moved go to `moved`.
 asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                                       std::vector<fetch_target>& targets,
                                       std::vector<cluster::fetch_outcome>& out, int32_t max_bytes,
-                                      cluster::isolation_level isolation) {
+                                      cluster::isolation_level isolation, int32_t replica_id,
+                                      std::vector<storage::topic_partition>& moved) {
     out.assign(targets.size(), {});
     std::map<size_t, std::vector<size_t>> by_shard;
     for (size_t i = 0; i < targets.size(); ++i) {
@@ -46,8 +49,9 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
     }
     read_budget budget{std::max<int64_t>(0, max_bytes), 0};
     for (auto& [shard, indexes] : by_shard) {
-        auto read_shard = [&rm, shard = shard, &indexes, &targets, &out, budget,
-                           isolation]() mutable {
+        auto read_shard = [&rm, shard = shard, &indexes, &targets, &out, budget, isolation,
+                           replica_id, &moved]() mutable {
+            const int64_t now = wall_clock_ms();
             for (size_t i : indexes) {
                 const auto& t = targets[i];
                 cluster::partition* p = rm.get(shard, {t.key.topic, t.key.partition});
@@ -58,6 +62,19 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                 int64_t limit =
                     std::min<int64_t>(std::max(0, t.partition_max_bytes), budget.bytes_left);
                 bool min_one = budget.bytes_read == 0;
+                if (replica_id >= 0) {
+                    const int64_t hw = p->high_watermark();
+                    out[i] = p->read_for_follower(
+                        replica_id, t.fetch_offset, std::max<int64_t>(0, limit), min_one,
+                        t.current_leader_epoch, t.last_fetched_epoch, now);
+                    if (p->high_watermark() > hw) {
+                        moved.push_back(p->tp());
+                    }
+                    int64_t n = out[i].records.length;
+                    budget.bytes_read += n;
+                    budget.bytes_left = std::max<int64_t>(0, budget.bytes_left - n);
+                    continue;
+                }
                 if (limit <= 0 && !min_one) {
                     // Still report the partition's offsets, without records.
                     out[i] = p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch);
@@ -110,6 +127,10 @@ void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fe
     pd.high_watermark = o.high_watermark;
     pd.last_stable_offset = o.last_stable_offset;
     pd.log_start_offset = o.log_start_offset;
+    if (o.diverging_epoch) {
+        pd.diverging_epoch.epoch = o.diverging_epoch->first;
+        pd.diverging_epoch.end_offset = o.diverging_epoch->second;
+    }
     if (isolation == cluster::isolation_level::read_uncommitted) {
         pd.aborted_transactions = std::nullopt;
     }
@@ -168,7 +189,16 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto& waiters = *ctx.broker->fetch_waiters;
     auto* home = reactor_pool::current();
     auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
-    int64_t bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation);
+    // Followers name themselves (v15+ in ReplicaState); consumers send -1.
+    const int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+    std::vector<storage::topic_partition> moved;
+    int64_t bytes =
+        co_await read_targets(rm, plan.targets, results, max_bytes, isolation, replica_id, moved);
+    // A follower's fetch that advanced a high watermark makes records visible
+    // to consumers (and completes acks=all produces): wake their waits.
+    for (const auto& tp : moved) {
+        waiters.notify(tp);
+    }
     // Long poll (min_bytes / max_wait_ms): wait for an append to any of the
     // partitions, read again, until enough bytes, an error, or the deadline.
     const int64_t deadline = now + std::max(0, req.max_wait_ms);
@@ -182,7 +212,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             keys.push_back({t.key.topic, t.key.partition});
         }
         co_await waiters.wait(ticket, std::move(keys), left);
-        bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation);
+        moved.clear();
+        bytes = co_await read_targets(rm, plan.targets, results, max_bytes, isolation, replica_id,
+                                      moved);
+        for (const auto& tp : moved) {
+            waiters.notify(tp);
+        }
     }
     waiters.end(ticket);
 

@@ -27,6 +27,19 @@ struct produce_item {
     std::span<uint8_t> records;
     partition_response* out = nullptr;  // stable: the response vectors are reserved
     cluster::produce_outcome result;
+    size_t index = 0;  // in `items`
+};
+
+// acks=all: what each partition's wait for the high watermark ended with. Shared
+// with the partitions' callbacks, which may fire after the request timed out.
+struct replication_wait {
+    explicit replication_wait(asio::any_io_executor ex, size_t n)
+        : latch(std::make_shared<async_latch>(std::move(ex))),
+          codes(n, error_code::none),
+          done(n, false) {}
+    std::shared_ptr<async_latch> latch;
+    std::vector<error_code> codes;
+    std::vector<bool> done;
 };
 
 void fill(partition_response& out, const cluster::produce_outcome& r) {
@@ -85,8 +98,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                 auto view = pd.records.contiguous();
                 // Records are stamped in place: the frame belongs to this request.
                 std::span<uint8_t> span(const_cast<uint8_t*>(view.data()), view.size());
-                items.push_back(
-                    {replicas.shard_of(topic->id, pd.index), {td.name, pd.index}, span, &pr, {}});
+                items.push_back({replicas.shard_of(topic->id, pd.index),
+                                 {td.name, pd.index},
+                                 span,
+                                 &pr,
+                                 {},
+                                 items.size()});
                 continue;
             }
             any_error = true;
@@ -103,8 +120,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto executor = co_await asio::this_coro::executor;
     auto durable = std::make_shared<async_latch>(executor);
     size_t need_durable = 0;
-    auto append = [version, acks, now, waiters, durable, &need_durable](cluster::partition* p,
-                                                                        produce_item& it) {
+    auto replicated = std::make_shared<replication_wait>(executor, items.size());
+    size_t need_replicated = 0;
+    auto append = [version, acks, now, waiters, durable, &need_durable, replicated,
+                   &need_replicated](cluster::partition* p, produce_item& it) {
         if (!p) {
             it.result.error = error_code::not_leader_or_follower;
             return;
@@ -125,11 +144,43 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                 durable->count_down();
             });
         }
+        if (acks == -1) {
+            // Complete once the high watermark passes the batch: every ISR
+            // member has it (DESIGN.md §3, §7).
+            ++need_replicated;
+            const size_t i = it.index;
+            p->when_replicated(it.result.last_offset + 1, [replicated, i](error_code ec) {
+                auto& w = *replicated;
+                // On the partition's shard; the latch hops to the handler's.
+                asio::post(w.latch->executor(), [replicated, i, ec] {
+                    replicated->codes[i] = ec;
+                    replicated->done[i] = true;
+                });
+                w.latch->count_down();
+            });
+        }
     };
     co_await dispatch_to_shards(replicas, items, append);
     if (need_durable > 0) {
         durable->add(need_durable);
         co_await durable->wait();
+    }
+    if (need_replicated > 0) {
+        replicated->latch->add(need_replicated);
+        const auto timeout = std::chrono::milliseconds(std::max(0, req.timeout_ms));
+        co_await replicated->latch->wait_for(timeout);
+        for (auto& it : items) {
+            if (it.result.error.code != error_code::none) {
+                continue;
+            }
+            if (!replicated->done[it.index]) {
+                // Kafka answers REQUEST_TIMED_OUT for a partition whose ISR did
+                // not replicate the batch within the request's timeout.
+                it.result.error = error_code::request_timed_out;
+            } else if (replicated->codes[it.index] != error_code::none) {
+                it.result.error = replicated->codes[it.index];
+            }
+        }
     }
     for (auto& it : items) {
         fill(*it.out, it.result);

@@ -1,0 +1,148 @@
+// partition: the replication half (DESIGN.md §7, the seeds' ISR and high
+// watermark rules with Kafka's later leader-epoch fixes). Part of the
+// partition class (partition.h); runs on the partition's shard.
+#include <algorithm>
+
+#include "cluster/partition.h"
+
+namespace samsa::cluster {
+
+// The high watermark is the smallest log end offset over the ISR (the leader's
+// own included); a follower whose position this leader has not yet seen in its
+// epoch holds it back. It never moves back.
+void partition::maybe_advance_high_watermark() {
+    if (!is_leader()) {
+        return;
+    }
+    int64_t hw = _log->log_end_offset();
+    for (int32_t r : _isr) {
+        if (r == _local_node_id) {
+            continue;
+        }
+        auto it = _followers.find(r);
+        const int64_t leo = it == _followers.end() ? -1 : it->second.log_end_offset;
+        hw = std::min(hw, leo);
+    }
+    if (hw > _log->high_watermark()) {
+        _log->update_high_watermark(hw);
+    }
+    if (_replication_waiters.empty()) {
+        return;
+    }
+    const int64_t now_hw = _log->high_watermark();
+    const bool enough = int32_t(_isr.size()) >= _config.min_insync_replicas;
+    std::vector<std::function<void(error_code)>> done;
+    auto it =
+        std::remove_if(_replication_waiters.begin(), _replication_waiters.end(), [&](auto& w) {
+            if (w.first > now_hw) {
+                return false;
+            }
+            done.push_back(std::move(w.second));
+            return true;
+        });
+    _replication_waiters.erase(it, _replication_waiters.end());
+    for (auto& d : done) {
+        d(enough ? error_code::none : error_code::not_enough_replicas_after_append);
+    }
+}
+
+void partition::fail_replication_waiters(error_code code) {
+    auto waiters = std::move(_replication_waiters);
+    _replication_waiters.clear();
+    for (auto& [offset, done] : waiters) {
+        done(code);
+    }
+}
+
+void partition::when_replicated(int64_t end_offset, std::function<void(error_code)> done) {
+    if (!is_leader()) {
+        done(error_code::not_leader_or_follower);
+        return;
+    }
+    _replication_waiters.emplace_back(end_offset, std::move(done));
+    maybe_advance_high_watermark();
+}
+
+fetch_outcome partition::read_for_follower(int32_t replica_id, int64_t offset, int64_t max_bytes,
+                                           bool min_one_message, int32_t current_leader_epoch,
+                                           int32_t last_fetched_epoch, int64_t now_ms) {
+    fetch_outcome out;
+    out.log_start_offset = _log->log_start_offset();
+    if (!is_leader() ||
+        std::find(_replicas.begin(), _replicas.end(), replica_id) == _replicas.end()) {
+        out.high_watermark = high_watermark();
+        out.last_stable_offset = last_stable_offset();
+        out.error = error_code::not_leader_or_follower;
+        return out;
+    }
+    if (auto ec = check_leader_epoch(current_leader_epoch); ec != error_code::none) {
+        out.high_watermark = high_watermark();
+        out.last_stable_offset = last_stable_offset();
+        out.error = ec;
+        return out;
+    }
+    const int64_t leo = _log->log_end_offset();
+    // The follower's log must end on ours: its last epoch must end where ours
+    // ends for that epoch, at or after its fetch offset. Otherwise it
+    // truncates to the end of the largest common epoch first (KIP-101/279).
+    if (last_fetched_epoch >= 0) {
+        auto e = _log->leader_epochs().end_offset_for(last_fetched_epoch, leo);
+        if (e.epoch != last_fetched_epoch || e.start_offset < offset) {
+            out.diverging_epoch = std::make_pair(e.epoch, e.start_offset);
+            out.high_watermark = high_watermark();
+            out.last_stable_offset = last_stable_offset();
+            return out;
+        }
+    }
+    // Kafka's Replica.updateFetchState: caught up when the fetch reaches the
+    // leader's LEO now, or the LEO the leader had at the previous fetch.
+    auto& f = _followers[replica_id];
+    if (offset >= leo) {
+        f.last_caught_up_ms = now_ms;
+    } else if (f.last_fetch_leader_leo >= 0 && offset >= f.last_fetch_leader_leo) {
+        f.last_caught_up_ms = std::max(f.last_caught_up_ms, f.last_fetch_ms);
+    }
+    f.log_end_offset = offset;
+    f.last_fetch_leader_leo = leo;
+    f.last_fetch_ms = now_ms;
+    maybe_advance_high_watermark();
+
+    out.high_watermark = high_watermark();
+    out.last_stable_offset = last_stable_offset();
+    auto r = _log->read(offset, max_bytes, -1, min_one_message);
+    if (!r) {
+        out.error = r.err();
+        return out;
+    }
+    out.records = std::move(r->records);
+    out.log_start_offset = r->log_start_offset;
+    return out;
+}
+
+status partition::append_as_follower(bytes_view batches, int64_t leader_high_watermark,
+                                     int64_t now_ms) {
+    if (is_leader()) {
+        return error(error_code::not_leader_or_follower, "a leader does not follow");
+    }
+    if (!batches.empty()) {
+        auto appended = _log->append_as_follower(batches, now_ms);
+        if (!appended) {
+            return appended.err();
+        }
+    }
+    _log->update_high_watermark(std::min(leader_high_watermark, _log->log_end_offset()));
+    return {};
+}
+
+status partition::truncate_to(int64_t offset, int64_t now_ms) {
+    if (is_leader()) {
+        return error(error_code::not_leader_or_follower, "a leader does not truncate");
+    }
+    return _log->truncate_to(offset, now_ms);
+}
+
+int32_t partition::last_log_epoch() const {
+    return _log->leader_epochs().latest_epoch().value_or(-1);
+}
+
+}  // namespace samsa::cluster

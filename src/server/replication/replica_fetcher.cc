@@ -1,0 +1,351 @@
+#include "server/replication/replica_fetcher.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "common/clock.h"
+#include "protocol/generated/fetch_request.h"
+#include "protocol/generated/fetch_response.h"
+#include "server/quorum/kafka_rpc_client.h"
+
+namespace samsa::server::replication {
+
+namespace {
+
+// Fetch v13: partitions named by topic id, and the follower's last fetched
+// epoch for the diverging-epoch check.
+constexpr int16_t k_fetch_version = 13;
+
+struct position {
+    bool valid = false;  // the partition is here and follows
+    int64_t fetch_offset = 0;
+    int32_t last_epoch = -1;
+    int64_t log_start_offset = 0;
+};
+
+}  // namespace
+
+class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
+  public:
+    replica_fetcher(const config::broker_config& cfg, cluster::replica_manager& rm,
+                    asio::any_io_executor ex, int32_t leader)
+        : _cfg(cfg), _rm(rm), _ex(ex), _leader(leader), _wake(ex) {}
+
+    void start() {
+        auto self = shared_from_this();
+        asio::co_spawn(
+            _ex, [self]() { return self->run(); }, asio::detached);
+    }
+
+    void stop() {
+        {
+            std::lock_guard lock(_mutex);
+            _stopped = true;
+        }
+        auto self = shared_from_this();
+        asio::post(_ex, [self] {
+            self->_wake.cancel();
+            if (self->_client) {
+                self->_client->close();
+            }
+        });
+    }
+
+    void update(std::vector<followed_partition> parts, std::string host, uint16_t port) {
+        {
+            std::lock_guard lock(_mutex);
+            _parts = std::move(parts);
+            _host = std::move(host);
+            _port = port;
+        }
+        auto self = shared_from_this();
+        asio::post(_ex, [self] { self->_wake.cancel(); });
+    }
+
+  private:
+    asio::awaitable<void> run();
+    asio::awaitable<void> sleep(std::chrono::milliseconds d) {
+        _wake.expires_after(d);
+        std::error_code ec;
+        co_await _wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    asio::awaitable<result<bytes>> call(const bytes& body);
+
+    const config::broker_config& _cfg;
+    cluster::replica_manager& _rm;
+    asio::any_io_executor _ex;
+    int32_t _leader;
+    asio::steady_timer _wake;
+    std::shared_ptr<quorum::kafka_rpc_client> _client;
+    std::string _client_endpoint;
+
+    std::mutex _mutex;
+    std::vector<followed_partition> _parts;
+    std::string _host;
+    uint16_t _port = 0;
+    bool _stopped = false;
+};
+
+asio::awaitable<result<bytes>> replica_fetcher::call(const bytes& body) {
+    std::optional<result<bytes>> answer;
+    auto* out = &answer;
+    bytes copy = body;
+    auto* b = &copy;
+    // Only plain pointers in the initiation (GCC 12 and co_await temporaries).
+    quorum::kafka_rpc_client* c = _client.get();
+    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+        [c, out, b](auto handler) {
+            auto h = std::make_shared<decltype(handler)>(std::move(handler));
+            c->call(protocol::fetch_request::api_key, k_fetch_version, std::move(*b),
+                    [out, h](result<bytes> r) {
+                        out->emplace(std::move(r));
+                        auto ex = asio::get_associated_executor(*h);
+                        asio::post(ex, std::move(*h));
+                    });
+        },
+        asio::use_awaitable);
+    co_return std::move(*answer);
+}
+
+asio::awaitable<void> replica_fetcher::run() {
+    auto self = shared_from_this();
+    const auto backoff = std::chrono::milliseconds(std::max(1, _cfg.replica_fetch_backoff_ms));
+    for (;;) {
+        std::vector<followed_partition> parts;
+        std::string host;
+        uint16_t port = 0;
+        {
+            std::lock_guard lock(_mutex);
+            if (_stopped) {
+                co_return;
+            }
+            parts = _parts;
+            host = _host;
+            port = _port;
+        }
+        if (parts.empty() || host.empty()) {
+            co_await sleep(std::chrono::hours(1));  // until update() or stop()
+            continue;
+        }
+        const std::string endpoint = fmt::format("{}:{}", host, port);
+        if (!_client || _client_endpoint != endpoint) {
+            if (_client) {
+                _client->close();
+            }
+            _client = quorum::kafka_rpc_client::create(
+                _ex, host, port, fmt::format("samsa-replica-fetcher-{}", _cfg.node_id),
+                std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms +
+                                          _cfg.request_timeout_ms));
+            _client_endpoint = endpoint;
+        }
+
+        // Where each follower replica stands, read on its shard.
+        std::vector<position> pos(parts.size());
+        std::map<size_t, std::vector<size_t>> by_shard;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            by_shard[parts[i].shard].push_back(i);
+        }
+        for (auto& [shard, indexes] : by_shard) {
+            auto read = [this, shard = shard, &indexes, &parts, &pos]() {
+                for (size_t i : indexes) {
+                    cluster::partition* p = _rm.get(shard, parts[i].tp);
+                    if (!p || p->is_leader()) {
+                        continue;
+                    }
+                    pos[i] = {true, p->log()->log_end_offset(), p->last_log_epoch(),
+                              p->log()->log_start_offset()};
+                }
+                return 0;
+            };
+            co_await _rm.run_on_shard<int>(shard, read);
+        }
+
+        protocol::fetch_request req;
+        req.replica_id = _cfg.node_id;
+        req.max_wait_ms = _cfg.replica_fetch_wait_max_ms;
+        req.min_bytes = std::max(1, _cfg.replica_fetch_min_bytes);
+        req.max_bytes = _cfg.replica_fetch_response_max_bytes;
+        req.session_id = 0;
+        req.session_epoch = -1;  // sessionless: every fetch names every partition
+        std::map<uuid, size_t> topic_index;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            if (!pos[i].valid) {
+                continue;
+            }
+            auto [it, fresh] = topic_index.emplace(parts[i].topic_id, req.topics.size());
+            if (fresh) {
+                auto& t = req.topics.emplace_back();
+                t.topic = parts[i].tp.topic;
+                t.topic_id = parts[i].topic_id;
+            }
+            auto& fp = req.topics[it->second].partitions.emplace_back();
+            fp.partition = parts[i].tp.partition;
+            fp.current_leader_epoch = parts[i].leader_epoch;
+            fp.fetch_offset = pos[i].fetch_offset;
+            fp.last_fetched_epoch = pos[i].last_epoch;
+            fp.log_start_offset = pos[i].log_start_offset;
+            fp.partition_max_bytes = _cfg.replica_fetch_max_bytes;
+        }
+        if (req.topics.empty()) {
+            co_await sleep(backoff);
+            continue;
+        }
+        protocol::writer w;
+        req.encode(w, k_fetch_version);
+        const bytes body = std::move(w.buffer());
+        auto answer = co_await call(body);
+        if (!answer) {
+            spdlog::debug("event=replica_fetch_failed leader={} error=\"{}\"", _leader,
+                          answer.err().message);
+            co_await sleep(backoff);
+            continue;
+        }
+        protocol::fetch_response resp;
+        protocol::reader r(*answer);
+        resp.decode(r, k_fetch_version);
+        if (!r.ok() || resp.error_code != 0) {
+            co_await sleep(backoff);
+            continue;
+        }
+
+        // Each partition's part, applied on its shard.
+        bool any_error = false;
+        std::map<
+            size_t,
+            std::vector<std::pair<
+                size_t, const protocol::fetch_response::fetchable_topic_response::partition_data*>>>
+            work;
+        for (const auto& t : resp.responses) {
+            for (const auto& pd : t.partitions) {
+                for (size_t i = 0; i < parts.size(); ++i) {
+                    if (parts[i].topic_id == t.topic_id &&
+                        parts[i].tp.partition == pd.partition_index) {
+                        work[parts[i].shard].emplace_back(i, &pd);
+                        break;
+                    }
+                }
+            }
+        }
+        const int64_t now = wall_clock_ms();
+        for (auto& [shard, items] : work) {
+            auto apply = [this, shard = shard, &items, &parts, &pos, now]() {
+                bool failed = false;
+                for (auto& [i, pd] : items) {
+                    cluster::partition* p = _rm.get(shard, parts[i].tp);
+                    if (!p || p->is_leader()) {
+                        continue;
+                    }
+                    if (pd->diverging_epoch.epoch >= 0) {
+                        spdlog::info(
+                            "event=follower_truncation partition={} leader={} "
+                            "diverging_epoch={} truncate_to={} log_end_offset={}",
+                            p->tp().to_string(), _leader, pd->diverging_epoch.epoch,
+                            pd->diverging_epoch.end_offset, p->log()->log_end_offset());
+                        if (auto st = p->truncate_to(pd->diverging_epoch.end_offset, now); !st) {
+                            failed = true;
+                        }
+                        continue;
+                    }
+                    const auto ec = static_cast<error_code>(pd->error_code);
+                    if (ec == error_code::offset_out_of_range) {
+                        // Behind the leader's log start (retention): start over there.
+                        if (pos[i].fetch_offset < pd->log_start_offset) {
+                            (void)p->log()->truncate_fully_and_start_at(pd->log_start_offset, now);
+                        } else {
+                            (void)p->truncate_to(pd->high_watermark, now);
+                        }
+                        failed = true;
+                        continue;
+                    }
+                    if (ec != error_code::none) {
+                        failed = true;  // stale leadership: the next image settles it
+                        continue;
+                    }
+                    auto data = pd->records.contiguous();
+                    if (auto st = p->append_as_follower(data, pd->high_watermark, now); !st) {
+                        spdlog::warn(
+                            "event=follower_append_failed partition={} leader={} "
+                            "error=\"{}\"",
+                            p->tp().to_string(), _leader, st.err().message);
+                        failed = true;
+                    }
+                }
+                return failed;
+            };
+            any_error |= co_await _rm.run_on_shard<bool>(shard, apply);
+        }
+        if (any_error) {
+            co_await sleep(backoff);
+        }
+    }
+}
+
+replica_fetcher_manager::replica_fetcher_manager(const config::broker_config& cfg,
+                                                 cluster::replica_manager& rm,
+                                                 asio::any_io_executor ex)
+    : _cfg(cfg), _rm(rm), _ex(std::move(ex)) {}
+
+replica_fetcher_manager::~replica_fetcher_manager() {
+    stop();
+}
+
+void replica_fetcher_manager::stop() {
+    std::lock_guard lock(_mutex);
+    _stopped = true;
+    for (auto& [id, f] : _fetchers) {
+        f->stop();
+    }
+    _fetchers.clear();
+}
+
+void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image) {
+    std::map<int32_t, std::vector<followed_partition>> by_leader;
+    for (const auto& [name, topic] : image.topics_by_name) {
+        for (const auto& reg : topic->partitions) {
+            if (reg.leader < 0 || reg.leader == _cfg.node_id ||
+                std::find(reg.replicas.begin(), reg.replicas.end(), _cfg.node_id) ==
+                    reg.replicas.end()) {
+                continue;
+            }
+            by_leader[reg.leader].push_back({{name, reg.partition},
+                                             topic->id,
+                                             reg.leader_epoch,
+                                             _rm.shard_of(topic->id, reg.partition)});
+        }
+    }
+    std::lock_guard lock(_mutex);
+    if (_stopped) {
+        return;
+    }
+    for (auto& [leader, f] : _fetchers) {
+        if (!by_leader.count(leader)) {
+            f->update({}, "", 0);
+        }
+    }
+    for (auto& [leader, parts] : by_leader) {
+        std::string host;
+        uint16_t port = 0;
+        if (auto b = image.brokers.find(leader); b != image.brokers.end()) {
+            if (const auto* ep = b->second.endpoint(_cfg.inter_broker_listener_name)) {
+                host = ep->host;
+                port = ep->port;
+            }
+        }
+        auto& f = _fetchers[leader];
+        if (!f) {
+            f = std::make_shared<replica_fetcher>(_cfg, _rm, _ex, leader);
+            f->start();
+        }
+        f->update(std::move(parts), host, port);
+    }
+}
+
+}  // namespace samsa::server::replication
