@@ -1,5 +1,7 @@
 #include "cluster/partition.h"
 
+#include "common/clock.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,8 +32,17 @@ void partition::update_registration(const metadata::partition_registration& reg)
         // A new leader epoch starts at the log end offset (Kafka assigns it on
         // becoming leader so OffsetForLeaderEpoch can answer for it).
         (void)_log->leader_epochs().assign(_leader_epoch, _log->log_end_offset());
-        // Followers' positions are unknown until they fetch in this epoch.
+        // Followers' positions are unknown until they fetch in this epoch;
+        // the ISR members count as caught up now (Kafka's leader does too).
         _followers.clear();
+        const int64_t now = wall_clock_ms();
+        for (int32_t r : _isr) {
+            if (r != _local_node_id) {
+                _followers[r].last_caught_up_ms = now;
+            }
+        }
+        _leader_epoch_start_offset = _log->log_end_offset();
+        _isr_change_sent_ms = -1;
     }
     if (stops_leading) {
         fail_replication_waiters(error_code::not_leader_or_follower);

@@ -60,6 +60,18 @@ struct list_offsets_outcome {
     int32_t leader_epoch = -1;
 };
 
+// A leader's proposal to change its ISR (AlterPartition, KIP-497), made
+// against the partition epoch it knows; the change applies once the
+// controller has committed it and the new image arrives.
+struct isr_proposal {
+    storage::topic_partition tp;
+    uuid topic_id;
+    int32_t leader_epoch = -1;
+    int32_t partition_epoch = -1;
+    std::vector<int32_t> new_isr;
+};
+using isr_proposer = std::function<void(const isr_proposal&)>;
+
 class partition {
   public:
     partition(storage::topic_partition tp, uuid topic_id, int32_t local_node_id,
@@ -134,6 +146,14 @@ class partition {
     // then smaller than min.insync.replicas; NOT_LEADER_OR_FOLLOWER when this
     // replica stops leading first.
     void when_replicated(int64_t end_offset, std::function<void(error_code)> done);
+    // replica.lag.time.max.ms, and where ISR changes are sent.
+    void set_replication(int64_t replica_lag_time_max_ms, isr_proposer proposer);
+    // Leader, every replica.lag.time.max.ms / 2: proposes to drop the ISR
+    // followers not caught up for longer than replica.lag.time.max.ms.
+    void maybe_shrink_isr(int64_t now_ms);
+    // The controller refused (or never answered) the last proposal.
+    // It is proposed again after a short backoff.
+    void isr_change_failed(int64_t now_ms);
 
   private:
     // KIP-320: a request's leader epoch older than ours is fenced; newer is unknown to us.
@@ -142,6 +162,17 @@ class partition {
     static error idempotent_produce_error(const error& e);
     void maybe_advance_high_watermark();
     void fail_replication_waiters(error_code code);
+    // A follower in sync (LEO >= HW and >= this epoch's start) joins the ISR.
+    void maybe_expand_isr(int32_t replica_id, int64_t now_ms);
+    void propose_isr(std::vector<int32_t> isr, int64_t now_ms);
+    bool isr_change_in_flight(int64_t now_ms) const;
+
+    int64_t _replica_lag_time_max_ms = 30000;
+    isr_proposer _isr_proposer;
+    int64_t _isr_change_sent_ms = -1;
+    int32_t _isr_change_partition_epoch = -1;
+    int64_t _isr_change_retry_ms = -1;  // no proposal before this after a refusal
+    int64_t _leader_epoch_start_offset = 0;
 
     // The leader's view of a follower (Kafka's Replica state).
     struct follower_state {

@@ -105,6 +105,7 @@ fetch_outcome partition::read_for_follower(int32_t replica_id, int64_t offset, i
     f.log_end_offset = offset;
     f.last_fetch_leader_leo = leo;
     f.last_fetch_ms = now_ms;
+    maybe_expand_isr(replica_id, now_ms);
     maybe_advance_high_watermark();
 
     out.high_watermark = high_watermark();
@@ -117,6 +118,70 @@ fetch_outcome partition::read_for_follower(int32_t replica_id, int64_t offset, i
     out.records = std::move(r->records);
     out.log_start_offset = r->log_start_offset;
     return out;
+}
+
+void partition::set_replication(int64_t replica_lag_time_max_ms, isr_proposer proposer) {
+    _replica_lag_time_max_ms = replica_lag_time_max_ms;
+    _isr_proposer = std::move(proposer);
+}
+
+bool partition::isr_change_in_flight(int64_t now_ms) const {
+    // One proposal at a time, until the image moves the partition epoch or
+    // the controller answers; an unanswered one is retried after a while.
+    constexpr int64_t k_retry_ms = 5000;
+    return _isr_change_sent_ms >= 0 && _isr_change_partition_epoch == _partition_epoch &&
+           now_ms - _isr_change_sent_ms < k_retry_ms;
+}
+
+void partition::isr_change_failed(int64_t now_ms) {
+    // A refused change (e.g. INELIGIBLE_REPLICA while the follower is still
+    // fenced) is not proposed again on every fetch.
+    constexpr int64_t k_backoff_ms = 500;
+    _isr_change_sent_ms = -1;
+    _isr_change_retry_ms = now_ms + k_backoff_ms;
+}
+
+void partition::propose_isr(std::vector<int32_t> isr, int64_t now_ms) {
+    if (!_isr_proposer || isr_change_in_flight(now_ms) || now_ms < _isr_change_retry_ms) {
+        return;
+    }
+    _isr_change_sent_ms = now_ms;
+    _isr_change_partition_epoch = _partition_epoch;
+    _isr_proposer({_tp, _topic_id, _leader_epoch, _partition_epoch, std::move(isr)});
+}
+
+void partition::maybe_expand_isr(int32_t replica_id, int64_t now_ms) {
+    if (std::find(_isr.begin(), _isr.end(), replica_id) != _isr.end()) {
+        return;
+    }
+    const auto& f = _followers[replica_id];
+    if (f.log_end_offset < high_watermark() || f.log_end_offset < _leader_epoch_start_offset) {
+        return;
+    }
+    auto isr = _isr;
+    isr.push_back(replica_id);
+    propose_isr(std::move(isr), now_ms);
+}
+
+void partition::maybe_shrink_isr(int64_t now_ms) {
+    if (!is_leader()) {
+        return;
+    }
+    std::vector<int32_t> keep;
+    for (int32_t r : _isr) {
+        if (r == _local_node_id) {
+            keep.push_back(r);
+            continue;
+        }
+        auto it = _followers.find(r);
+        const int64_t caught_up = it == _followers.end() ? -1 : it->second.last_caught_up_ms;
+        if (caught_up >= 0 && now_ms - caught_up <= _replica_lag_time_max_ms) {
+            keep.push_back(r);
+        }
+    }
+    if (keep.size() != _isr.size()) {
+        propose_isr(std::move(keep), now_ms);
+    }
 }
 
 status partition::append_as_follower(bytes_view batches, int64_t leader_high_watermark,

@@ -73,6 +73,17 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
             return;
         }
         auto p = std::make_shared<partition>(tp, topic.id, _node_id, std::move(*log));
+        size_t shard = 0;
+        for (size_t i = 0; i < _shards.size(); ++i) {
+            if (_shards[i].get() == &s) {
+                shard = i;
+            }
+        }
+        p->set_replication(_cfg.replica_lag_time_max_ms, [this, shard](const isr_proposal& pr) {
+            if (_isr_sink) {
+                _isr_sink(shard, pr);
+            }
+        });
         it = s.partitions.emplace(tp, std::move(p)).first;
     }
     bool was_leader = it->second->is_leader();
@@ -171,6 +182,12 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
     }
     for (auto& f : done) {
         f.wait();
+    }
+}
+
+void replica_manager::run_isr_expiration(size_t shard, int64_t now) {
+    for (auto& [tp, p] : _shards[shard]->partitions) {
+        p->maybe_shrink_isr(now);
     }
 }
 

@@ -78,6 +78,13 @@ class replica_manager {
 
     // Per shard: retention and flush checks of its logs (scheduled by the server).
     void run_housekeeping(size_t shard, int64_t now_ms);
+    // ISR expiration (every replica.lag.time.max.ms / 2): leaders on `shard`
+    // propose to drop lagging followers.
+    void run_isr_expiration(size_t shard, int64_t now_ms);
+    // Where leaders' ISR proposals go (AlterPartition to the controller);
+    // called on the partition's shard. Set before start.
+    using isr_sink = std::function<void(size_t shard, const isr_proposal& proposal)>;
+    void set_isr_sink(isr_sink sink) { _isr_sink = std::move(sink); }
 
     // Every local partition's log, for DescribeLogDirs (any thread; the sizes
     // are atomics read from the logs).
@@ -106,6 +113,7 @@ class replica_manager {
     const config::broker_config& _cfg;
     std::atomic<bool> _started{false};
     std::vector<leadership_listener> _listeners;
+    isr_sink _isr_sink;
 };
 
 }  // namespace samsa::cluster

@@ -48,6 +48,8 @@
 
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
+#include "protocol/generated/alter_partition_request.h"
+#include "protocol/generated/alter_partition_response.h"
 #include "protocol/generated/broker_heartbeat_request.h"
 #include "protocol/generated/broker_heartbeat_response.h"
 #include "protocol/generated/broker_registration_request.h"
@@ -145,6 +147,9 @@ class controller {
         protocol::broker_registration_request request);
     asio::awaitable<protocol::broker_heartbeat_response> handle_broker_heartbeat(
         protocol::broker_heartbeat_request request);
+    // AlterPartition from a partition leader (metadata/isr_change.h).
+    asio::awaitable<protocol::alter_partition_response> handle_alter_partition(
+        protocol::alter_partition_request request, int16_t version);
 
     // ---- the same, synchronously, on the calling thread (tests; and what the
     // awaitables run on the controller thread). Not thread-safe.

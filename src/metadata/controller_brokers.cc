@@ -4,6 +4,7 @@
 
 #include "metadata/broker_fencing.h"
 #include "metadata/controller.h"
+#include "metadata/isr_change.h"
 
 namespace samsa::metadata {
 
@@ -145,6 +146,34 @@ void controller::check_broker_sessions() {
                      b.epoch);
         return;  // the image changed; the next check sees the rest
     }
+}
+
+asio::awaitable<protocol::alter_partition_response> controller::handle_alter_partition(
+    protocol::alter_partition_request req, int16_t version) {
+    std::optional<protocol::alter_partition_response> out;
+    auto op = [&](std::function<void()> finish) {
+        if (!_active) {
+            out.emplace().error_code = to_wire(error_code::not_controller);
+            finish();
+            return;
+        }
+        auto plan = plan_alter_partition(*_image, req, version);
+        out.emplace(std::move(plan.response));
+        if (!plan.records.empty()) {
+            if (auto c = commit(std::move(plan.records)); !c) {
+                out->error_code = to_wire(c.err().code);
+                out->topics.clear();
+                finish();
+                return;
+            }
+        }
+        after_commit(std::move(finish), [&](const error& e) {
+            out->error_code = to_wire(e.code);
+            out->topics.clear();
+        });
+    };
+    co_await on_controller_async(op);
+    co_return std::move(*out);
 }
 
 asio::awaitable<protocol::broker_registration_response> controller::handle_broker_registration(

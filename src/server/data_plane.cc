@@ -102,11 +102,28 @@ void data_plane::start() {
     for (size_t i = 0; i < _reactors.size(); ++i) {
         _timers.push_back(std::make_unique<asio::steady_timer>(_reactors.at(i)));
         arm_housekeeping(i);
+        _isr_timers.push_back(std::make_unique<asio::steady_timer>(_reactors.at(i)));
+        arm_isr_expiration(i);
     }
     _checkpoint_timer = std::make_unique<asio::steady_timer>(_blocking);
     run_checkpoints();
     _deletion_timer = std::make_unique<asio::steady_timer>(_blocking);
     run_deletions();
+}
+
+// Kafka's isr-expiration task: every replica.lag.time.max.ms / 2, so a
+// follower leaves the ISR at most 1.5x that after it last caught up.
+void data_plane::arm_isr_expiration(size_t shard) {
+    auto& t = *_isr_timers[shard];
+    t.expires_after(
+        std::chrono::milliseconds(std::max<int64_t>(1, _cfg.replica_lag_time_max_ms / 2)));
+    t.async_wait([this, shard](const std::error_code& ec) {
+        if (ec) {
+            return;
+        }
+        _replicas->run_isr_expiration(shard, wall_clock_ms());
+        arm_isr_expiration(shard);
+    });
 }
 
 // Retention every log.retention.check.interval.ms and flush checks every
@@ -170,6 +187,7 @@ void data_plane::shutdown() {
     }
     _blocking.join();
     _timers.clear();
+    _isr_timers.clear();
     _fetch_waiters.reset();
     if (auto st = _logs->shutdown(); !st) {
         spdlog::error("event=log_shutdown_failed error=\"{}\"", st.err().message);

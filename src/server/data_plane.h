@@ -55,6 +55,8 @@ class data_plane {
     fetch::fetch_session_cache _fetch_sessions;
     std::unique_ptr<coordinator::txn::producer_id_manager> _producer_ids;
     std::vector<std::unique_ptr<asio::steady_timer>> _timers;
+    std::vector<std::unique_ptr<asio::steady_timer>> _isr_timers;
+    void arm_isr_expiration(size_t shard);
     std::unique_ptr<asio::steady_timer> _checkpoint_timer;
     std::unique_ptr<asio::steady_timer> _deletion_timer;
     bool _shut_down = false;

@@ -35,6 +35,7 @@
 #include "server/handlers/sync_group.h"
 // The metadata quorum and the controller (controller listener).
 #include "server/handlers/allocate_producer_ids.h"
+#include "server/handlers/alter_partition.h"
 #include "server/handlers/begin_quorum_epoch.h"
 #include "server/handlers/broker_heartbeat.h"
 #include "server/handlers/broker_registration.h"
@@ -87,6 +88,7 @@ handler_registry::handler_registry() {
         handlers::broker_registration_handler(),
         handlers::broker_heartbeat_handler(),
         handlers::allocate_producer_ids_handler(),
+        handlers::alter_partition_handler(),
     };
     std::sort(_handlers.begin(), _handlers.end(),
               [](const api_handler& a, const api_handler& b) { return a.key < b.key; });

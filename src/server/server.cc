@@ -1,7 +1,10 @@
 #include "server/server.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
 
 #include <algorithm>
 
@@ -194,6 +197,11 @@ status server::open_quorum() {
                               std::shared_ptr<const metadata::metadata_image> next) {
         _data.replicas().apply_metadata(*prev, *next);
     });
+    // Leaders' ISR changes go to the active controller.
+    _data.replicas().set_isr_sink([this](size_t shard, const cluster::isr_proposal& pr) {
+        asio::co_spawn(_data.replicas().shard_context(shard), send_isr_change(shard, pr),
+                       asio::detached);
+    });
     // Partitions this broker follows are fetched from their leaders.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image>,
                               std::shared_ptr<const metadata::metadata_image> next) {
@@ -216,6 +224,40 @@ status server::open_quorum() {
         });
     }
     return {};
+}
+
+asio::awaitable<void> server::send_isr_change(size_t shard, cluster::isr_proposal proposal) {
+    protocol::alter_partition_request req;
+    req.broker_id = _cfg.node_id;
+    req.broker_epoch = _lifecycle ? _lifecycle->broker_epoch() : -1;
+    auto& t = req.topics.emplace_back();
+    t.topic_name = proposal.tp.topic;
+    t.topic_id = proposal.topic_id;
+    auto& p = t.partitions.emplace_back();
+    p.partition_index = proposal.tp.partition;
+    p.leader_epoch = proposal.leader_epoch;
+    p.partition_epoch = proposal.partition_epoch;
+    p.new_isr = proposal.new_isr;
+    auto answer = co_await _channel->alter_partition(req);
+    error_code ec = error_code::none;
+    if (!answer) {
+        ec = answer.err().code;
+    } else if (answer->error_code != 0) {
+        ec = static_cast<error_code>(answer->error_code);
+    } else if (!answer->topics.empty() && !answer->topics[0].partitions.empty()) {
+        ec = static_cast<error_code>(answer->topics[0].partitions[0].error_code);
+    }
+    spdlog::info(
+        "event=isr_change_proposed partition={} leader_epoch={} partition_epoch={} "
+        "new_isr=[{}] result={}",
+        proposal.tp.to_string(), proposal.leader_epoch, proposal.partition_epoch,
+        fmt::join(proposal.new_isr, ","), error_name(ec));
+    if (ec != error_code::none) {
+        // Resumed on the partition's shard: the next check may propose again.
+        if (auto* part = _data.replicas().get(shard, proposal.tp)) {
+            part->isr_change_failed(wall_clock_ms());
+        }
+    }
 }
 
 protocol::broker_registration_request server::self_registration() const {

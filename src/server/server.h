@@ -42,6 +42,9 @@ class server {
   private:
     // Opens the metadata quorum's log and builds the controller around it.
     status open_quorum();
+    // A leader's ISR change to the active controller (AlterPartition); on the
+    // partition's shard.
+    asio::awaitable<void> send_isr_change(size_t shard, cluster::isr_proposal proposal);
     // This broker as it registers: its advertised endpoints with port 0
     // replaced by the bound port and an empty host by the host name.
     protocol::broker_registration_request self_registration() const;

@@ -57,15 +57,24 @@ def describe_quorum(node: Broker, timeout: float = 3.0) -> Optional[QuorumView]:
 
 
 class Cluster:
-    def __init__(self, n: int, overrides: Optional[Mapping[str, object]] = None, binary=None):
+    def __init__(self, n: int, overrides: Optional[Mapping[str, object]] = None, binary=None,
+                 voters: Optional[list] = None):
+        """`voters`: the node ids of the controller quorum (all by default); the
+        other nodes run as brokers only (process.roles=broker), observers of
+        the metadata log."""
         # One cluster id for all, as `samsa server --cluster-id` formats them.
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         self.nodes = [Broker(overrides=overrides, node_id=i + 1, binary=binary,
                              cluster_id=cluster_id)
                       for i in range(n)]
-        voters = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in self.nodes)
+        voter_ids = voters or [b.node_id for b in self.nodes]
+        quorum = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in self.nodes
+                          if b.node_id in voter_ids)
         for b in self.nodes:
-            b.extra_properties["controller.quorum.voters"] = voters
+            b.extra_properties["controller.quorum.voters"] = quorum
+            if b.node_id not in voter_ids:
+                b.extra_properties["process.roles"] = "broker"
+                b.extra_properties["listeners"] = f"PLAINTEXT://{b.host}:{b.port}"
             b._write_properties()
 
     def start(self) -> "Cluster":

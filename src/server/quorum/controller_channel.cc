@@ -224,6 +224,18 @@ asio::awaitable<result<metadata::producer_id_block>> controller_channel::allocat
     co_return metadata::producer_id_block{r->producer_id_start, r->producer_id_len};
 }
 
+asio::awaitable<result<protocol::alter_partition_response>> controller_channel::alter_partition(
+    const protocol::alter_partition_request& req) {
+    // v2: partitions named by topic id, the ISR as plain broker ids.
+    constexpr int16_t version = 2;
+    if (local_is_active()) {
+        protocol::alter_partition_request copy = req;
+        co_return co_await _local->handle_alter_partition(std::move(copy), version);
+    }
+    co_return co_await forward_typed<protocol::alter_partition_request,
+                                     protocol::alter_partition_response>(req, version);
+}
+
 asio::awaitable<result<protocol::broker_registration_response>> controller_channel::register_broker(
     const protocol::broker_registration_request& req) {
     co_return co_await forward_typed<protocol::broker_registration_request,

@@ -16,6 +16,8 @@
 
 #include "common/config/broker_config.h"
 #include "metadata/controller.h"
+#include "protocol/generated/alter_partition_request.h"
+#include "protocol/generated/alter_partition_response.h"
 #include "protocol/generated/broker_heartbeat_request.h"
 #include "protocol/generated/broker_heartbeat_response.h"
 #include "protocol/generated/broker_registration_request.h"
@@ -49,6 +51,11 @@ class controller_channel {
         protocol::incremental_alter_configs_request request);
     asio::awaitable<result<metadata::producer_id_block>> allocate_producer_ids(
         int32_t count = metadata::producer_id_block_size);
+
+    // AlterPartition from a leader on this broker: local or forwarded; an
+    // error when it could not reach the active controller.
+    asio::awaitable<result<protocol::alter_partition_response>> alter_partition(
+        const protocol::alter_partition_request& request);
 
     // Always over the network, to the active controller (even this node):
     // broker registration and heartbeats, as Kafka's brokers send them.

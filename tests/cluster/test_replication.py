@@ -1,0 +1,281 @@
+"""Partition data replicated over three brokers (RF 3): followers fetch from the
+leader, the high watermark moves over the ISR, acks=all waits for it, the ISR
+shrinks and expands (AlterPartition), and acknowledged records survive the
+loss of leaders."""
+import glob
+import os
+import signal
+import threading
+import time
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
+
+from samsa_harness import wait_until
+
+FAST = {
+    "controller.quorum.election.timeout.ms": 500,
+    "controller.quorum.fetch.timeout.ms": 1000,
+    "broker.session.timeout.ms": 3000,
+    "broker.heartbeat.interval.ms": 500,
+    "offsets.topic.replication.factor": 3,
+    "replica.fetch.wait.max.ms": 100,
+}
+
+
+def create(c, name, partitions=3, rf=3, config=None):
+    a = AdminClient({"bootstrap.servers": c.bootstrap})
+    deadline = time.monotonic() + 30
+    while True:
+        f = a.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=rf,
+                                      config=config or {})])[name]
+        try:
+            f.result(timeout=15)
+            break
+        except KafkaException as e:
+            if "already exists" in str(e).lower():
+                break
+            assert time.monotonic() < deadline, e
+            time.sleep(0.2)
+    wait_until(lambda: all_leaders(c, name, partitions), 15, f"leaders for {name}")
+
+
+def partitions_of(c, name, via=None):
+    """{partition: (leader, replicas, isr)} as a running node sees it."""
+    for b in ([via] if via else c.running()):
+        try:
+            md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(name, timeout=5)
+        except KafkaException:
+            continue
+        t = md.topics.get(name)
+        if t is not None and t.error is None:
+            return {p.id: (p.leader, sorted(p.replicas), sorted(p.isrs))
+                    for p in t.partitions.values()}
+    return {}
+
+
+def explain(c, topic):
+    """What each node sees and logged about replication: for failure messages."""
+    lines = []
+    for b in c.nodes:
+        lines.append(f"--- node {b.node_id} running={b.is_running()} "
+                     f"sees {partitions_of(c, topic, via=b) if b.is_running() else '-'}")
+        lines += [l for l in b.log_text().splitlines()
+                  if any(k in l for k in ("isr_change", "session_expired", "truncation",
+                                          "warn", "error", "fenced", "unfenced", "harness"))][-25:]
+    return "\n".join(lines)
+
+
+def settle(c, topic, condition, timeout, what):
+    try:
+        return wait_until(condition, timeout, what)
+    except TimeoutError as e:
+        raise AssertionError(f"{e}\n{explain(c, topic)}") from None
+
+
+def all_leaders(c, name, n):
+    ps = partitions_of(c, name)
+    return len(ps) == n and all(leader >= 0 for leader, _, _ in ps.values())
+
+
+def produce(bootstrap, topic, values, **conf):
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5, **conf})
+    acked, errors = [], []
+
+    def cb(err, msg):
+        (errors if err else acked).append(err or (msg.partition(), msg.offset(), msg.value()))
+
+    for i, v in enumerate(values):
+        p.produce(topic, value=v, key=str(i % 17).encode(), on_delivery=cb)
+        p.poll(0)
+    p.flush(60)
+    return acked, errors
+
+
+def read_all(bootstrap, topic, partitions, timeout=30):
+    """Every record of `topic`, {partition: [values in offset order]}."""
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"check-{time.time()}",
+                  "enable.auto.commit": False, "auto.offset.reset": "earliest",
+                  "enable.partition.eof": True})
+    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    out = {p: [] for p in range(partitions)}
+    done = set()
+    deadline = time.monotonic() + timeout
+    while len(done) < partitions and time.monotonic() < deadline:
+        m = c.poll(0.5)
+        if m is None:
+            continue
+        if m.error():
+            if m.error().code() == KafkaError._PARTITION_EOF:
+                done.add(m.partition())
+            continue
+        out[m.partition()].append(m.value())
+    c.close()
+    return out
+
+
+def segment_bytes(node, topic):
+    out = {}
+    for d in glob.glob(str(node.data_dir / f"{topic}-*")):
+        if d.endswith("-delete"):
+            continue
+        part = d.rsplit("-", 1)[1]
+        out[part] = b"".join(open(f, "rb").read() for f in sorted(glob.glob(d + "/*.log")))
+    return out
+
+
+def test_acks_all_reaches_every_replica_byte_for_byte(cluster):
+    c = cluster(3, FAST)
+    create(c, "mirror", partitions=3)
+    values = [b"value-%06d" % i for i in range(20000)]
+    acked, errors = produce(c.bootstrap, "mirror", values, **{"enable.idempotence": True})
+    assert not errors and len(acked) == 20000
+    got = read_all(c.bootstrap, "mirror", 3)
+    assert sorted(v for vs in got.values() for v in vs) == sorted(values)
+    # Followers hold what the leader wrote, batch for batch.
+    def identical():
+        copies = [segment_bytes(b, "mirror") for b in c.nodes]
+        return copies[0] == copies[1] == copies[2] and sum(map(len, copies[0].values())) > 0
+    wait_until(identical, 15, "the three replicas' segments identical")
+
+
+def test_isr_shrinks_for_a_paused_follower_and_expands_after(cluster):
+    # The ISR check, not the session, notices the pause: lag 1.5 s < session 20 s.
+    # One controller (node 1) and two brokers only, so that pausing two nodes
+    # leaves the controller a quorum; node 1 leads the partition.
+    conf = dict(FAST, **{"replica.lag.time.max.ms": 1500, "broker.session.timeout.ms": 20000})
+    c = cluster(3, conf, voters=[1])
+    a = AdminClient({"bootstrap.servers": c.bootstrap})
+    a.create_topics([NewTopic("isr", num_partitions=1, replica_assignment=[[1, 2, 3]],
+                              config={"min.insync.replicas": "2"})])["isr"].result(timeout=20)
+    wait_until(lambda: all_leaders(c, "isr", 1), 15, "a leader")
+    leader, replicas, isr = partitions_of(c, "isr")[0]
+    assert leader == 1
+    assert isr == [1, 2, 3]
+    f1, f2 = [b for b in c.nodes if b.node_id != leader]
+    lead = c.node(leader)
+    f1.kill(signal.SIGSTOP)
+    try:
+        wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == sorted([leader, f2.node_id]),
+                   15, "the paused follower dropped from the ISR")
+        acked, errors = produce(lead.bootstrap, "isr", [b"a", b"b"])
+        assert len(acked) == 2 and not errors  # ISR 2 >= min.insync.replicas 2
+        f2.kill(signal.SIGSTOP)
+        wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == [leader], 15,
+                   "the ISR down to the leader")
+        acked, errors = produce(lead.bootstrap, "isr", [b"c"], **{"message.timeout.ms": 3000,
+                                                                  "retries": 0})
+        assert not acked and errors
+        assert errors[0].code() == KafkaError.NOT_ENOUGH_REPLICAS, errors[0]
+        f2.kill(signal.SIGCONT)
+        wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == sorted([leader, f2.node_id]),
+                   15, "the resumed follower back in the ISR")
+        acked, errors = produce(lead.bootstrap, "isr", [b"d"])
+        assert len(acked) == 1 and not errors
+    finally:
+        f1.kill(signal.SIGCONT)
+        f2.kill(signal.SIGCONT)
+    wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == [1, 2, 3], 15,
+               "the whole ISR back")
+
+
+def test_acknowledged_records_survive_killing_leaders(cluster):
+    c = cluster(3, FAST)
+    create(c, "durable", partitions=3)
+    stop = threading.Event()
+    acked, errors = [], []
+    lock = threading.Lock()
+
+    def run():
+        p = Producer({"bootstrap.servers": ",".join(b.bootstrap for b in c.nodes),
+                      "acks": "all", "enable.idempotence": True, "linger.ms": 2,
+                      "message.timeout.ms": 60000})
+
+        def cb(err, msg):
+            with lock:
+                (errors if err else acked).append(err or (msg.partition(), msg.offset(),
+                                                          msg.value()))
+        i = 0
+        while not stop.is_set():
+            try:
+                p.produce("durable", value=b"r%08d" % i, key=b"%d" % (i % 31), on_delivery=cb)
+                i += 1
+            except BufferError:
+                p.poll(0.05)
+                continue
+            if i % 100 == 0:
+                p.poll(0.01)
+        p.flush(90)
+
+    t = threading.Thread(target=run)
+    t.start()
+    try:
+        for round_ in range(3):
+            wait_until(lambda: len(acked) > (round_ + 1) * 500, 30, "records acknowledged")
+            leader = partitions_of(c, "durable")[round_ % 3][0]
+            victim = c.node(leader)
+            victim.kill(signal.SIGKILL)
+            victim.wait()
+            wait_until(lambda: all(l != leader and l >= 0
+                                   for l, _, _ in partitions_of(c, "durable").values()),
+                       20, f"leadership moved off {leader}")
+            victim.start()
+            settle(c, "durable", lambda: all(isr == [1, 2, 3] for _, _, isr in
+                                             partitions_of(c, "durable").values()),
+                   30, "the restarted broker back in every ISR")
+    finally:
+        stop.set()
+        t.join(120)
+    assert not errors, errors[:3]
+    got = read_all(c.bootstrap, "durable", 3, timeout=60)
+    for part in range(3):
+        mine = [v for p, _, v in sorted(acked) if p == part]
+        # Exactly once, in order: the partition holds the acknowledged records
+        # in offset order, nothing twice.
+        assert len(got[part]) == len(set(got[part])), f"duplicates in partition {part}"
+        assert got[part] == mine, f"partition {part}: {len(got[part])} read, {len(mine)} acked"
+
+
+def test_divergent_log_is_truncated_to_the_new_leader(cluster):
+    c = cluster(3, FAST)
+    create(c, "diverge", partitions=1)
+    leader_id = partitions_of(c, "diverge")[0][0]
+    old = c.node(leader_id)
+    followers = [b for b in c.nodes if b is not old]
+    acked, _ = produce(old.bootstrap, "diverge", [b"both-%d" % i for i in range(10)])
+    assert len(acked) == 10
+    # Writes only the old leader gets (acks=1 while its followers are paused).
+    for f in followers:
+        f.kill(signal.SIGSTOP)
+    try:
+        lost, _ = produce(old.bootstrap, "diverge", [b"lost-%d" % i for i in range(5)],
+                          acks=1)
+        assert len(lost) == 5
+        old.kill(signal.SIGKILL)
+        old.wait()
+    finally:
+        for f in followers:
+            f.kill(signal.SIGCONT)
+    wait_until(lambda: partitions_of(c, "diverge").get(0, (-1,))[0] not in (-1, leader_id), 20,
+               "a follower elected")
+    new_values = [b"new-%d" % i for i in range(7)]
+    acked, errors = produce(c.bootstrap, "diverge", new_values)
+    assert len(acked) == 7 and not errors
+    old.start()
+    both = [b"both-%d" % i for i in range(10)]
+    lost_values = [b"lost-%d" % i for i in range(5)]
+    log = read_all(c.bootstrap, "diverge", 1, timeout=10)[0]
+    # acks=1 promises nothing about the lost writes: a follower whose fetch was
+    # answered just before it was paused may hold them and carry them into its
+    # leadership. Whatever the new leader has, every acks=all record is there
+    # once, in order, and the old leader converges to it.
+    assert log[:10] == both and log[-7:] == new_values, log
+    middle = log[10:-7]
+    assert middle == lost_values[:len(middle)], log
+    new_leader = c.node(partitions_of(c, "diverge")[0][0])
+    settle(c, "diverge",
+           lambda: segment_bytes(old, "diverge") == segment_bytes(new_leader, "diverge"), 20,
+           "the old leader's log equal to the new leader's")
+    if not middle:
+        # Its unacknowledged suffix was not on the new leader: it truncated it.
+        assert "event=follower_truncation" in old.log_text()
