@@ -22,13 +22,16 @@ class async_latch : public std::enable_shared_from_this<async_latch> {
         _timer.expires_at(asio::steady_timer::time_point::max());
     }
 
-    // On the waiter's thread, before wait().
-    void add(size_t n = 1) { _pending += n; }
+    // On the waiter's thread, before wait(). A count_down() may take effect
+    // before the add() it answers (the waiter learns how many to wait for only
+    // after starting them): the count is signed, and the wait ends when the
+    // count_downs have caught up with the adds.
+    void add(size_t n = 1) { _pending += int64_t(n); }
 
     // Any thread.
     void count_down() {
         asio::post(_timer.get_executor(), [self = shared_from_this()] {
-            if (self->_pending > 0 && --self->_pending == 0) {
+            if (--self->_pending == 0) {
                 self->_timer.cancel();
             }
         });
@@ -62,7 +65,7 @@ class async_latch : public std::enable_shared_from_this<async_latch> {
 
   private:
     asio::steady_timer _timer;
-    size_t _pending = 0;
+    int64_t _pending = 0;
 };
 
 }  // namespace samsa

@@ -55,6 +55,10 @@ server::~server() {
     stop();
 }
 
+void server::interrupt_start() {
+    _start_interrupted = true;
+}
+
 status server::start() {
     if (auto st = _data.open(); !st) {
         return st;
@@ -107,7 +111,8 @@ status server::start() {
             _cfg, *_channel, *_quorum, _controller->io().get_executor(), self_registration());
         _lifecycle->start();
         auto waited = _lifecycle->wait_until_unfenced(
-            std::chrono::milliseconds(_cfg.initial_broker_registration_timeout_ms));
+            std::chrono::milliseconds(_cfg.initial_broker_registration_timeout_ms),
+            _start_interrupted);
         if (!waited) {
             stop();
             return waited;

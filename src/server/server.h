@@ -5,6 +5,7 @@
 //   if (auto st = s.start(); !st) { ...st.err().message... }
 //   ... wait for a signal ...
 //   s.stop();
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ class server {
 
     // Binds every listener and starts the reactors. On error nothing is left running.
     status start();
+    // Any thread: makes a start() that is still waiting (for the quorum, for
+    // this broker's registration) give up with an error.
+    void interrupt_start();
     // Stops accepting, closes connections, joins the reactor threads. Idempotent.
     void stop();
 
@@ -67,6 +71,7 @@ class server {
     std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
     std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;
+    std::atomic<bool> _start_interrupted{false};
 };
 
 }  // namespace samsa::server

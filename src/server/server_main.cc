@@ -5,6 +5,7 @@
 #include <asio/io_context.hpp>
 #include <asio/signal_set.hpp>
 #include <filesystem>
+#include <thread>
 
 #include "common/config/broker_config.h"
 #include "common/config/config_help.h"
@@ -83,19 +84,24 @@ int run_server_command(const server_command& cmd) {
                  fmt::join(cfg.log_dirs, ","));
 
     server srv(cfg, identity->cluster_id);
+    // A signal may come while start() still waits for the quorum or for this
+    // broker's registration: it interrupts that wait.
+    signals.async_wait([&](const std::error_code& ec, int sig) {
+        if (!ec) {
+            spdlog::info("event=shutdown_requested signal={}", sig);
+            srv.interrupt_start();
+        }
+    });
+    std::thread signal_thread([&] { signals_ctx.run(); });
     if (auto st = srv.start(); !st) {
         spdlog::error("event=start_failed error=\"{}\"", st.err().message);
+        signals.cancel();
+        signal_thread.join();
         return 1;
     }
     spdlog::info("event=started node_id={} advertised={}", cfg.node_id,
                  join_listeners(cfg.advertised_listeners));
-
-    signals.async_wait([&](const std::error_code& ec, int sig) {
-        if (!ec) {
-            spdlog::info("event=shutdown_requested signal={}", sig);
-        }
-    });
-    signals_ctx.run();
+    signal_thread.join();  // until the signal
     srv.stop();
     return 0;
 }

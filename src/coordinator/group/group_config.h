@@ -19,6 +19,9 @@ struct group_config {
     int64_t offsets_retention_ms = 7LL * 24 * 60 * 60 * 1000;
     int64_t offsets_retention_check_interval_ms = 600000;
     int32_t offset_metadata_max_bytes = 4096;
+    // offsets.commit.timeout.ms: how long a commit waits for the offsets
+    // partition's ISR.
+    int32_t offset_commit_timeout_ms = 5000;
     // Bytes read from the log per loading step; the reactor serves other
     // work between steps.
     int64_t load_chunk_bytes = 1 << 20;
@@ -32,6 +35,7 @@ struct group_config {
         c.max_size = cfg.group_max_size;
         c.offsets_retention_ms = int64_t(cfg.offsets_retention_minutes) * 60 * 1000;
         c.offsets_retention_check_interval_ms = cfg.offsets_retention_check_interval_ms;
+        c.offset_commit_timeout_ms = cfg.offsets_commit_timeout_ms;
         c.offset_metadata_max_bytes = cfg.offset_metadata_max_bytes;
         return c;
     }

@@ -1,4 +1,6 @@
 #include "coordinator/group/group_coordinator.h"
+#include <asio/this_coro.hpp>
+#include "common/async_latch.h"
 
 #include <spdlog/spdlog.h>
 
@@ -177,7 +179,42 @@ asio::awaitable<error_code> group_coordinator::commit_offsets(
     auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items] {
         return m->commit_offsets(group_id, generation_id, member_id, group_instance_id, items);
     };
-    co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
+    const error_code ec = co_await _replicas.run_on_shard<error_code>(*shard, fn);
+    bool appended = false;
+    for (const auto& it : items) {
+        appended |= it.error == error_code::none;
+    }
+    if (ec != error_code::none || !appended) {
+        co_return ec;
+    }
+    // Acknowledged once on every ISR replica of the offsets partition, within
+    // offsets.commit.timeout.ms; Kafka answers COORDINATOR_NOT_AVAILABLE for
+    // a commit that timed out or lost its replicas (the client retries).
+    auto latch = std::make_shared<async_latch>(co_await asio::this_coro::executor);
+    auto outcome = std::make_shared<error_code>(error_code::none);
+    latch->add(1);
+    auto wait = [m, &group_id, latch, outcome] {
+        m->when_appends_replicated(group_id, [latch, outcome](error_code e) {
+            asio::post(latch->executor(), [outcome, e] { *outcome = e; });
+            latch->count_down();
+        });
+        return 0;
+    };
+    co_await _replicas.run_on_shard<int>(*shard, wait);
+    const bool in_time =
+        co_await latch->wait_for(std::chrono::milliseconds(_config.offset_commit_timeout_ms));
+    if (!in_time || *outcome != error_code::none) {
+        const error_code failed = *outcome == error_code::not_leader_or_follower ||
+                                          *outcome == error_code::not_coordinator
+                                      ? error_code::not_coordinator
+                                      : error_code::coordinator_not_available;
+        for (auto& it : items) {
+            if (it.error == error_code::none) {
+                it.error = failed;
+            }
+        }
+    }
+    co_return error_code::none;
 }
 
 asio::awaitable<offset_fetch_result> group_coordinator::fetch_offsets(

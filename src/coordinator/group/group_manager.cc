@@ -301,6 +301,17 @@ void group_manager::unload_group(classic_group& group) {
 
 // ---- persistence ------------------------------------------------------------
 
+void group_manager::when_appends_replicated(const std::string& group_id,
+                                            std::function<void(error_code)> done) {
+    auto it = _partitions.find(partition_of(group_id));
+    if (it == _partitions.end() || !it->second.log) {
+        done(error_code::not_coordinator);
+        return;
+    }
+    cluster::partition* p = it->second.log;
+    p->when_replicated(p->log()->log_end_offset(), std::move(done));
+}
+
 error_code group_manager::append(const std::string& group_id, std::vector<record_kv> records) {
     auto it = _partitions.find(partition_of(group_id));
     if (it == _partitions.end() || it->second.loading || !it->second.log) {

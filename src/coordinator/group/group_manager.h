@@ -132,6 +132,11 @@ class group_manager {
         const std::vector<protocol::leave_group_request::member_identity>& members);
 
     // ---- offsets (group_offset_ops.cc)
+    // `done` (on this shard) once everything appended to `group_id`'s offsets
+    // partition so far is on every ISR replica (at once with a single one):
+    // a commit is acknowledged only then, as Kafka appends with acks=all.
+    void when_appends_replicated(const std::string& group_id, std::function<void(error_code)> done);
+
     // Generation -1 with no member id: a commit from outside group
     // management (simple consumer, admin), allowed while the group has no
     // members. Fills each item's error.

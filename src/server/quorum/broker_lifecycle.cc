@@ -42,9 +42,14 @@ void broker_lifecycle::stop() {
     asio::post(_ex, [this] { _timer.cancel(); });
 }
 
-status broker_lifecycle::wait_until_unfenced(std::chrono::milliseconds timeout) const {
+status broker_lifecycle::wait_until_unfenced(std::chrono::milliseconds timeout,
+                                             const std::atomic<bool>& interrupted) const {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!_unfenced.load()) {
+        if (interrupted.load()) {
+            return error(error_code::broker_not_available,
+                         "shutdown requested while waiting to be registered");
+        }
         if (std::chrono::steady_clock::now() >= deadline) {
             return error(error_code::request_timed_out,
                          "the controller did not register and unfence this broker within "

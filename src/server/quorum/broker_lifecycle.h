@@ -32,8 +32,10 @@ class broker_lifecycle {
 
     void start();
     // Blocks the calling thread until the controller unfences this broker;
-    // REQUEST_TIMED_OUT after `timeout` (initial.broker.registration.timeout.ms).
-    status wait_until_unfenced(std::chrono::milliseconds timeout) const;
+    // REQUEST_TIMED_OUT after `timeout` (initial.broker.registration.timeout.ms);
+    // BROKER_NOT_AVAILABLE once `interrupted` (a shutdown signal) is set.
+    status wait_until_unfenced(std::chrono::milliseconds timeout,
+                               const std::atomic<bool>& interrupted) const;
     // Blocks until the controller agreed to the shutdown or `timeout` passed.
     void controlled_shutdown(std::chrono::milliseconds timeout);
     // Ends the loop (call before the executor stops).
