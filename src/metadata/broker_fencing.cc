@@ -23,7 +23,9 @@ int32_t elect_leader(const std::vector<int32_t>& replicas, const std::vector<int
     return -1;
 }
 
-std::vector<metadata_record> plan_fence_broker(const metadata_image& image, int32_t broker_id) {
+std::vector<metadata_record> plan_fence_broker(
+    const metadata_image& image, int32_t broker_id,
+    const std::function<bool(const std::string& topic)>& unclean_allowed) {
     std::vector<metadata_record> out;
     auto b = image.brokers.find(broker_id);
     if (b == image.brokers.end() || b->second.fenced) {
@@ -63,6 +65,14 @@ std::vector<metadata_record> plan_fence_broker(const metadata_image& image, int3
             }
             if (p.leader == broker_id) {
                 c.leader = elect_leader(p.replicas, isr, usable);
+                if (c.leader < 0 && unclean_allowed && unclean_allowed(topic.name)) {
+                    // Unclean: a live replica outside the ISR leads, and the
+                    // ISR restarts from it (records only the old ISR had are lost).
+                    c.leader = elect_leader(p.replicas, p.replicas, usable);
+                    if (c.leader >= 0) {
+                        c.isr = std::vector<int32_t>{c.leader};
+                    }
+                }
             }
             if (c.isr || c.leader != -2) {
                 out.emplace_back(std::move(c));

@@ -19,8 +19,12 @@
 
 namespace samsa::metadata {
 
-// FenceBrokerRecord plus the partition changes.
-std::vector<metadata_record> plan_fence_broker(const metadata_image& image, int32_t broker_id);
+// FenceBrokerRecord plus the partition changes. `unclean_allowed(topic)`
+// (unclean.leader.election.enable of that topic), when given and true, lets a
+// partition left without a live ISR member be led by a live replica outside it.
+std::vector<metadata_record> plan_fence_broker(
+    const metadata_image& image, int32_t broker_id,
+    const std::function<bool(const std::string& topic)>& unclean_allowed = {});
 
 // UnfenceBrokerRecord plus leaders for partitions that had none and now can
 // have this broker (it is in their ISR).

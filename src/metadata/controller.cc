@@ -96,6 +96,9 @@ void controller::set_active(bool active, std::shared_ptr<const metadata_image> c
             _session_deadlines[id] = deadline;
         }
         arm_session_timer();
+        if (_config.auto_leader_rebalance_enable) {
+            arm_rebalance_timer();
+        }
     }
 }
 
@@ -154,8 +157,15 @@ void controller::stop() {
         return;
     }
     _running = false;
-    if (_session_timer) {
-        asio::post(_io, [this] { _session_timer->cancel(); });
+    if (_session_timer || _rebalance_timer) {
+        asio::post(_io, [this] {
+            if (_session_timer) {
+                _session_timer->cancel();
+            }
+            if (_rebalance_timer) {
+                _rebalance_timer->cancel();
+            }
+        });
     }
     _work.reset();
     _io.stop();

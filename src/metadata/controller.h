@@ -60,6 +60,8 @@
 #include "protocol/generated/create_topics_response.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
+#include "protocol/generated/elect_leaders_request.h"
+#include "protocol/generated/elect_leaders_response.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
 
@@ -147,6 +149,9 @@ class controller {
         protocol::broker_registration_request request);
     asio::awaitable<protocol::broker_heartbeat_response> handle_broker_heartbeat(
         protocol::broker_heartbeat_request request);
+    // ElectLeaders (metadata/leader_election.h).
+    asio::awaitable<protocol::elect_leaders_response> handle_elect_leaders(
+        protocol::elect_leaders_request request, int16_t version);
     // AlterPartition from a partition leader (metadata/isr_change.h).
     asio::awaitable<protocol::alter_partition_response> handle_alter_partition(
         protocol::alter_partition_request request, int16_t version);
@@ -236,6 +241,12 @@ class controller {
     std::map<int32_t, std::chrono::steady_clock::time_point> _session_deadlines;
     std::unique_ptr<asio::steady_timer> _session_timer;
     void arm_session_timer();
+    // auto.leader.rebalance.enable: preferred elections every
+    // leader.imbalance.check.interval.seconds while active.
+    std::unique_ptr<asio::steady_timer> _rebalance_timer;
+    void arm_rebalance_timer();
+    // unclean.leader.election.enable of a topic, as the image configures it.
+    bool unclean_election_allowed(const std::string& topic) const;
     std::mt19937 _rng;
     asio::io_context _io{1};
     std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> _work;

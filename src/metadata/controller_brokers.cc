@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include "metadata/broker_fencing.h"
+#include "metadata/config_view.h"
 #include "metadata/controller.h"
 #include "metadata/isr_change.h"
+#include "metadata/leader_election.h"
 
 namespace samsa::metadata {
 
@@ -75,7 +77,9 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
     std::vector<metadata_record> records;
     if (req.want_shut_down) {
         // Controlled shutdown: leaderships move away before the broker goes.
-        records = plan_fence_broker(*_image, req.broker_id);
+        records = plan_fence_broker(*_image, req.broker_id, [this](const std::string& t) {
+            return unclean_election_allowed(t);
+        });
         resp.should_shut_down = true;
         resp.is_fenced = true;
     } else if (b.fenced && !req.want_fence && resp.is_caught_up) {
@@ -96,6 +100,65 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
                      resp.is_fenced ? "fenced" : "unfenced", req.broker_id, b.epoch);
     }
     return resp;
+}
+
+bool controller::unclean_election_allowed(const std::string& topic) const {
+    const auto broker = effective_broker_config(_config.values, *_image, _config.node_id);
+    auto overrides = _image->topic_configs.find(topic);
+    static const std::map<std::string, std::string> none;
+    auto resolved = config::resolve_topic_config(
+        overrides == _image->topic_configs.end() ? none : overrides->second, broker);
+    return resolved && resolved->config.unclean_leader_election_enable;
+}
+
+void controller::arm_rebalance_timer() {
+    if (!_rebalance_timer) {
+        _rebalance_timer = std::make_unique<asio::steady_timer>(_io);
+    }
+    _rebalance_timer->expires_after(std::chrono::seconds(
+        std::max<int64_t>(1, _config.leader_imbalance_check_interval_seconds)));
+    _rebalance_timer->async_wait([this](const std::error_code& ec) {
+        if (ec || !_active) {
+            return;
+        }
+        if (!_last_append) {
+            auto records =
+                plan_auto_leader_rebalance(*_image, _config.leader_imbalance_per_broker_percentage);
+            if (!records.empty()) {
+                const size_t n = records.size();
+                if (auto c = commit(std::move(records)); c) {
+                    spdlog::info("event=preferred_leader_election partitions={} reason=imbalance",
+                                 n);
+                }
+                _last_append.reset();  // nobody waits for it
+            }
+        }
+        arm_rebalance_timer();
+    });
+}
+
+asio::awaitable<protocol::elect_leaders_response> controller::handle_elect_leaders(
+    protocol::elect_leaders_request req, int16_t version) {
+    std::optional<protocol::elect_leaders_response> out;
+    auto op = [&](std::function<void()> finish) {
+        if (!_active) {
+            out.emplace().error_code = to_wire(error_code::not_controller);
+            finish();
+            return;
+        }
+        auto plan = plan_elect_leaders(*_image, req, version);
+        out.emplace(std::move(plan.response));
+        if (!plan.records.empty()) {
+            if (auto c = commit(std::move(plan.records)); !c) {
+                out->error_code = to_wire(c.err().code);
+                finish();
+                return;
+            }
+        }
+        after_commit(std::move(finish), [&](const error& e) { out->error_code = to_wire(e.code); });
+    };
+    co_await on_controller_async(op);
+    co_return std::move(*out);
 }
 
 void controller::arm_session_timer() {
@@ -133,7 +196,8 @@ void controller::check_broker_sessions() {
         if (d->second > now) {
             continue;
         }
-        auto records = plan_fence_broker(*_image, id);
+        auto records = plan_fence_broker(
+            *_image, id, [this](const std::string& t) { return unclean_election_allowed(t); });
         if (records.empty()) {
             continue;
         }

@@ -40,6 +40,7 @@
 #include "server/handlers/broker_heartbeat.h"
 #include "server/handlers/broker_registration.h"
 #include "server/handlers/describe_quorum.h"
+#include "server/handlers/elect_leaders.h"
 #include "server/handlers/end_quorum_epoch.h"
 #include "server/handlers/fetch_snapshot.h"
 #include "server/handlers/vote.h"
@@ -85,6 +86,7 @@ handler_registry::handler_registry() {
         handlers::end_quorum_epoch_handler(),
         handlers::fetch_snapshot_handler(),
         handlers::describe_quorum_handler(),
+        handlers::elect_leaders_handler(),
         handlers::broker_registration_handler(),
         handlers::broker_heartbeat_handler(),
         handlers::allocate_producer_ids_handler(),

@@ -279,3 +279,75 @@ def test_divergent_log_is_truncated_to_the_new_leader(cluster):
     if not middle:
         # Its unacknowledged suffix was not on the new leader: it truncated it.
         assert "event=follower_truncation" in old.log_text()
+
+
+def preferred_view(c, name):
+    """{partition: (leader, preferred replica)} as a running node sees it."""
+    for b in c.running():
+        try:
+            md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(name, timeout=5)
+        except KafkaException:
+            continue
+        t = md.topics.get(name)
+        if t is not None and t.error is None:
+            return {p.id: (p.leader, p.replicas[0]) for p in t.partitions.values()}
+    return {}
+
+
+def elect_preferred_leaders(node):
+    """ElectLeaders v1 (PREFERRED) for every partition, on the wire; the
+    partitions it elected."""
+    import kafka_wire as kw
+    body = kw.int8(0) + kw.int32(-1) + kw.int32(30000)  # type, null partitions, timeout
+    with kw.KafkaConnection.to(node) as conn:
+        data = conn.roundtrip(43, 1, body)
+    r = kw.Reader(data)
+    r.int32()
+    assert r.int16() == 0
+    elected = []
+    for _ in range(r.int32()):
+        topic = r.string()
+        for _ in range(r.int32()):
+            p, err = r.int32(), r.int16()
+            r.string()
+            assert err == 0, (topic, p, err)
+            elected.append((topic, p))
+    return elected
+
+
+def restart_the_leader_of_partition_0(c, name):
+    leader = partitions_of(c, name)[0][0]
+    victim = c.node(leader)
+    victim.kill(signal.SIGKILL)
+    victim.wait()
+    settle(c, name, lambda: all(l not in (-1, leader) for l, _, _ in
+                                partitions_of(c, name).values()), 20, f"leaders moved off {leader}")
+    victim.start()
+    settle(c, name, lambda: all(isr == [1, 2, 3] for _, _, isr in partitions_of(c, name).values()),
+           30, "the restarted broker back in every ISR")
+    return leader
+
+
+def test_preferred_leader_election_restores_the_leaders_after_a_restart(cluster):
+    c = cluster(3, dict(FAST, **{"leader.imbalance.check.interval.seconds": 1}))
+    create(c, "prefer", partitions=6)
+    assert all(l == pref for l, pref in preferred_view(c, "prefer").values())
+    victim = restart_the_leader_of_partition_0(c, "prefer")
+    # The automatic rebalance gives the restarted broker its partitions back.
+    settle(c, "prefer", lambda: all(l == pref for l, pref in preferred_view(c, "prefer").values()),
+           20, f"broker {victim} leading its preferred partitions again")
+    leaders = [l for l, _ in preferred_view(c, "prefer").values()]
+    assert sorted(leaders.count(b) for b in (1, 2, 3)) == [2, 2, 2], leaders
+
+
+def test_elect_leaders_api_runs_a_preferred_election(cluster):
+    c = cluster(3, dict(FAST, **{"auto.leader.rebalance.enable": "false"}))
+    create(c, "elect", partitions=3)
+    victim = restart_the_leader_of_partition_0(c, "elect")
+    view = preferred_view(c, "elect")
+    moved = [p for p, (l, pref) in view.items() if l != pref]
+    assert moved, view  # without the rebalance the leaders stay where they went
+    elected = elect_preferred_leaders(c.node(1))
+    assert sorted(p for _, p in elected) == sorted(moved)
+    settle(c, "elect", lambda: all(l == pref for l, pref in preferred_view(c, "elect").values()),
+           10, f"broker {victim} leading its preferred partitions")

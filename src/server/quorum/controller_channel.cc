@@ -224,6 +224,16 @@ asio::awaitable<result<metadata::producer_id_block>> controller_channel::allocat
     co_return metadata::producer_id_block{r->producer_id_start, r->producer_id_len};
 }
 
+asio::awaitable<result<protocol::elect_leaders_response>> controller_channel::elect_leaders(
+    const protocol::elect_leaders_request& req, int16_t version) {
+    if (local_is_active()) {
+        protocol::elect_leaders_request copy = req;
+        co_return co_await _local->handle_elect_leaders(std::move(copy), version);
+    }
+    co_return co_await forward_typed<protocol::elect_leaders_request,
+                                     protocol::elect_leaders_response>(req, version);
+}
+
 asio::awaitable<result<protocol::alter_partition_response>> controller_channel::alter_partition(
     const protocol::alter_partition_request& req) {
     // v2: partitions named by topic id, the ISR as plain broker ids.

@@ -22,6 +22,8 @@
 #include "protocol/generated/broker_heartbeat_response.h"
 #include "protocol/generated/broker_registration_request.h"
 #include "protocol/generated/broker_registration_response.h"
+#include "protocol/generated/elect_leaders_request.h"
+#include "protocol/generated/elect_leaders_response.h"
 #include "server/quorum/kafka_rpc_client.h"
 
 namespace samsa::server::quorum {
@@ -52,6 +54,9 @@ class controller_channel {
     asio::awaitable<result<metadata::producer_id_block>> allocate_producer_ids(
         int32_t count = metadata::producer_id_block_size);
 
+    // ElectLeaders: local or forwarded; an error when no controller answered.
+    asio::awaitable<result<protocol::elect_leaders_response>> elect_leaders(
+        const protocol::elect_leaders_request& request, int16_t version);
     // AlterPartition from a leader on this broker: local or forwarded; an
     // error when it could not reach the active controller.
     asio::awaitable<result<protocol::alter_partition_response>> alter_partition(
