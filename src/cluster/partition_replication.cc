@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cluster/partition.h"
+#include "common/bytes.h"
 
 namespace samsa::cluster {
 
@@ -189,6 +190,18 @@ status partition::append_as_follower(bytes_view batches, int64_t leader_high_wat
     if (is_leader()) {
         return error(error_code::not_leader_or_follower, "a leader does not follow");
     }
+    // A fetch answer may end inside a batch (the leader cuts at the byte
+    // limit, as Kafka does): only whole batches are appended, the rest comes
+    // again with the next fetch.
+    size_t whole = 0;
+    while (batches.size() - whole >= 12) {
+        const uint32_t length = load_be32(batches.data() + whole + 8);
+        if (batches.size() - whole - 12 < length) {
+            break;
+        }
+        whole += 12 + length;
+    }
+    batches = batches.first(whole);
     if (!batches.empty()) {
         auto appended = _log->append_as_follower(batches, now_ms);
         if (!appended) {

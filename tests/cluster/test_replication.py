@@ -127,8 +127,12 @@ def segment_bytes(node, topic):
 def test_acks_all_reaches_every_replica_byte_for_byte(cluster):
     c = cluster(3, FAST)
     create(c, "mirror", partitions=3)
-    values = [b"value-%06d" % i for i in range(20000)]
-    acked, errors = produce(c.bootstrap, "mirror", values, **{"enable.idempotence": True})
+    # 1 KiB values in batches of up to 1 MiB: fetch answers end inside a batch
+    # (cut at the byte limit), which followers must leave for the next fetch.
+    values = [b"value-%06d-" % i + b"x" * 1000 for i in range(20000)]
+    acked, errors = produce(c.bootstrap, "mirror", values,
+                            **{"enable.idempotence": True, "batch.size": 1048576,
+                               "linger.ms": 20})
     assert not errors and len(acked) == 20000
     got = read_all(c.bootstrap, "mirror", 3)
     assert sorted(v for vs in got.values() for v in vs) == sorted(values)
