@@ -44,7 +44,11 @@ status log::truncate_to(int64_t offset, int64_t now_ms) {
         return error{error_code::invalid_request, "negative truncation offset"};
     }
     if (offset >= _log_end_offset) {
-        return {};
+        // Nothing to cut from the log, but the epoch cache may end with an
+        // epoch this replica started as leader and never wrote to: a follower
+        // must not announce it (its fetches would diverge forever). Kafka's
+        // truncateTo drops such entries too.
+        return _epochs.truncate_from_end(_log_end_offset);
     }
     if (offset < _log_start_offset) {
         return truncate_fully_and_start_at(offset, now_ms);

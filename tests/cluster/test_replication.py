@@ -184,16 +184,21 @@ def test_isr_shrinks_for_a_paused_follower_and_expands_after(cluster):
 
 
 def test_acknowledged_records_survive_killing_leaders(cluster):
+    """An idempotent acks=all producer at full speed while the leader of each
+    partition in turn is killed with SIGKILL and restarted, ten times; a
+    consumer group reads throughout. Then every acknowledged record is there
+    exactly once, in order per partition, identical on every replica, and the
+    group has seen every one of them (at least once)."""
     c = cluster(3, FAST)
     create(c, "durable", partitions=3)
     stop = threading.Event()
-    acked, errors = [], []
+    acked, errors, consumed = [], [], set()
     lock = threading.Lock()
+    servers = ",".join(b.bootstrap for b in c.nodes)
 
-    def run():
-        p = Producer({"bootstrap.servers": ",".join(b.bootstrap for b in c.nodes),
-                      "acks": "all", "enable.idempotence": True, "linger.ms": 2,
-                      "message.timeout.ms": 60000})
+    def run_producer():
+        p = Producer({"bootstrap.servers": servers, "acks": "all", "enable.idempotence": True,
+                      "linger.ms": 2, "message.timeout.ms": 120000})
 
         def cb(err, msg):
             with lock:
@@ -209,27 +214,42 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
                 continue
             if i % 100 == 0:
                 p.poll(0.01)
-        p.flush(90)
+        p.flush(120)
 
-    t = threading.Thread(target=run)
-    t.start()
+    consumer_stop = threading.Event()
+
+    def run_consumer():
+        cons = Consumer({"bootstrap.servers": servers, "group.id": "through-failover",
+                         "auto.offset.reset": "earliest", "session.timeout.ms": 6000})
+        cons.subscribe(["durable"])
+        while not consumer_stop.is_set():
+            m = cons.poll(0.2)
+            if m is not None and not m.error():
+                with lock:
+                    consumed.add(m.value())
+        cons.close()
+
+    producer = threading.Thread(target=run_producer)
+    consumer = threading.Thread(target=run_consumer)
+    producer.start()
+    consumer.start()
     try:
-        for round_ in range(3):
-            wait_until(lambda: len(acked) > (round_ + 1) * 500, 30, "records acknowledged")
+        for round_ in range(10):
+            wait_until(lambda: len(acked) > (round_ + 1) * 300, 60, "records acknowledged")
             leader = partitions_of(c, "durable")[round_ % 3][0]
             victim = c.node(leader)
             victim.kill(signal.SIGKILL)
             victim.wait()
-            wait_until(lambda: all(l != leader and l >= 0
-                                   for l, _, _ in partitions_of(c, "durable").values()),
-                       20, f"leadership moved off {leader}")
+            settle(c, "durable", lambda: all(l != leader and l >= 0
+                                             for l, _, _ in partitions_of(c, "durable").values()),
+                   20, f"round {round_}: leadership moved off {leader}")
             victim.start()
             settle(c, "durable", lambda: all(isr == [1, 2, 3] for _, _, isr in
                                              partitions_of(c, "durable").values()),
-                   30, "the restarted broker back in every ISR")
+                   30, f"round {round_}: the restarted broker back in every ISR")
     finally:
         stop.set()
-        t.join(120)
+        producer.join(180)
     assert not errors, errors[:3]
     got = read_all(c.bootstrap, "durable", 3, timeout=60)
     for part in range(3):
@@ -238,6 +258,17 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
         # in offset order, nothing twice.
         assert len(got[part]) == len(set(got[part])), f"duplicates in partition {part}"
         assert got[part] == mine, f"partition {part}: {len(got[part])} read, {len(mine)} acked"
+    # The group kept consuming through the failovers and caught up.
+    wanted = {v for _, _, v in acked}
+    try:
+        wait_until(lambda: wanted <= consumed, 60, "the group consumed every record")
+    finally:
+        consumer_stop.set()
+        consumer.join(30)
+    # Every replica holds the same bytes.
+    settle(c, "durable", lambda: segment_bytes(c.node(1), "durable") ==
+           segment_bytes(c.node(2), "durable") == segment_bytes(c.node(3), "durable"),
+           30, "the three replicas identical")
 
 
 def test_divergent_log_is_truncated_to_the_new_leader(cluster):

@@ -266,3 +266,23 @@ TEST_F(producer_state_lifecycle, stray_snapshots_are_removed_on_load) {
 
 }  // namespace
 }  // namespace samsa::storage
+
+namespace samsa::storage {
+namespace {
+
+// A replica that became leader in an epoch and wrote nothing before it was
+// demoted must not keep announcing that epoch as a follower: truncating to (or
+// past) the log end still drops epochs that start at the end, as Kafka does.
+TEST_F(producer_state_lifecycle, truncation_at_the_end_drops_an_epoch_never_written) {
+    auto l = open_log();
+    produce(*l, 5);
+    const int64_t leo = l->log_end_offset();
+    ASSERT_TRUE(l->leader_epochs().assign(7, leo));
+    ASSERT_EQ(l->leader_epochs().latest_epoch(), 7);
+    ASSERT_TRUE(l->truncate_to(leo, test_now_ms));
+    EXPECT_EQ(l->log_end_offset(), leo);
+    EXPECT_NE(l->leader_epochs().latest_epoch(), 7);
+}
+
+}  // namespace
+}  // namespace samsa::storage
