@@ -208,12 +208,16 @@ produce_outcome partition::append_internal(std::span<uint8_t> batch, int64_t now
 }
 
 fetch_outcome partition::read(int64_t offset, int64_t max_bytes, isolation_level isolation,
-                              bool min_one_message, int32_t current_leader_epoch) const {
+                              bool min_one_message, int32_t current_leader_epoch,
+                              bool from_follower_replica) const {
     fetch_outcome out;
     out.high_watermark = high_watermark();
     out.last_stable_offset = last_stable_offset();
     out.log_start_offset = _log->log_start_offset();
-    if (!is_leader()) {
+    const bool follower_may_serve =
+        from_follower_replica && _leader >= 0 &&
+        std::find(_replicas.begin(), _replicas.end(), _local_node_id) != _replicas.end();
+    if (!is_leader() && !follower_may_serve) {
         out.error = error_code::not_leader_or_follower;
         return out;
     }

@@ -108,8 +108,13 @@ class partition {
     // Fetch by a consumer: reads below the high watermark (read_uncommitted) or
     // the last stable offset (read_committed). `current_leader_epoch` < 0 skips
     // the KIP-320 epoch check.
+    // `from_follower_replica`: a consumer that may read from a follower
+    // (KIP-392, Fetch v11+); a follower then serves it up to its own high
+    // watermark when the epoch matches.
     fetch_outcome read(int64_t offset, int64_t max_bytes, isolation_level isolation,
-                       bool min_one_message, int32_t current_leader_epoch) const;
+                       bool min_one_message, int32_t current_leader_epoch,
+                       bool from_follower_replica = false) const;
+    const std::vector<int32_t>& replicas() const { return _replicas; }
 
     // ListOffsets for a consumer: earliest (-2), latest (-1), max timestamp (-3),
     // or the first offset with a timestamp >= `timestamp`.

@@ -58,10 +58,10 @@ def describe_quorum(node: Broker, timeout: float = 3.0) -> Optional[QuorumView]:
 
 class Cluster:
     def __init__(self, n: int, overrides: Optional[Mapping[str, object]] = None, binary=None,
-                 voters: Optional[list] = None):
+                 voters: Optional[list] = None, racks: bool = False):
         """`voters`: the node ids of the controller quorum (all by default); the
         other nodes run as brokers only (process.roles=broker), observers of
-        the metadata log."""
+        the metadata log. `racks`: node N gets broker.rack=rN."""
         # One cluster id for all, as `samsa server --cluster-id` formats them.
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         self.nodes = [Broker(overrides=overrides, node_id=i + 1, binary=binary,
@@ -72,6 +72,8 @@ class Cluster:
                           if b.node_id in voter_ids)
         for b in self.nodes:
             b.extra_properties["controller.quorum.voters"] = quorum
+            if racks:
+                b.extra_properties["broker.rack"] = f"r{b.node_id}"
             if b.node_id not in voter_ids:
                 b.extra_properties["process.roles"] = "broker"
                 b.extra_properties["listeners"] = f"PLAINTEXT://{b.host}:{b.port}"

@@ -23,11 +23,11 @@ from samsa_harness import samsa_bin  # noqa: E402
 def cluster():
     made = []
 
-    def start(n=3, overrides=None, voters=None):
+    def start(n=3, overrides=None, voters=None, racks=False):
         path = samsa_bin()
         if not path.exists():
             pytest.fail(f"samsa binary not found at {path}", pytrace=False)
-        c = Cluster(n, overrides=overrides, binary=path, voters=voters)
+        c = Cluster(n, overrides=overrides, binary=path, voters=voters, racks=racks)
         made.append(c)
         return c.start()
 

@@ -105,6 +105,8 @@ result<broker_config> build_broker_config(const config_set& v) {
     }
     c.controller_quorum_voters = std::move(*voters);
     c.broker_rack = v.get_optional_string("broker.rack");
+    c.rack_aware_replica_selector = v.get_optional_string("replica.selector.class").value_or("") ==
+                                    "org.apache.kafka.common.replica.RackAwareReplicaSelector";
     c.broker_session_timeout_ms = v.get_int("broker.session.timeout.ms");
     c.broker_heartbeat_interval_ms = v.get_int("broker.heartbeat.interval.ms");
     c.initial_broker_registration_timeout_ms = v.get_int("initial.broker.registration.timeout.ms");

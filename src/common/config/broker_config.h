@@ -33,6 +33,8 @@ struct broker_config {
     std::vector<std::string> controller_listener_names;  // upper case
     std::vector<quorum_voter> controller_quorum_voters;
     std::optional<std::string> broker_rack;
+    // replica.selector.class names the rack-aware selector (KIP-392).
+    bool rack_aware_replica_selector = false;
     int32_t broker_session_timeout_ms = 0;
     int32_t broker_heartbeat_interval_ms = 0;
     int32_t initial_broker_registration_timeout_ms = 0;

@@ -138,6 +138,14 @@ config_def build() {
     def("controller.quorum.append.linger.ms", k_int, "25", validator::at_least(0), medium,
         read_only,
         "How long the leader lets metadata appends gather before it flushes them to disk.");
+    def("replica.selector.class", k_string, null,
+        validator::one_of({"org.apache.kafka.common.replica.RackAwareReplicaSelector",
+                           "org.apache.kafka.common.replica.LeaderSelector"}),
+        medium, read_only,
+        "The replica selector for consumer fetches (KIP-392). With "
+        "org.apache.kafka.common.replica.RackAwareReplicaSelector a consumer that sends "
+        "client.rack is pointed to an in-sync replica in its rack; unset, consumers fetch from "
+        "the leader.");
     def("broker.rack", k_string, null, none(), medium, read_only,
         "Rack of the broker, for rack-aware replica assignment, e.g. us-east-1d.");
     def("metadata.log.dir", k_string, null, none(), high, read_only,

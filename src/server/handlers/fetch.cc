@@ -33,6 +33,9 @@ struct read_budget {
 // even when larger than the limits (KIP-74), so a consumer always progresses.
 // `replica_id` >= 0: a follower fetching (reads up to the log end, records
 // its position); the partitions whose high watermark that moved go to `moved`.
+// `consumer_may_use_follower` as replica id: a consumer whose Fetch version
+// lets a follower serve it (KIP-392, v11+).
+constexpr int32_t consumer_may_use_follower = -1000;
 asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                                       std::vector<fetch_target>& targets,
                                       std::vector<cluster::fetch_outcome>& out, int32_t max_bytes,
@@ -77,10 +80,12 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                 }
                 if (limit <= 0 && !min_one) {
                     // Still report the partition's offsets, without records.
-                    out[i] = p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch);
+                    out[i] = p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch,
+                                     replica_id == consumer_may_use_follower);
                     continue;
                 }
-                out[i] = p->read(t.fetch_offset, limit, isolation, min_one, t.current_leader_epoch);
+                out[i] = p->read(t.fetch_offset, limit, isolation, min_one, t.current_leader_epoch,
+                                 replica_id == consumer_may_use_follower);
                 int64_t n = out[i].records.length;
                 budget.bytes_read += n;
                 budget.bytes_left = std::max<int64_t>(0, budget.bytes_left - n);
@@ -109,6 +114,40 @@ bool must_respond(const fetch_target& t, const cluster::fetch_outcome& o, bool i
         }
     }
     return changed;
+}
+
+// Kafka's RackAwareReplicaSelector, on the leader: an in-sync replica on a
+// live broker in the consumer's rack; -1 (stay with the leader) when the
+// leader is in that rack, or no replica is.
+int32_t preferred_read_replica(const metadata::metadata_image& image, const fetch_target& t,
+                               const std::string& rack, int32_t local_node) {
+    const auto* topic = image.topic(t.topic_id);
+    if (!topic) {
+        topic = image.topic(t.key.topic);
+    }
+    if (!topic || t.key.partition < 0 || size_t(t.key.partition) >= topic->partitions.size()) {
+        return -1;
+    }
+    const auto& reg = topic->partitions[size_t(t.key.partition)];
+    if (reg.leader != local_node) {
+        return -1;
+    }
+    auto rack_of = [&](int32_t id) -> std::optional<std::string> {
+        auto b = image.brokers.find(id);
+        if (b == image.brokers.end() || b->second.fenced) {
+            return std::nullopt;
+        }
+        return b->second.rack;
+    };
+    if (rack_of(local_node) == rack) {
+        return -1;
+    }
+    for (int32_t r : reg.isr) {
+        if (r != local_node && rack_of(r) == rack) {
+            return r;
+        }
+    }
+    return -1;
 }
 
 bool any_error(const std::vector<cluster::fetch_outcome>& results) {
@@ -190,7 +229,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto* home = reactor_pool::current();
     auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
     // Followers name themselves (v15+ in ReplicaState); consumers send -1.
-    const int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+    int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+    if (replica_id < 0 && version >= 11) {
+        replica_id = consumer_may_use_follower;
+    }
     std::vector<storage::topic_partition> moved;
     int64_t bytes =
         co_await read_targets(rm, plan.targets, results, max_bytes, isolation, replica_id, moved);
@@ -221,6 +263,18 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     }
     waiters.end(ticket);
 
+    // KIP-392: a consumer in a rack is pointed to an in-sync replica there.
+    std::vector<int32_t> preferred(plan.targets.size(), -1);
+    if (replica_id == consumer_may_use_follower && !req.rack_id.empty() && ctx.broker->config &&
+        ctx.broker->config->rack_aware_replica_selector) {
+        for (size_t i = 0; i < plan.targets.size(); ++i) {
+            preferred[i] = preferred_read_replica(*image, plan.targets[i], req.rack_id,
+                                                  ctx.broker->settings.node_id);
+            if (preferred[i] >= 0) {
+                results[i].records = {};
+            }
+        }
+    }
     fetch_response::fetchable_topic_response* topic = nullptr;
     for (size_t i = 0; i < plan.targets.size(); ++i) {
         const auto& t = plan.targets[i];
@@ -232,7 +286,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             topic->topic = t.key.topic;
             topic->topic_id = t.topic_id;
         }
-        fill_partition(topic->partitions.emplace_back(), t, results[i], isolation);
+        auto& pd = topic->partitions.emplace_back();
+        fill_partition(pd, t, results[i], isolation);
+        if (preferred[i] >= 0) {
+            pd.preferred_read_replica = preferred[i];
+        }
     }
     resp.encode(out.body, version);
     co_return out;
