@@ -24,21 +24,31 @@ FAST = {
 }
 
 
-def create(c, name, partitions=3, rf=3, config=None):
+def create(c, name, partitions=3, rf=3, config=None, assignment=None):
+    """Creates the topic through any node, retrying while the controller
+    moves; `assignment`: explicit replica lists instead of a factor."""
     a = AdminClient({"bootstrap.servers": c.bootstrap})
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 45
     while True:
-        f = a.create_topics([NewTopic(name, num_partitions=partitions, replication_factor=rf,
-                                      config=config or {})])[name]
+        if assignment:
+            t = NewTopic(name, num_partitions=len(assignment), replica_assignment=assignment,
+                         config=config or {})
+        else:
+            t = NewTopic(name, num_partitions=partitions, replication_factor=rf,
+                         config=config or {})
+        f = a.create_topics([t], request_timeout=15)[name]
         try:
-            f.result(timeout=15)
+            f.result(timeout=20)
             break
         except KafkaException as e:
             if "already exists" in str(e).lower():
                 break
-            assert time.monotonic() < deadline, e
+            assert time.monotonic() < deadline, f"{e}\n{explain(c, name)}"
             time.sleep(0.2)
-    wait_until(lambda: all_leaders(c, name, partitions), 15, f"leaders for {name}")
+        except TimeoutError:
+            assert time.monotonic() < deadline, f"create {name} timed out\n{explain(c, name)}"
+    n = len(assignment) if assignment else partitions
+    wait_until(lambda: all_leaders(c, name, n), 15, f"leaders for {name}")
 
 
 def partitions_of(c, name, via=None):
@@ -150,10 +160,7 @@ def test_isr_shrinks_for_a_paused_follower_and_expands_after(cluster):
     # leaves the controller a quorum; node 1 leads the partition.
     conf = dict(FAST, **{"replica.lag.time.max.ms": 1500, "broker.session.timeout.ms": 20000})
     c = cluster(3, conf, voters=[1])
-    a = AdminClient({"bootstrap.servers": c.bootstrap})
-    a.create_topics([NewTopic("isr", num_partitions=1, replica_assignment=[[1, 2, 3]],
-                              config={"min.insync.replicas": "2"})])["isr"].result(timeout=20)
-    wait_until(lambda: all_leaders(c, "isr", 1), 15, "a leader")
+    create(c, "isr", assignment=[[1, 2, 3]], config={"min.insync.replicas": "2"})
     leader, replicas, isr = partitions_of(c, "isr")[0]
     assert leader == 1
     assert isr == [1, 2, 3]
@@ -424,10 +431,7 @@ def test_a_consumer_in_a_rack_fetches_from_the_replica_there(cluster):
     conf = dict(FAST, **{"replica.selector.class":
                          "org.apache.kafka.common.replica.RackAwareReplicaSelector"})
     c = cluster(3, conf, racks=True)
-    a = AdminClient({"bootstrap.servers": c.bootstrap})
-    a.create_topics([NewTopic("racked", num_partitions=1,
-                              replica_assignment=[[1, 2, 3]])])["racked"].result(timeout=20)
-    wait_until(lambda: all_leaders(c, "racked", 1), 15, "a leader")
+    create(c, "racked", assignment=[[1, 2, 3]])
     acked, errors = produce(c.bootstrap, "racked", [b"m%d" % i for i in range(50)])
     assert len(acked) == 50 and not errors
     epoch = -1  # confluent-kafka 1.7 does not show leader epochs; -1 skips the check
