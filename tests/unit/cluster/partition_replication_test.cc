@@ -1,0 +1,176 @@
+// The leader's side of replication on one partition: the high watermark over
+// the ISR, acks=all completions, the caught-up rule, ISR proposals, diverging
+// epochs; and the follower's append and truncation.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cluster/partition.h"
+#include "common/clock.h"
+#include "record/batch_builder.h"
+
+namespace samsa::cluster {
+namespace {
+
+class replication_test : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        auto base = std::filesystem::temp_directory_path() / "samsa-replication-XXXXXX";
+        std::string tmpl = base.string();
+        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+        _dir = tmpl;
+        _leader = open(1, "leader");
+        _follower = open(2, "follower");
+        lead(_leader.get(), {1, 2, 3}, {1, 2, 3}, 5);
+        lead(_follower.get(), {1, 2, 3}, {1, 2, 3}, 5);
+        _leader->set_replication(1000, [this](const isr_proposal& p) { _proposals.push_back(p); });
+    }
+    void TearDown() override {
+        _leader.reset();
+        _follower.reset();
+        std::error_code ec;
+        std::filesystem::remove_all(_dir, ec);
+    }
+
+    std::unique_ptr<partition> open(int32_t node, const std::string& name) {
+        storage::log_open_options o;
+        o.dir = _dir + "/" + name + "/t-0";
+        o.tp = {"t", 0};
+        o.now_ms = wall_clock_ms();
+        auto l = storage::log::open(o);
+        EXPECT_TRUE(l);
+        return std::make_unique<partition>(o.tp, uuid{}, node, *l);
+    }
+    static void lead(partition* p, std::vector<int32_t> replicas, std::vector<int32_t> isr,
+                     int32_t epoch, int32_t leader = 1, int32_t partition_epoch = 0) {
+        metadata::partition_registration reg;
+        reg.leader = leader;
+        reg.leader_epoch = epoch;
+        reg.partition_epoch = partition_epoch;
+        reg.replicas = std::move(replicas);
+        reg.isr = std::move(isr);
+        p->update_registration(reg);
+    }
+    int64_t produce(int n) {
+        record::batch_builder b;
+        for (int i = 0; i < n; ++i) {
+            std::string v = "v" + std::to_string(i);
+            b.add(wall_clock_ms(), std::nullopt, as_bytes_view(v));
+        }
+        auto batch = b.build();
+        EXPECT_TRUE(batch);
+        auto out = _leader->append_records(*batch, 9, -1, wall_clock_ms());
+        EXPECT_EQ(out.error.code, error_code::none);
+        return out.last_offset + 1;
+    }
+    fetch_outcome follower_fetch(int32_t replica, int64_t offset, int32_t last_epoch = -1,
+                                 int64_t now = wall_clock_ms()) {
+        return _leader->read_for_follower(replica, offset, 1 << 20, true, 5, last_epoch, now);
+    }
+
+    std::string _dir;
+    std::unique_ptr<partition> _leader;
+    std::unique_ptr<partition> _follower;
+    std::vector<isr_proposal> _proposals;
+};
+
+TEST_F(replication_test, high_watermark_is_the_smallest_isr_position) {
+    const int64_t end = produce(4);
+    EXPECT_EQ(_leader->high_watermark(), 0);  // followers unheard of in this epoch
+    follower_fetch(2, end);
+    EXPECT_EQ(_leader->high_watermark(), 0);  // 3 has not fetched
+    follower_fetch(3, 2);
+    EXPECT_EQ(_leader->high_watermark(), 2);
+    follower_fetch(3, end);
+    EXPECT_EQ(_leader->high_watermark(), end);
+    // It never moves back, whatever a late fetch says.
+    follower_fetch(2, 1);
+    EXPECT_EQ(_leader->high_watermark(), end);
+}
+
+TEST_F(replication_test, acks_all_completes_when_the_isr_has_the_batch) {
+    const int64_t end = produce(3);
+    std::vector<error_code> done;
+    _leader->when_replicated(end, [&](error_code ec) { done.push_back(ec); });
+    follower_fetch(2, end);
+    EXPECT_TRUE(done.empty());
+    follower_fetch(3, end);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0], error_code::none);
+    // A waiter of a leader that stops leading hears NOT_LEADER_OR_FOLLOWER.
+    const int64_t more = produce(1);
+    _leader->when_replicated(more, [&](error_code ec) { done.push_back(ec); });
+    lead(_leader.get(), {1, 2, 3}, {1, 2, 3}, 6, 2);
+    ASSERT_EQ(done.size(), 2u);
+    EXPECT_EQ(done[1], error_code::not_leader_or_follower);
+}
+
+TEST_F(replication_test, a_follower_joins_the_isr_once_at_the_high_watermark) {
+    lead(_leader.get(), {1, 2, 3}, {1, 2}, 5, 1, 3);
+    const int64_t end = produce(5);
+    follower_fetch(2, end);
+    ASSERT_EQ(_leader->high_watermark(), end);
+    follower_fetch(3, 2);
+    EXPECT_TRUE(_proposals.empty());  // behind the high watermark
+    follower_fetch(3, end);
+    ASSERT_EQ(_proposals.size(), 1u);
+    EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(_proposals[0].partition_epoch, 3);
+    EXPECT_EQ(_proposals[0].leader_epoch, 5);
+    // One proposal at a time: the next fetch does not repeat it.
+    follower_fetch(3, end);
+    EXPECT_EQ(_proposals.size(), 1u);
+}
+
+TEST_F(replication_test, a_follower_not_caught_up_for_the_lag_time_leaves_the_isr) {
+    const int64_t t0 = wall_clock_ms();
+    const int64_t end = produce(2);
+    follower_fetch(2, end, -1, t0);
+    follower_fetch(3, 0, -1, t0);  // behind, and not at the previous LEO either
+    _leader->maybe_shrink_isr(t0 + 500);
+    EXPECT_TRUE(_proposals.empty());        // within replica.lag.time.max.ms (1000)
+    follower_fetch(2, end, -1, t0 + 1400);  // 2 keeps fetching at the end: caught up
+    _leader->maybe_shrink_isr(t0 + 1500);
+    ASSERT_EQ(_proposals.size(), 1u);
+    EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2}));
+}
+
+TEST_F(replication_test, a_diverging_follower_is_told_where_its_epoch_ends) {
+    const int64_t end = produce(3);  // epoch 5 from offset 0
+    // The follower claims epoch 4 up to offset 7: the leader has nothing of
+    // epoch 4; the largest epoch below is none, so it truncates to where
+    // epoch 5 begins.
+    auto o = follower_fetch(2, 7, 4);
+    ASSERT_TRUE(o.diverging_epoch);
+    EXPECT_EQ(o.records.length, 0);
+    // A follower at our end in our epoch is fine and gets no divergence.
+    auto ok = follower_fetch(2, end, 5);
+    EXPECT_FALSE(ok.diverging_epoch);
+    EXPECT_EQ(ok.error.code, error_code::none);
+}
+
+TEST_F(replication_test, the_follower_appends_what_the_leader_sent_and_keeps_its_offsets) {
+    const int64_t end = produce(6);
+    follower_fetch(2, end);
+    follower_fetch(3, end);
+    // Follower side (node 2, led by 1).
+    lead(_follower.get(), {1, 2, 3}, {1, 2, 3}, 5, 1);
+    auto read = _leader->log()->read(0, 1 << 20, -1, true);
+    ASSERT_TRUE(read);
+    bytes data(size_t(read->records.length));
+    ASSERT_EQ(::pread(read->records.fd(), data.data(), data.size(), read->records.position),
+              ssize_t(data.size()));
+    // A partial trailing batch (the leader cut at its byte limit) is left out.
+    bytes cut(data.begin(), data.end() - 3);
+    ASSERT_TRUE(_follower->append_as_follower(cut, end, wall_clock_ms()));
+    EXPECT_EQ(_follower->log()->log_end_offset(), 0);
+    ASSERT_TRUE(_follower->append_as_follower(data, end, wall_clock_ms()));
+    EXPECT_EQ(_follower->log()->log_end_offset(), end);
+    EXPECT_EQ(_follower->high_watermark(), end);
+    EXPECT_EQ(_follower->last_log_epoch(), 5);
+    ASSERT_TRUE(_follower->truncate_to(2, wall_clock_ms()));
+    EXPECT_EQ(_follower->log()->log_end_offset(), 0);  // the whole batch holding 2 goes
+}
+
+}  // namespace
+}  // namespace samsa::cluster
