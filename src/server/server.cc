@@ -147,6 +147,9 @@ void server::stop() {
     for (auto& l : _controller_listeners) {
         l->stop();
     }
+    if (_quorum) {
+        _quorum->resign(std::chrono::milliseconds(200));
+    }
     // Before the reactors: a change in flight may be waiting for the shards
     // (the replica manager applies images on them).
     if (_controller) {

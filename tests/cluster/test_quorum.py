@@ -145,3 +145,18 @@ def test_a_broker_that_stops_heartbeating_is_fenced(cluster):
     def unfenced():
         return victim.node_id in brokers_seen(witness)
     wait_until(unfenced, 15, "the broker registered as alive again")
+
+
+def test_a_stopped_controller_hands_leadership_over_at_once(cluster):
+    # Long timers: only the resignation (EndQuorumEpoch) can make this fast.
+    c = cluster(3, dict(FAST, **{"controller.quorum.election.timeout.ms": 5000,
+                                 "controller.quorum.fetch.timeout.ms": 10000}))
+    q = c.wait_for_leader(timeout=30)
+    old = c.node(q.leader_id)
+    t0 = time.monotonic()
+    old.stop()  # SIGTERM: controlled shutdown, then the quorum resignation
+    q2 = c.wait_for_leader(timeout=30, not_id=old.node_id)
+    elapsed = time.monotonic() - t0
+    assert q2.leader_epoch > q.leader_epoch
+    assert elapsed < 5, f"the next controller took {elapsed:.1f}s"
+    assert "event=quorum_resigned" in old.log_text()

@@ -5,7 +5,9 @@
 
 #include <asio/post.hpp>
 #include <filesystem>
+#include <future>
 #include <random>
+#include <thread>
 
 #include "common/clock.h"
 #include "metadata/image_records.h"
@@ -156,6 +158,27 @@ void metadata_quorum::start() {
                      _cfg.controller_quorum_voters.size(), _log->end_offset().value());
         after_node_call();
     });
+}
+
+void metadata_quorum::resign(std::chrono::milliseconds grace) {
+    if (_cfg.controller_quorum_voters.size() < 2 || !is_local_leader()) {
+        return;
+    }
+    auto done = std::make_shared<std::promise<void>>();
+    auto resigned = done->get_future();
+    asio::post(_io, [this, done] {
+        if (_started && !_stopped && _node->is_leader()) {
+            _node->resign(now());
+            after_node_call();  // queues EndQuorumEpoch to every voter
+            spdlog::info("event=quorum_resigned node_id={} epoch={}", _cfg.node_id,
+                         _node->epoch().value());
+        }
+        done->set_value();
+    });
+    resigned.wait_for(grace);
+    // The requests are written by the controller thread's io as it runs on;
+    // give them the rest of the grace period to leave before it stops.
+    std::this_thread::sleep_for(grace / 2);
 }
 
 void metadata_quorum::shutdown() {

@@ -57,8 +57,13 @@ class metadata_quorum final : public raft::raft_transport,
     void on_leader_change(leader_listener l) { _leader_listeners.push_back(std::move(l)); }
     // On the controller thread (posts itself there).
     void start();
-    // Controller thread or after it stopped: resigns leadership, closes the log.
+    // Controller thread or after it stopped: closes the log.
     void shutdown();
+    // Any thread, before the controller thread stops: a leader of a quorum
+    // of several hands leadership over at once (EndQuorumEpoch, KIP-595),
+    // so the other voters need not wait out their fetch timeout. Returns
+    // once the resignation is on its way (bounded by `grace`).
+    void resign(std::chrono::milliseconds grace);
 
     // ---- any thread
     // A peer's request; `answer` gets the node's answer (on the controller
