@@ -97,8 +97,7 @@ status server::start() {
     _data.replicas().mark_started();
     _reactors.start();
     _data.start();
-    _fetchers = std::make_unique<replication::replica_fetcher_manager>(
-        _cfg, _data.replicas(), _data.replicas().shard_context(0).get_executor());
+    _fetchers = std::make_unique<replication::replica_fetcher_manager>(_cfg, _data.replicas());
     _running = true;
     _controller->start();
     _quorum->start();

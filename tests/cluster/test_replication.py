@@ -9,6 +9,8 @@ import signal
 import threading
 import time
 
+import pytest
+
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
@@ -135,8 +137,9 @@ def segment_bytes(node, topic):
     return out
 
 
-def test_acks_all_reaches_every_replica_byte_for_byte(cluster):
-    c = cluster(3, FAST)
+@pytest.mark.parametrize("fetchers", [1, 2])
+def test_acks_all_reaches_every_replica_byte_for_byte(cluster, fetchers):
+    c = cluster(3, dict(FAST, **{"num.replica.fetchers": fetchers}))
     create(c, "mirror", partitions=3)
     # 1 KiB values in batches of up to 1 MiB: fetch answers end inside a batch
     # (cut at the byte limit), which followers must leave for the next fetch.

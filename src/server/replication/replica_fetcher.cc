@@ -289,9 +289,8 @@ asio::awaitable<void> replica_fetcher::run() {
 }
 
 replica_fetcher_manager::replica_fetcher_manager(const config::broker_config& cfg,
-                                                 cluster::replica_manager& rm,
-                                                 asio::any_io_executor ex)
-    : _cfg(cfg), _rm(rm), _ex(std::move(ex)) {}
+                                                 cluster::replica_manager& rm)
+    : _cfg(cfg), _rm(rm) {}
 
 replica_fetcher_manager::~replica_fetcher_manager() {
     stop();
@@ -307,7 +306,8 @@ void replica_fetcher_manager::stop() {
 }
 
 void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image) {
-    std::map<int32_t, std::vector<followed_partition>> by_leader;
+    const int32_t fetchers = std::max(1, _cfg.num_replica_fetchers);
+    std::map<std::pair<int32_t, int32_t>, std::vector<followed_partition>> by_leader;
     for (const auto& [name, topic] : image.topics_by_name) {
         for (const auto& reg : topic->partitions) {
             if (reg.leader < 0 || reg.leader == _cfg.node_id ||
@@ -315,22 +315,25 @@ void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image)
                     reg.replicas.end()) {
                 continue;
             }
-            by_leader[reg.leader].push_back({{name, reg.partition},
-                                             topic->id,
-                                             reg.leader_epoch,
-                                             _rm.shard_of(topic->id, reg.partition)});
+            const auto h = uint64_t(std::hash<std::string>{}(name)) * 31 + uint64_t(reg.partition);
+            const auto fetcher_id = int32_t(h % uint64_t(fetchers));
+            by_leader[{reg.leader, fetcher_id}].push_back({{name, reg.partition},
+                                                           topic->id,
+                                                           reg.leader_epoch,
+                                                           _rm.shard_of(topic->id, reg.partition)});
         }
     }
     std::lock_guard lock(_mutex);
     if (_stopped) {
         return;
     }
-    for (auto& [leader, f] : _fetchers) {
-        if (!by_leader.count(leader)) {
+    for (auto& [key, f] : _fetchers) {
+        if (!by_leader.count(key)) {
             f->update({}, "", 0);
         }
     }
-    for (auto& [leader, parts] : by_leader) {
+    for (auto& [key, parts] : by_leader) {
+        const int32_t leader = key.first;
         std::string host;
         uint16_t port = 0;
         if (auto b = image.brokers.find(leader); b != image.brokers.end()) {
@@ -339,9 +342,10 @@ void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image)
                 port = ep->port;
             }
         }
-        auto& f = _fetchers[leader];
+        auto& f = _fetchers[key];
         if (!f) {
-            f = std::make_shared<replica_fetcher>(_cfg, _rm, _ex, leader);
+            auto& ctx = _rm.shard_context(size_t(key.second) % _rm.shard_count());
+            f = std::make_shared<replica_fetcher>(_cfg, _rm, ctx.get_executor(), leader);
             f->start();
         }
         f->update(std::move(parts), host, port);

@@ -3,8 +3,10 @@
 // but does not lead, fetch from its leader with this broker's replica id and
 // append what comes back with the leader's offsets and epochs.
 //
-// One fetcher per leader broker (Kafka's ReplicaFetcherThread per source
-// broker, num.replica.fetchers = 1): a coroutine on a reactor that sends one
+// num.replica.fetchers fetchers per leader broker (Kafka's ReplicaFetcherThread
+// per source broker and fetcher id; a partition goes to fetcher
+// |31 * hash(topic) + partition| mod num.replica.fetchers, and fetcher i runs on
+// reactor i mod reactors): each a coroutine that sends one
 // Fetch for all the partitions it follows from that leader (bounded by
 // replica.fetch.max.bytes per partition, replica.fetch.response.max.bytes in
 // all, long-polling replica.fetch.wait.max.ms), hands each partition's part to
@@ -40,8 +42,7 @@ class replica_fetcher;
 
 class replica_fetcher_manager {
   public:
-    replica_fetcher_manager(const config::broker_config& cfg, cluster::replica_manager& rm,
-                            asio::any_io_executor ex);
+    replica_fetcher_manager(const config::broker_config& cfg, cluster::replica_manager& rm);
     ~replica_fetcher_manager();
 
     void on_metadata(const metadata::metadata_image& image);
@@ -50,9 +51,9 @@ class replica_fetcher_manager {
   private:
     const config::broker_config& _cfg;
     cluster::replica_manager& _rm;
-    asio::any_io_executor _ex;
     std::mutex _mutex;
-    std::map<int32_t, std::shared_ptr<replica_fetcher>> _fetchers;  // by leader broker
+    // By (leader broker, fetcher id).
+    std::map<std::pair<int32_t, int32_t>, std::shared_ptr<replica_fetcher>> _fetchers;
     bool _stopped = false;
 };
 
