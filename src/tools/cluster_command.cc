@@ -46,9 +46,9 @@ void print_quorum(const cluster_options& o) {
     asio::io_context io;
     auto client = server::quorum::kafka_rpc_client::create(io.get_executor(), host, port,
                                                            "samsa-cluster", o.client.timeout);
-    std::optional<result<bytes>> answer;
+    std::optional<result<server::quorum::rpc_answer>> answer;
     client->call(protocol::describe_quorum_request::api_key, version, std::move(w.buffer()),
-                 [&](result<bytes> r) {
+                 [&](result<server::quorum::rpc_answer> r) {
                      answer.emplace(std::move(r));
                      client->close();
                  });
@@ -59,7 +59,7 @@ void print_quorum(const cluster_options& o) {
         return;
     }
     protocol::describe_quorum_response resp;
-    protocol::reader r(**answer);
+    protocol::reader r((*answer)->body);
     resp.decode(r, version);
     if (!r.ok() || resp.error_code != 0 || resp.topics.empty() ||
         resp.topics[0].partitions.empty() || resp.topics[0].partitions[0].error_code != 0) {

@@ -135,8 +135,12 @@ asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int1
     co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
         [c, out, b, api_key, version](auto handler) {
             auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            c->call(api_key, version, std::move(*b), [out, h](result<bytes> r) {
-                out->emplace(std::move(r));
+            c->call(api_key, version, std::move(*b), [out, h](result<rpc_answer> r) {
+                if (r) {
+                    out->emplace(bytes(r->body.begin(), r->body.end()));
+                } else {
+                    out->emplace(r.err());
+                }
                 auto ex = asio::get_associated_executor(*h);
                 asio::post(ex, std::move(*h));
             });

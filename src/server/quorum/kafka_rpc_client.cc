@@ -176,8 +176,9 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
             fail_all(fmt::format("bad response size {}", size));
             co_return;
         }
-        auto frame = std::make_shared<bytes>(size_t(size));
-        co_await asio::async_read(_socket, asio::buffer(*frame),
+        std::shared_ptr<uint8_t[]> frame(new uint8_t[size_t(size)]);
+        const bytes_view frame_bytes(frame.get(), size_t(size));
+        co_await asio::async_read(_socket, asio::buffer(frame.get(), size_t(size)),
                                   asio::redirect_error(asio::use_awaitable, ec));
         if (generation != _generation) {
             co_return;
@@ -192,7 +193,7 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
         }
         pending p = std::move(_in_flight.front());
         _in_flight.pop_front();
-        protocol::reader r(*frame);
+        protocol::reader r(frame_bytes);
         protocol::response_header h;
         h.decode(r, protocol::response_header_version(p.api_key, p.api_version));
         if (!r.ok() || h.correlation_id != p.correlation_id) {
@@ -200,8 +201,8 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
             fail_all(fmt::format("answer with correlation id {} out of order", h.correlation_id));
             co_return;
         }
-        bytes body(frame->end() - std::ptrdiff_t(r.remaining()), frame->end());
-        p.done(std::move(body));
+        const bytes_view body = frame_bytes.subspan(frame_bytes.size() - r.remaining());
+        p.done(rpc_answer{std::move(frame), body});
         _wake.cancel();  // the writer re-arms its timeout for the next in flight
     }
 }

@@ -29,10 +29,16 @@
 
 namespace samsa::server::quorum {
 
+// An answer: the frame as read (not copied, not zero-filled first: replica
+// fetches carry megabytes) and its body after the response header.
+struct rpc_answer {
+    std::shared_ptr<const uint8_t[]> frame;
+    bytes_view body;
+};
+
 class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
   public:
-    // The response body (after the response header), or an error.
-    using callback = std::function<void(result<bytes>)>;
+    using callback = std::function<void(result<rpc_answer>)>;
 
     static std::shared_ptr<kafka_rpc_client> create(asio::any_io_executor ex, std::string host,
                                                     uint16_t port, std::string client_id,

@@ -269,14 +269,14 @@ void metadata_quorum::flush_outbox() {
         const int16_t key = w.api_key;
         const int16_t version = w.api_version;
         client->call(key, version, std::move(w.body),
-                     [this, to, key, version, corr](result<bytes> r) {
+                     [this, to, key, version, corr](result<rpc_answer> r) {
                          if (_stopped || !_started) {
                              return;
                          }
                          if (!r) {
                              return;  // the node retries on its timers
                          }
-                         auto m = raft::decode_raft_response(key, version, *r, corr);
+                         auto m = raft::decode_raft_response(key, version, r->body, corr);
                          if (!m) {
                              spdlog::warn("event=quorum_bad_answer from={} api_key={} error=\"{}\"",
                                           to.value(), key, m.err().message);

@@ -77,7 +77,7 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
         std::error_code ec;
         co_await _wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
-    asio::awaitable<result<bytes>> call(const bytes& body);
+    asio::awaitable<result<quorum::rpc_answer>> call(const bytes& body);
 
     const config::broker_config& _cfg;
     cluster::replica_manager& _rm;
@@ -94,8 +94,8 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     bool _stopped = false;
 };
 
-asio::awaitable<result<bytes>> replica_fetcher::call(const bytes& body) {
-    std::optional<result<bytes>> answer;
+asio::awaitable<result<quorum::rpc_answer>> replica_fetcher::call(const bytes& body) {
+    std::optional<result<quorum::rpc_answer>> answer;
     auto* out = &answer;
     bytes copy = body;
     auto* b = &copy;
@@ -105,7 +105,7 @@ asio::awaitable<result<bytes>> replica_fetcher::call(const bytes& body) {
         [c, out, b](auto handler) {
             auto h = std::make_shared<decltype(handler)>(std::move(handler));
             c->call(protocol::fetch_request::api_key, k_fetch_version, std::move(*b),
-                    [out, h](result<bytes> r) {
+                    [out, h](result<quorum::rpc_answer> r) {
                         out->emplace(std::move(r));
                         auto ex = asio::get_associated_executor(*h);
                         asio::post(ex, std::move(*h));
@@ -209,7 +209,7 @@ asio::awaitable<void> replica_fetcher::run() {
             continue;
         }
         protocol::fetch_response resp;
-        protocol::reader r(*answer);
+        protocol::reader r(answer->body);
         resp.decode(r, k_fetch_version);
         if (!r.ok() || resp.error_code != 0) {
             co_await sleep(backoff);
