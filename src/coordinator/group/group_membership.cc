@@ -74,7 +74,8 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
             for (const auto& [id, m] : group->members()) {
                 assignments.try_emplace(id);  // members the leader left out get nothing
             }
-            // The assignment is durable before any member learns it (GRP-11).
+            // The assignment is durable before any member learns it (GRP-11):
+            // appended, and on every ISR replica of the offsets partition.
             if (auto err = store_group(*group, assignments); err != error_code::none) {
                 spdlog::warn("event=group_store_failed group={} generation={} error={}",
                              group->group_id(), group->generation_id(), error_name(err));
@@ -82,10 +83,31 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
                 maybe_prepare_rebalance(group, "error storing the group assignment");
                 return;
             }
-            propagate_assignment(*group, assignments);
-            group->transition_to(group_state::stable, _wall_clock());
-            spdlog::info("event=group_stable group={} generation={} members={}", group->group_id(),
-                         group->generation_id(), group->size());
+            const std::string group_id = group->group_id();
+            const int32_t generation = group->generation_id();
+            when_appends_replicated(
+                group_id,
+                [this, group_id, generation, assignments = std::move(assignments)](error_code ec) {
+                    group_ptr g = find_group(group_id);
+                    if (!g || g->generation_id() != generation ||
+                        g->state() != group_state::completing_rebalance) {
+                        return;  // a new rebalance (or an unload) took over meanwhile
+                    }
+                    if (ec != error_code::none) {
+                        const error_code answer = ec == error_code::not_leader_or_follower
+                                                      ? error_code::not_coordinator
+                                                      : error_code::coordinator_not_available;
+                        spdlog::warn("event=group_store_failed group={} generation={} error={}",
+                                     group_id, generation, error_name(ec));
+                        reset_and_propagate_assignment_error(*g, answer);
+                        maybe_prepare_rebalance(g, "error replicating the group assignment");
+                        return;
+                    }
+                    propagate_assignment(*g, assignments);
+                    g->transition_to(group_state::stable, _wall_clock());
+                    spdlog::info("event=group_stable group={} generation={} members={}", group_id,
+                                 generation, g->size());
+                });
             return;
         }
         case group_state::stable: {
