@@ -2,6 +2,9 @@
 (DescribeQuorum), the controller listener speaks the KRaft and broker-lifecycle
 APIs and the client listener does not, and metadata snapshots (`.checkpoint`)
 are taken and restore the image after a restart."""
+import struct
+
+import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
 import kafka_wire as kw
@@ -82,3 +85,25 @@ def test_metadata_snapshots_are_taken_and_restore_the_image(start_broker):
     check = AdminClient({"bootstrap.servers": b.bootstrap})
     wait_until(lambda: "after-restart" in check.list_topics(timeout=5).topics, 10,
                "the topic created after the restart")
+
+
+def test_a_client_cannot_fetch_the_metadata_log_and_garbage_kraft_requests_close(broker):
+    # Fetch v4 of __cluster_metadata-0 on the client listener: not a topic there.
+    body = (kw.int32(-1) + kw.int32(0) + kw.int32(0) + kw.int32(1 << 20) + kw.int8(0)
+            + kw.int32(1) + kw.string("__cluster_metadata") + kw.int32(1)
+            + kw.int32(0) + struct.pack(">q", 0) + kw.int32(1 << 20))
+    with kw.KafkaConnection.to(broker) as conn:
+        data = conn.roundtrip(1, 4, body)
+    r = kw.Reader(data)
+    r.int32()
+    assert r.int32() == 1 and r.string() == "__cluster_metadata"
+    assert r.int32() == 1
+    r.int32()
+    assert r.int16() == kw.UNKNOWN_TOPIC_OR_PARTITION
+    # A Vote whose body is not a VoteRequest closes only that connection.
+    with kw.KafkaConnection(broker.host, broker.controller_port) as conn:
+        conn.send_request(VOTE, 0, b"\x07garbage")
+        with pytest.raises((EOFError, ConnectionError)):
+            conn.read_frame(5)
+    err, leader, _, _, _ = describe_quorum(broker)
+    assert err == 0 and leader == broker.node_id

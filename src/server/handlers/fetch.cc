@@ -188,7 +188,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (!r.ok()) {
         co_return handler_result::close("request body failed to decode");
     }
-    if (raft::is_metadata_fetch(req) && ctx.broker->quorum) {
+    if (raft::is_metadata_fetch(req) && ctx.broker->quorum && ctx.controller_listener) {
         // A replica of the metadata quorum fetching the Raft log (KIP-595).
         raft::raft_message request = raft::raft_fetch_from_wire(req);
         auto answer = co_await quorum::ask_quorum(*ctx.broker->quorum, request);
