@@ -12,15 +12,6 @@ namespace {
 
 using namespace testing;
 
-std::shared_ptr<const metadata_image> apply_all(std::shared_ptr<const metadata_image> base,
-                                                const std::vector<metadata_record>& records) {
-    metadata_delta d(std::move(base));
-    for (const auto& r : records) {
-        EXPECT_TRUE(d.apply(r));
-    }
-    return d.build(100);
-}
-
 // Brokers 1-3 alive; topic t: p0 [1,2,3], p1 [2,3,1], p2 [3,1,2] (leaders 1,2,3),
 // p3 [1] (a single replica on broker 1).
 std::shared_ptr<const metadata_image> three_brokers() {

@@ -15,15 +15,6 @@ using namespace testing;
 
 const uuid topic_id = test_uuid(5);
 
-std::shared_ptr<const metadata_image> apply_all(std::shared_ptr<const metadata_image> base,
-                                                const std::vector<metadata_record>& records) {
-    metadata_delta d(std::move(base));
-    for (const auto& r : records) {
-        EXPECT_TRUE(d.apply(r));
-    }
-    return d.build(100);
-}
-
 // Brokers 1-3 (epochs 10-12); t-0 with replicas [1,2,3], ISR [1,2] (3 lagged),
 // led by 1 in leader epoch 0, partition epoch 1.
 std::shared_ptr<const metadata_image> image() {

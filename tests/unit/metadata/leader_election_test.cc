@@ -13,15 +13,6 @@ namespace {
 
 using namespace testing;
 
-std::shared_ptr<const metadata_image> apply_all(std::shared_ptr<const metadata_image> base,
-                                                const std::vector<metadata_record>& records) {
-    metadata_delta d(std::move(base));
-    for (const auto& r : records) {
-        EXPECT_TRUE(d.apply(r));
-    }
-    return d.build(100);
-}
-
 protocol::partition_change_record lead(const uuid& t, int32_t p, int32_t leader) {
     protocol::partition_change_record c;
     c.topic_id = t;

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "common/config/broker_config.h"
+#include "metadata/metadata_delta.h"
 #include "metadata/metadata_record_serde.h"
 
 namespace samsa::metadata::testing {
@@ -102,6 +105,17 @@ inline protocol::register_broker_record broker_rec(int32_t id, int64_t epoch, bo
     ep.security_protocol = 0;
     r.rack = std::nullopt;
     return r;
+}
+
+// `records` applied in order on top of `base` (each must apply), as an image
+// at offset 100.
+inline std::shared_ptr<const metadata_image> apply_all(
+    std::shared_ptr<const metadata_image> base, const std::vector<metadata_record>& records) {
+    metadata_delta d(std::move(base));
+    for (const auto& r : records) {
+        EXPECT_TRUE(d.apply(r));
+    }
+    return d.build(100);
 }
 
 }  // namespace samsa::metadata::testing
