@@ -261,7 +261,7 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
     finally:
         stop.set()
         producer.join(180)
-    assert not errors, errors[:3]
+    assert not errors, f"{len(errors)} failed, e.g. {errors[:3]}\n{explain(c, 'durable')}"
     got = read_all(c.bootstrap, "durable", 3, timeout=60)
     for part in range(3):
         mine = [v for p, _, v in sorted(acked) if p == part]
