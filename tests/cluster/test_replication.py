@@ -73,9 +73,11 @@ def explain(c, topic):
     for b in c.nodes:
         lines.append(f"--- node {b.node_id} running={b.is_running()} "
                      f"sees {partitions_of(c, topic, via=b) if b.is_running() else '-'}")
-        lines += [l for l in b.log_text().splitlines()
+        logged = b.log_text().splitlines()
+        lines += [l for l in logged
                   if any(k in l for k in ("isr_change", "session_expired", "truncation",
-                                          "warn", "error", "fenced", "unfenced", "harness"))][-25:]
+                                          "fenced", "unfenced", "harness"))][-15:]
+        lines += [l for l in logged if " warn" in l or " error" in l or "critical" in l][-15:]
     return "\n".join(lines)
 
 
