@@ -142,8 +142,14 @@ class partition {
     // Follower: appends what the leader sent (its offsets and epochs) and
     // takes the leader's high watermark, bounded by the local log end.
     status append_as_follower(bytes_view batches, int64_t leader_high_watermark, int64_t now_ms);
-    // Follower: drops the log from `offset` on (a diverging epoch).
+    // Follower: drops the log from `offset` on.
     status truncate_to(int64_t offset, int64_t now_ms);
+    // Follower: the leader says our log diverges; (epoch, end_offset) is the
+    // largest epoch it has at or below our last one, and where it ends there.
+    // Truncates to where our logs agree, as Kafka's fetcher does: our own end
+    // of that epoch when we have it (and never past the leader's end of it),
+    // else the end of our largest epoch below it. Returns the new log end.
+    result<int64_t> truncate_to_diverging_epoch(int32_t epoch, int64_t end_offset, int64_t now_ms);
     // The epoch of the last batch in the local log (-1 when empty).
     int32_t last_log_epoch() const;
     // acks=all: `done(code)` on this shard once the high watermark reaches

@@ -219,6 +219,20 @@ status partition::truncate_to(int64_t offset, int64_t now_ms) {
     return _log->truncate_to(offset, now_ms);
 }
 
+result<int64_t> partition::truncate_to_diverging_epoch(int32_t epoch, int64_t end_offset,
+                                                       int64_t now_ms) {
+    const int64_t leo = _log->log_end_offset();
+    auto mine = _log->leader_epochs().end_offset_for(epoch, leo);
+    // Our end of the leader's epoch (or, when we never had that epoch, of our
+    // largest one below it: the next fetch compares again from there).
+    const int64_t target = mine.epoch < 0 ? std::min(end_offset, _log->log_start_offset())
+                                          : std::min(end_offset, mine.start_offset);
+    if (auto st = truncate_to(target, now_ms); !st) {
+        return st.err();
+    }
+    return _log->log_end_offset();
+}
+
 int32_t partition::last_log_epoch() const {
     return _log->leader_epochs().latest_epoch().value_or(-1);
 }

@@ -249,7 +249,9 @@ asio::awaitable<void> replica_fetcher::run() {
                             "diverging_epoch={} truncate_to={} log_end_offset={}",
                             p->tp().to_string(), _leader, pd->diverging_epoch.epoch,
                             pd->diverging_epoch.end_offset, p->log()->log_end_offset());
-                        if (auto st = p->truncate_to(pd->diverging_epoch.end_offset, now); !st) {
+                        if (auto st = p->truncate_to_diverging_epoch(
+                                pd->diverging_epoch.epoch, pd->diverging_epoch.end_offset, now);
+                            !st) {
                             failed = true;
                         }
                         continue;
