@@ -172,5 +172,38 @@ TEST_F(replication_test, the_follower_appends_what_the_leader_sent_and_keeps_its
     EXPECT_EQ(_follower->log()->log_end_offset(), 0);  // the whole batch holding 2 goes
 }
 
+// A follower that led an epoch of its own and wrote in it, told that the leader's
+// epoch 5 ends at 9, keeps only what it has of epoch 5 (up to 6): the records
+// it wrote as leader at 6.. are not the leader's.
+TEST_F(replication_test, diverging_truncation_stops_where_the_logs_agree) {
+    const int64_t end = produce(6);  // leader: epoch 5, offsets 0..5
+    auto read = _leader->log()->read(0, 1 << 20, -1, true);
+    ASSERT_TRUE(read);
+    bytes data(size_t(read->records.length));
+    ASSERT_EQ(::pread(read->records.fd(), data.data(), data.size(), read->records.position),
+              ssize_t(data.size()));
+    lead(_follower.get(), {1, 2, 3}, {1, 2, 3}, 5, 1);
+    ASSERT_TRUE(_follower->append_as_follower(data, end, wall_clock_ms()));
+    // The follower leads epoch 8 for a while and writes three records.
+    lead(_follower.get(), {1, 2, 3}, {2}, 8, 2);
+    record::batch_builder b;
+    for (int i = 0; i < 3; ++i) {
+        std::string v = "mine" + std::to_string(i);
+        b.add(wall_clock_ms(), std::nullopt, as_bytes_view(v));
+    }
+    auto batch = b.build();
+    ASSERT_TRUE(batch);
+    ASSERT_EQ(_follower->append_records(*batch, 9, 1, wall_clock_ms()).error.code,
+              error_code::none);
+    ASSERT_EQ(_follower->log()->log_end_offset(), end + 3);
+    ASSERT_EQ(_follower->last_log_epoch(), 8);
+    // Back to following leader 1, whose epoch 5 went on to offset 9.
+    lead(_follower.get(), {1, 2, 3}, {1, 3}, 9, 1);
+    auto cut = _follower->truncate_to_diverging_epoch(5, 9, wall_clock_ms());
+    ASSERT_TRUE(cut);
+    EXPECT_EQ(*cut, end);
+    EXPECT_EQ(_follower->last_log_epoch(), 5);
+}
+
 }  // namespace
 }  // namespace samsa::cluster
