@@ -19,8 +19,8 @@ TEST(raft_wire, requests_round_trip) {
         vote_request{0, raft_epoch{7}, node_id{2}, {raft_offset{40}, raft_epoch{6}}, false},
         begin_quorum_epoch_request{0, {node_id{3}, raft_epoch{9}}},
         end_quorum_epoch_request{0, {node_id{1}, raft_epoch{4}}, {node_id{2}, node_id{3}}},
-        fetch_snapshot_request{0, node_id{2}, raft_epoch{5}, {raft_offset{100}, raft_epoch{4}}, 512,
-                               4096},
+        fetch_snapshot_request{
+            0, node_id{2}, raft_epoch{5}, {raft_offset{100}, raft_epoch{4}}, 512, 4096},
     };
     for (const auto& m : requests) {
         auto w = encode_raft_request(m, "cluster-1");
@@ -34,8 +34,8 @@ TEST(raft_wire, requests_round_trip) {
 }
 
 TEST(raft_wire, fetch_request_round_trips_through_the_fetch_schema) {
-    fetch_request f{0, node_id{3}, raft_epoch{5}, raft_offset{17}, raft_epoch{4}, 1 << 20,
-                    raft_ms{500}};
+    fetch_request f{0,       node_id{3},  raft_epoch{5}, raft_offset{17}, raft_epoch{4},
+                    1 << 20, raft_ms{500}};
     auto w = encode_raft_request(f, "c");
     EXPECT_EQ(w.api_key, 1);
     protocol::fetch_request decoded;
@@ -49,16 +49,23 @@ TEST(raft_wire, fetch_request_round_trips_through_the_fetch_schema) {
 TEST(raft_wire, responses_round_trip) {
     std::vector<raft_message> answers = {
         vote_response{11, error_code::none, {node_id{2}, raft_epoch{7}}, true},
-        begin_quorum_epoch_response{12, error_code::fenced_leader_epoch, {node_id{3}, raft_epoch{9}}},
+        begin_quorum_epoch_response{
+            12, error_code::fenced_leader_epoch, {node_id{3}, raft_epoch{9}}},
         end_quorum_epoch_response{13, error_code::none, {no_node, raft_epoch{4}}},
-        fetch_snapshot_response{14, error_code::none, {node_id{1}, raft_epoch{5}},
-                                {raft_offset{100}, raft_epoch{4}}, 3, 0, value("abc")},
+        fetch_snapshot_response{14,
+                                error_code::none,
+                                {node_id{1}, raft_epoch{5}},
+                                {raft_offset{100}, raft_epoch{4}},
+                                3,
+                                0,
+                                value("abc")},
     };
     for (const auto& m : answers) {
         for (int16_t version : {0, 1}) {
             bytes body = encode_raft_response(m, version);
-            auto back = decode_raft_response(raft_api_key(m), version, body,
-                                             std::visit([](auto& v) { return v.correlation_id; }, m));
+            auto back =
+                decode_raft_response(raft_api_key(m), version, body,
+                                     std::visit([](auto& v) { return v.correlation_id; }, m));
             ASSERT_TRUE(back) << describe(m);
             EXPECT_EQ(describe(*back), describe(m)) << "v" << version;
         }
@@ -72,10 +79,10 @@ TEST(raft_wire, fetch_response_carries_batches_and_kraft_tags) {
     f.high_watermark = raft_offset{10};
     f.log_start_offset = raft_offset{2};
     f.diverging_epoch = offset_and_epoch{raft_offset{8}, raft_epoch{2}};
-    f.records.push_back(raft_batch{raft_offset{8}, raft_epoch{3}, control_record_type::none,
-                                   {value("a"), value("bc")}});
-    f.records.push_back(raft_batch{raft_offset{10}, raft_epoch{3}, control_record_type::none,
-                                   {value("d")}});
+    f.records.push_back(raft_batch{
+        raft_offset{8}, raft_epoch{3}, control_record_type::none, {value("a"), value("bc")}});
+    f.records.push_back(
+        raft_batch{raft_offset{10}, raft_epoch{3}, control_record_type::none, {value("d")}});
     protocol::fetch_response w = raft_fetch_to_wire(f);
     protocol::writer out;
     w.encode(out, 13);
