@@ -8,6 +8,7 @@
 #include "protocol/generated/describe_quorum_request.h"
 #include "protocol/generated/describe_quorum_response.h"
 #include "raft/raft_wire.h"
+#include "server/await_callback.h"
 #include "server/quorum/controller_channel.h"
 #include "server/quorum/metadata_quorum.h"
 
@@ -19,19 +20,10 @@ using protocol::describe_quorum_request;
 using protocol::describe_quorum_response;
 
 asio::awaitable<raft::quorum_description> describe(quorum::metadata_quorum& q) {
-    std::optional<raft::quorum_description> out;
-    auto* o = &out;
-    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [&q, o](auto handler) {
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            q.describe_async([o, h](raft::quorum_description d) {
-                o->emplace(std::move(d));
-                auto ex = asio::get_associated_executor(*h);
-                asio::post(ex, std::move(*h));
-            });
-        },
-        asio::use_awaitable);
-    co_return std::move(*out);
+    auto start = [&q](std::function<void(raft::quorum_description)> done) {
+        q.describe_async(std::move(done));
+    };
+    co_return co_await await_callback<raft::quorum_description>(start);
 }
 
 void fill(describe_quorum_response::topic_data::partition_data& p,

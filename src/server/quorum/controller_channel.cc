@@ -9,6 +9,7 @@
 
 #include "protocol/generated/allocate_producer_ids_request.h"
 #include "protocol/generated/allocate_producer_ids_response.h"
+#include "server/await_callback.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
@@ -125,31 +126,15 @@ asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int1
     if (!client) {
         co_return error(error_code::not_controller, "no active controller is known");
     }
-    std::optional<result<bytes>> answer;
-    auto* out = &answer;
-    bytes copy = body;
-    auto* b = &copy;
-    // The initiation lambda captures only plain pointers and values: GCC 12
-    // destroys the captures of a lambda in a co_await expression twice.
     kafka_rpc_client* c = client.get();
-    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [c, out, b, api_key, version](auto handler) {
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            c->call(api_key, version, std::move(*b), [out, h](result<rpc_answer> r) {
-                if (r) {
-                    out->emplace(bytes(r->body.begin(), r->body.end()));
-                } else {
-                    out->emplace(r.err());
-                }
-                auto ex = asio::get_associated_executor(*h);
-                asio::post(ex, std::move(*h));
-            });
-        },
-        asio::use_awaitable);
-    if (!*answer) {
-        co_return error(error_code::not_controller, answer->err().message);
+    auto start = [c, api_key, version, &body](std::function<void(result<rpc_answer>)> done) {
+        c->call(api_key, version, body, std::move(done));
+    };
+    auto answer = co_await await_callback<result<rpc_answer>>(start);
+    if (!answer) {
+        co_return error(error_code::not_controller, answer.err().message);
     }
-    co_return std::move(*answer);
+    co_return bytes(answer->body.begin(), answer->body.end());
 }
 
 template <typename Request, typename Response>

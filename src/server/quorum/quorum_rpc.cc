@@ -6,25 +6,16 @@
 #include <asio/use_awaitable.hpp>
 
 #include "raft/raft_wire.h"
+#include "server/await_callback.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
 
 asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_message& request) {
-    std::optional<raft::raft_message> answer;
-    auto* out = &answer;
-    auto* req = &request;
-    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [&q, out, req](auto handler) {
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            q.handle_request(std::move(*req), [out, h](raft::raft_message m) {
-                out->emplace(std::move(m));
-                auto ex = asio::get_associated_executor(*h);
-                asio::post(ex, std::move(*h));
-            });
-        },
-        asio::use_awaitable);
-    co_return std::move(*answer);
+    auto start = [&q, &request](std::function<void(raft::raft_message)> done) {
+        q.handle_request(std::move(request), std::move(done));
+    };
+    co_return co_await await_callback<raft::raft_message>(start);
 }
 
 asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {

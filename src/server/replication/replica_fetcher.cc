@@ -14,6 +14,7 @@
 #include "common/clock.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
+#include "server/await_callback.h"
 #include "server/quorum/kafka_rpc_client.h"
 
 namespace samsa::server::replication {
@@ -95,24 +96,11 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
 };
 
 asio::awaitable<result<quorum::rpc_answer>> replica_fetcher::call(const bytes& body) {
-    std::optional<result<quorum::rpc_answer>> answer;
-    auto* out = &answer;
-    bytes copy = body;
-    auto* b = &copy;
-    // Only plain pointers in the initiation (GCC 12 and co_await temporaries).
     quorum::kafka_rpc_client* c = _client.get();
-    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [c, out, b](auto handler) {
-            auto h = std::make_shared<decltype(handler)>(std::move(handler));
-            c->call(protocol::fetch_request::api_key, k_fetch_version, std::move(*b),
-                    [out, h](result<quorum::rpc_answer> r) {
-                        out->emplace(std::move(r));
-                        auto ex = asio::get_associated_executor(*h);
-                        asio::post(ex, std::move(*h));
-                    });
-        },
-        asio::use_awaitable);
-    co_return std::move(*answer);
+    auto start = [c, &body](std::function<void(result<quorum::rpc_answer>)> done) {
+        c->call(protocol::fetch_request::api_key, k_fetch_version, body, std::move(done));
+    };
+    co_return co_await await_callback<result<quorum::rpc_answer>>(start);
 }
 
 asio::awaitable<void> replica_fetcher::run() {
