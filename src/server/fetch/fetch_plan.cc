@@ -26,6 +26,14 @@ void resolve_target(fetch_target& t, const metadata::metadata_image& image, bool
     }
 }
 
+// Where a session keeps a partition: by topic id when the session names topics
+// by id (v13+), so that a topic the broker does not know yet stays itself and
+// resolves once the broker learns of it (as Kafka re-resolves cached names).
+session_partition_key session_key(const std::string& name, const uuid& id, int32_t partition,
+                                  bool by_id) {
+    return {by_id ? id.to_string() : name, partition};
+}
+
 }  // namespace
 
 fetch_plan make_fetch_plan(const protocol::fetch_request& req, int16_t version,
@@ -41,7 +49,7 @@ fetch_plan make_fetch_plan(const protocol::fetch_request& req, int16_t version,
         for (const auto& t : req.topics) {
             for (const auto& p : t.partitions) {
                 fetch_target ft;
-                ft.key = {t.topic, p.partition};
+                ft.key = {by_id ? std::string() : t.topic, p.partition};
                 ft.topic_id = t.topic_id;
                 ft.fetch_offset = p.fetch_offset;
                 ft.partition_max_bytes = p.partition_max_bytes;
@@ -54,7 +62,8 @@ fetch_plan make_fetch_plan(const protocol::fetch_request& req, int16_t version,
                     sp.fetch_offset = ft.fetch_offset;
                     sp.max_bytes = ft.partition_max_bytes;
                     sp.current_leader_epoch = ft.current_leader_epoch;
-                    s->upsert(ft.key, sp);
+                    sp.last_fetched_epoch = ft.last_fetched_epoch;
+                    s->upsert(session_key(t.topic, t.topic_id, p.partition, by_id), sp);
                 }
                 plan.targets.push_back(std::move(ft));
             }
@@ -83,32 +92,29 @@ fetch_plan make_fetch_plan(const protocol::fetch_request& req, int16_t version,
         plan.incremental = true;
         plan.response_session_id = plan.session->id();
         for (const auto& f : req.forgotten_topics_data) {
-            std::string name = f.topic;
-            if (by_id) {
-                const auto* t = image.topic(f.topic_id);
-                name = t ? t->name : std::string();
-            }
             for (int32_t p : f.partitions) {
-                plan.session->remove({name, p});
+                plan.session->remove(session_key(f.topic, f.topic_id, p, by_id));
             }
         }
         add_from_request(plan.session.get());
         plan.targets.clear();
         for (auto& [key, sp] : plan.session->partitions()) {
             fetch_target ft;
-            ft.key = key;
+            ft.key = {by_id ? std::string() : key.topic, key.partition};
             ft.topic_id = sp.topic_id;
             ft.fetch_offset = sp.fetch_offset;
             ft.partition_max_bytes = sp.max_bytes;
             ft.current_leader_epoch = sp.current_leader_epoch;
-            resolve_target(ft, image, false);
+            ft.last_fetched_epoch = sp.last_fetched_epoch;
+            resolve_target(ft, image, by_id);
             ft.in_session = &sp;
             plan.targets.push_back(std::move(ft));
         }
     }
     if (plan.session && !plan.incremental) {
         for (auto& ft : plan.targets) {
-            ft.in_session = plan.session->find(ft.key);
+            ft.in_session =
+                plan.session->find(session_key(ft.key.topic, ft.topic_id, ft.key.partition, by_id));
         }
     }
     for (auto& ft : plan.targets) {

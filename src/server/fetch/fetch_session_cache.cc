@@ -21,6 +21,7 @@ void fetch_session::upsert(const session_partition_key& k, const session_partiti
         existing->fetch_offset = p.fetch_offset;
         existing->max_bytes = p.max_bytes;
         existing->current_leader_epoch = p.current_leader_epoch;
+        existing->last_fetched_epoch = p.last_fetched_epoch;
         return;
     }
     _partitions.emplace_back(k, p);

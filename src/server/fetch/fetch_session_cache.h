@@ -39,6 +39,7 @@ struct session_partition {
     int64_t fetch_offset = 0;
     int32_t max_bytes = 0;
     int32_t current_leader_epoch = -1;
+    int32_t last_fetched_epoch = -1;  // a follower's, for the diverging-epoch check
     // Last values sent to the client; -1 = never sent.
     int64_t high_watermark = -1;
     int64_t last_stable_offset = -1;

@@ -102,7 +102,8 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
 // stable offset or log start offset. What is sent is remembered in the session.
 bool must_respond(const fetch_target& t, const cluster::fetch_outcome& o, bool incremental) {
     auto* sp = t.in_session;
-    bool changed = !incremental || o.error.code != error_code::none || o.records.length > 0;
+    bool changed = !incremental || o.error.code != error_code::none || o.records.length > 0 ||
+                   o.diverging_epoch.has_value();
     if (sp) {
         changed |= sp->high_watermark != o.high_watermark ||
                    sp->last_stable_offset != o.last_stable_offset ||
@@ -150,9 +151,11 @@ int32_t preferred_read_replica(const metadata::metadata_image& image, const fetc
     return -1;
 }
 
-bool any_error(const std::vector<cluster::fetch_outcome>& results) {
+// Whether to answer at once rather than wait for more bytes: an error, or a
+// follower that must truncate first (its diverging epoch).
+bool answer_now(const std::vector<cluster::fetch_outcome>& results) {
     for (const auto& o : results) {
-        if (o.error.code != error_code::none) {
+        if (o.error.code != error_code::none || o.diverging_epoch) {
             return true;
         }
     }
@@ -244,7 +247,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     // Long poll (min_bytes / max_wait_ms): wait for an append to any of the
     // partitions, read again, until enough bytes, an error, or the deadline.
     const int64_t deadline = now + std::max(0, req.max_wait_ms);
-    while (bytes < req.min_bytes && !any_error(results)) {
+    while (bytes < req.min_bytes && !answer_now(results)) {
         int64_t left = deadline - wall_clock_ms();
         if (left <= 0) {
             break;

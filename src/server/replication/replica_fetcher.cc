@@ -16,6 +16,7 @@
 #include "protocol/generated/fetch_response.h"
 #include "server/await_callback.h"
 #include "server/quorum/kafka_rpc_client.h"
+#include "server/replication/fetch_session_handler.h"
 
 namespace samsa::server::replication {
 
@@ -87,6 +88,7 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     asio::steady_timer _wake;
     std::shared_ptr<quorum::kafka_rpc_client> _client;
     std::string _client_endpoint;
+    fetch_session_handler _session;
 
     std::mutex _mutex;
     std::vector<followed_partition> _parts;
@@ -133,6 +135,7 @@ asio::awaitable<void> replica_fetcher::run() {
                 std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms +
                                           _cfg.request_timeout_ms));
             _client_endpoint = endpoint;
+            _session = {};  // a new leader process: no session there yet
         }
 
         // Where each follower replica stands, read on its shard.
@@ -156,36 +159,24 @@ asio::awaitable<void> replica_fetcher::run() {
             co_await _rm.run_on_shard<int>(shard, read);
         }
 
+        std::vector<partition_fetch_state> wanted;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            if (pos[i].valid) {
+                wanted.push_back({parts[i].tp.topic, parts[i].topic_id, parts[i].tp.partition,
+                                  pos[i].fetch_offset, pos[i].last_epoch, pos[i].log_start_offset,
+                                  _cfg.replica_fetch_max_bytes, parts[i].leader_epoch});
+            }
+        }
+        if (wanted.empty()) {
+            co_await sleep(backoff);
+            continue;
+        }
         protocol::fetch_request req;
         req.replica_id = _cfg.node_id;
         req.max_wait_ms = _cfg.replica_fetch_wait_max_ms;
         req.min_bytes = std::max(1, _cfg.replica_fetch_min_bytes);
         req.max_bytes = _cfg.replica_fetch_response_max_bytes;
-        req.session_id = 0;
-        req.session_epoch = -1;  // sessionless: every fetch names every partition
-        std::map<uuid, size_t> topic_index;
-        for (size_t i = 0; i < parts.size(); ++i) {
-            if (!pos[i].valid) {
-                continue;
-            }
-            auto [it, fresh] = topic_index.emplace(parts[i].topic_id, req.topics.size());
-            if (fresh) {
-                auto& t = req.topics.emplace_back();
-                t.topic = parts[i].tp.topic;
-                t.topic_id = parts[i].topic_id;
-            }
-            auto& fp = req.topics[it->second].partitions.emplace_back();
-            fp.partition = parts[i].tp.partition;
-            fp.current_leader_epoch = parts[i].leader_epoch;
-            fp.fetch_offset = pos[i].fetch_offset;
-            fp.last_fetched_epoch = pos[i].last_epoch;
-            fp.log_start_offset = pos[i].log_start_offset;
-            fp.partition_max_bytes = _cfg.replica_fetch_max_bytes;
-        }
-        if (req.topics.empty()) {
-            co_await sleep(backoff);
-            continue;
-        }
+        _session.build(wanted, req);
         protocol::writer w;
         req.encode(w, k_fetch_version);
         const bytes body = std::move(w.buffer());
@@ -193,13 +184,25 @@ asio::awaitable<void> replica_fetcher::run() {
         if (!answer) {
             spdlog::debug("event=replica_fetch_failed leader={} error=\"{}\"", _leader,
                           answer.err().message);
+            _session.handle_error();
             co_await sleep(backoff);
             continue;
         }
         protocol::fetch_response resp;
         protocol::reader r(answer->body);
         resp.decode(r, k_fetch_version);
-        if (!r.ok() || resp.error_code != 0) {
+        if (!r.ok()) {
+            _session.handle_error();
+            co_await sleep(backoff);
+            continue;
+        }
+        const auto top_error = static_cast<error_code>(resp.error_code);
+        _session.handle_response(top_error, resp.session_id);
+        if (top_error == error_code::fetch_session_id_not_found ||
+            top_error == error_code::invalid_fetch_session_epoch) {
+            continue;  // at once, with a full fetch
+        }
+        if (top_error != error_code::none) {
             co_await sleep(backoff);
             continue;
         }

@@ -10,7 +10,9 @@
 // Fetch for all the partitions it follows from that leader (bounded by
 // replica.fetch.max.bytes per partition, replica.fetch.response.max.bytes in
 // all, long-polling replica.fetch.wait.max.ms), hands each partition's part to
-// the partition's shard, and fetches again. A fetch carries the follower's
+// the partition's shard, and fetches again. Fetches run in an incremental
+// fetch session (KIP-227, fetch_session_handler.h): once the session stands a
+// request names only partitions whose position moved. A fetch carries the follower's
 // last epoch; a diverging epoch in the answer makes it truncate to the end of
 // the last common epoch first (KIP-101/279, as KIP-595 carries it), never to
 // its high watermark alone. Errors back off replica.fetch.backoff.ms.
