@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <asio/post.hpp>
-#include <future>
 
 #include "common/clock.h"
 
@@ -160,7 +159,6 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
         }
     }
 
-    std::vector<std::future<void>> done;
     for (size_t i = 0; i < _shards.size(); ++i) {
         if (work[i].empty()) {
             continue;
@@ -176,12 +174,12 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
             run();
             continue;
         }
-        auto task = std::make_shared<std::packaged_task<void()>>(std::move(run));
-        done.push_back(task->get_future());
-        asio::post(ctx, [task] { (*task)(); });
-    }
-    for (auto& f : done) {
-        f.wait();
+        // Not waited for: the metadata thread must not stall behind a shard
+        // (becoming leader writes the leader-epoch checkpoint with an fsync),
+        // or every later image, and the Raft replica, stall with it. A shard
+        // runs what is posted to it in order, so images still apply in order,
+        // and before any request that reaches the shard after this post.
+        asio::post(ctx, std::move(run));
     }
 }
 

@@ -59,9 +59,9 @@ class replica_manager {
     // On the owning shard only: the partition, or nullptr.
     partition* get(size_t shard, const storage::topic_partition& tp);
 
-    // Reconciles local partitions with `next` (any thread; the work runs on the
-    // shards and this waits for it, so a caller that acknowledges a metadata
-    // change after this sees the partitions in place).
+    // Reconciles local partitions with `next` (any thread; the work is posted
+    // to the shards, in order, and not waited for: work that reaches a shard
+    // after this call, a request for a new partition say, finds it in place).
     void apply_metadata(const metadata::metadata_image& prev, const metadata::metadata_image& next);
 
     // Called on the partition's shard after a metadata image changed its
@@ -72,8 +72,8 @@ class replica_manager {
                                                    partition* p, bool is_leader)>;
     void add_leadership_listener(leadership_listener l) { _listeners.push_back(std::move(l)); }
 
-    // After the reactors started: apply_metadata() then posts shard work and
-    // waits for it (before, it runs the work inline on the calling thread).
+    // After the reactors started: apply_metadata() then posts shard work
+    // (before, it runs the work inline on the calling thread).
     void mark_started() { _started = true; }
 
     // Per shard: retention and flush checks of its logs (scheduled by the server).

@@ -22,6 +22,12 @@ class raft_listener {
 
     // A batch below the high watermark: committed, it will never change.
     virtual void handle_commit(const raft_batch& batch) = 0;
+    // After one or more handle_commit calls in a row (what was committed and
+    // is in the log right now), before commit waiters hear of them and before
+    // a leader change is told: a state machine may apply a run of batches
+    // and publish its state once (Kafka's listener gets them as one batch
+    // reader), instead of once per batch.
+    virtual void end_of_commits() {}
     // Replace the state with this snapshot's (start-up, or a follower that
     // fell behind the leader's log start and fetched the leader's snapshot).
     virtual void handle_snapshot(const raft_snapshot& snapshot) = 0;

@@ -327,12 +327,17 @@ result<bool> raft_node::delete_log_before_snapshot() {
 
 void raft_node::deliver() {
     // Committed batches, in order, whole.
+    bool committed = false;
     while (!_failure && _high_watermark) {
         if (_next_to_apply < _log.start_offset()) {
             auto s = _log.latest_snapshot();
             if (!s || s->id.offset != _log.start_offset()) {
                 fail(error{error_code::unknown_server_error, "log start without its snapshot"});
                 return;
+            }
+            if (committed) {
+                _listener.end_of_commits();
+                committed = false;
             }
             _listener.handle_snapshot(*s);
             _next_to_apply = s->id.offset;
@@ -360,11 +365,15 @@ void raft_node::deliver() {
             }
             _next_to_apply = b.end_offset();
             progressed = true;
+            committed = true;
             _listener.handle_commit(b);
         }
         if (!progressed) {
             break;
         }
+    }
+    if (committed) {
+        _listener.end_of_commits();
     }
     if (_high_watermark) {
         while (!_waiters.empty() && _waiters.begin()->first < *_high_watermark) {

@@ -402,25 +402,48 @@ void metadata_quorum::handle_commit(const raft::raft_batch& batch) {
     if (batch.is_control()) {
         return;
     }
-    metadata::metadata_delta delta(_image);
+    // Decoded whole first: a batch that cannot be read is left out entirely.
+    std::vector<metadata::metadata_record> records;
+    records.reserve(batch.records.size());
     for (const auto& value : batch.records) {
-        _bytes_since_snapshot += int64_t(value.size());
         auto rec = metadata::decode_metadata_record(value);
         if (!rec) {
             spdlog::critical("event=metadata_record_undecodable offset={} error=\"{}\"",
                              batch.base_offset.value(), rec.err().message);
             return;
         }
-        if (auto st = delta.apply(*rec); !st) {
+        records.push_back(std::move(*rec));
+    }
+    if (!_pending) {
+        _pending.emplace(_image);
+    }
+    for (const auto& value : batch.records) {
+        _bytes_since_snapshot += int64_t(value.size());
+    }
+    for (const auto& rec : records) {
+        if (auto st = _pending->apply(rec); !st) {
             // The controller applied the same records before appending them,
             // so this means the log holds what no controller wrote.
             spdlog::critical("event=metadata_record_inconsistent offset={} error=\"{}\"",
                              batch.base_offset.value(), st.err().message);
-            return;
         }
     }
-    publish(delta.build(batch.last_offset().value()));
-    maybe_snapshot(batch.end_offset().value(), batch.epoch);
+    _pending_last_offset = batch.last_offset().value();
+    _pending_end_offset = batch.end_offset().value();
+    _pending_epoch = batch.epoch;
+}
+
+void metadata_quorum::end_of_commits() {
+    // One image for the run of batches committed together: during a failover
+    // hundreds of small batches (fencing, ISR changes) commit at once, and
+    // every published image makes each listener walk every partition.
+    if (!_pending) {
+        return;
+    }
+    auto next = _pending->build(_pending_last_offset);
+    _pending.reset();
+    publish(std::move(next));
+    maybe_snapshot(_pending_end_offset, _pending_epoch);
 }
 
 void metadata_quorum::maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch) {
@@ -464,6 +487,7 @@ void metadata_quorum::maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch)
 }
 
 void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {
+    _pending.reset();  // the snapshot holds all of it
     auto batches = raft::decode_record_batches(*snapshot.data);
     if (!batches) {
         spdlog::critical("event=metadata_snapshot_undecodable error=\"{}\"", batches.err().message);

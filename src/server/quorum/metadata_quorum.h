@@ -23,12 +23,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/config/broker_config.h"
 #include "metadata/controller.h"
 #include "metadata/metadata_cache.h"
+#include "metadata/metadata_delta.h"
 #include "metadata/metadata_image.h"
 #include "metadata/metadata_log_writer.h"
 #include "raft/quorum_state_file.h"
@@ -97,6 +99,7 @@ class metadata_quorum final : public raft::raft_transport,
     void send(raft::node_id to, raft::raft_message message) override;
     // raft_listener
     void handle_commit(const raft::raft_batch& batch) override;
+    void end_of_commits() override;
     void handle_snapshot(const raft::raft_snapshot& snapshot) override;
     void handle_leader_change(raft::leader_and_epoch leader) override;
 
@@ -125,6 +128,11 @@ class metadata_quorum final : public raft::raft_transport,
     metadata::metadata_cache& _cache;
     std::shared_ptr<const metadata::metadata_image> _base;
     std::shared_ptr<const metadata::metadata_image> _image;  // committed, controller thread
+    // Committed batches applied since the last publish (end_of_commits).
+    std::optional<metadata::metadata_delta> _pending;
+    int64_t _pending_last_offset = -1;
+    int64_t _pending_end_offset = 0;
+    raft::raft_epoch _pending_epoch{0};
     std::vector<metadata::image_listener> _image_listeners;
     std::vector<leader_listener> _leader_listeners;
 
