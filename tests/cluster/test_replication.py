@@ -2,9 +2,12 @@
 leader, the high watermark moves over the ISR, acks=all waits for it, the ISR
 shrinks and expands (AlterPartition), and acknowledged records survive the
 loss of leaders."""
+import collections
 import glob
+import logging
 import os
 import struct
+import subprocess
 import signal
 import threading
 import time
@@ -70,7 +73,19 @@ def partitions_of(c, name, via=None):
 def explain(c, topic):
     """What each node sees and logged about replication: for failure messages."""
     lines = []
+    dump = os.environ.get("SAMSA_DUMP_DIR")
     for b in c.nodes:
+        if dump:
+            # Whole node logs for a post-mortem of a failure.
+            os.makedirs(dump, exist_ok=True)
+            with open(os.path.join(dump, f"{topic}-node{b.node_id}.log"), "w") as f:
+                f.write(b.log_text())
+            if b.is_running():
+                # Every thread's stack, for a node that stopped making progress.
+                with open(os.path.join(dump, f"{topic}-node{b.node_id}.stacks"), "w") as f:
+                    subprocess.run(["gdb", "-p", str(b.proc.pid), "-batch", "-ex",
+                                    "thread apply all bt"], stdout=f, stderr=subprocess.STDOUT,
+                                   timeout=60, check=False)
         lines.append(f"--- node {b.node_id} running={b.is_running()} "
                      f"sees {partitions_of(c, topic, via=b) if b.is_running() else '-'}")
         logged = b.log_text().splitlines()
@@ -209,14 +224,38 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
     lock = threading.Lock()
     servers = ",".join(b.bootstrap for b in c.nodes)
 
+    # The producer's idempotence log (epoch bumps, sequence resets): the last
+    # lines go into a failure message, all of them to $SAMSA_DUMP_DIR.
+    eos_log = collections.deque(maxlen=40)
+    dump = os.environ.get("SAMSA_DUMP_DIR")
+    if dump:
+        os.makedirs(dump, exist_ok=True)
+    dump_file = open(os.path.join(dump, "producer.log"), "w") if dump else None
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            line = record.getMessage()
+            eos_log.append(line)
+            if dump_file:
+                dump_file.write(f"{time.time():.3f} {line}\n")
+
+    eos_logger = logging.getLogger("durable-producer")
+    eos_logger.setLevel(logging.DEBUG)
+    eos_logger.propagate = False
+    eos_logger.addHandler(Keep())
+
     def run_producer():
         p = Producer({"bootstrap.servers": servers, "acks": "all", "enable.idempotence": True,
-                      "linger.ms": 2, "message.timeout.ms": 120000})
+                      "linger.ms": 2, "message.timeout.ms": 120000,
+                      "debug": "eos,msg,topic" if dump else "eos"},
+                     logger=eos_logger)
 
         def cb(err, msg):
             with lock:
-                (errors if err else acked).append(err or (msg.partition(), msg.offset(),
-                                                          msg.value()))
+                if err:
+                    errors.append((msg.partition(), err))
+                else:
+                    acked.append((msg.partition(), msg.offset(), msg.value()))
         i = 0
         while not stop.is_set():
             try:
@@ -242,8 +281,8 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
                     consumed.add(m.value())
         cons.close()
 
-    producer = threading.Thread(target=run_producer)
-    consumer = threading.Thread(target=run_consumer)
+    producer = threading.Thread(target=run_producer, daemon=True)
+    consumer = threading.Thread(target=run_consumer, daemon=True)
     producer.start()
     consumer.start()
     try:
@@ -260,10 +299,18 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
             settle(c, "durable", lambda: all(isr == [1, 2, 3] for _, _, isr in
                                              partitions_of(c, "durable").values()),
                    30, f"round {round_}: the restarted broker back in every ISR")
+    except BaseException:
+        consumer_stop.set()
+        raise
     finally:
         stop.set()
         producer.join(180)
-    assert not errors, f"{len(errors)} failed, e.g. {errors[:3]}\n{explain(c, 'durable')}"
+    if errors:
+        consumer_stop.set()
+    failed_by_partition = collections.Counter(p for p, _ in errors)
+    assert not errors, (f"{len(errors)} failed, by partition {dict(failed_by_partition)}, "
+                        f"e.g. {errors[:3]}\n{explain(c, 'durable')}\n"
+                        + "--- producer\n" + "\n".join(eos_log))
     got = read_all(c.bootstrap, "durable", 3, timeout=60)
     for part in range(3):
         mine = [v for p, _, v in sorted(acked) if p == part]
