@@ -23,6 +23,7 @@ namespace samsa::server {
 namespace {
 
 constexpr int16_t k_api_versions_key = 18;
+constexpr int16_t k_produce_key = 0;
 
 std::string peer_of(const asio::ip::tcp::socket& s) {
     std::error_code ec;
@@ -42,9 +43,13 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
       _listener_name(std::move(listener_name)),
       _peer(peer_of(_socket)),
       _response_ready(_socket.get_executor()),
-      _queue_drained(_socket.get_executor()) {
+      _queue_drained(_socket.get_executor()),
+      _handler_done(_socket.get_executor()) {
     _response_ready.expires_at(asio::steady_timer::time_point::max());
     _queue_drained.expires_at(asio::steady_timer::time_point::max());
+    // Never re-armed: several gated handlers wait on it at once, and setting
+    // the expiry would cancel the others' waits.
+    _handler_done.expires_at(asio::steady_timer::time_point::max());
     if (_broker.config) {
         const auto& names = _broker.config->controller_listener_names;
         _controller_listener = std::find(names.begin(), names.end(), _listener_name) != names.end();
@@ -75,6 +80,7 @@ void connection::close(std::string_view reason) {
     _socket.close(ec);
     _response_ready.cancel();
     _queue_drained.cancel();
+    _handler_done.cancel();
 }
 
 bool connection::parse_header(bytes_view frame, request_header& h, size_t& body_offset) {
@@ -188,8 +194,41 @@ asio::awaitable<void> connection::read_loop() {
     }
 }
 
+bool connection::must_wait_for_earlier(const response_slot& slot) const {
+    if (_controller_listener) {
+        return false;  // brokers' and controllers' own traffic stays pipelined
+    }
+    const bool produce = slot.header.api_key == k_produce_key;
+    for (const auto& earlier : _queue) {
+        if (earlier.get() == &slot) {
+            return false;
+        }
+        if (!earlier->ready && !(produce && earlier->header.api_key == k_produce_key)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slot,
                                               request_context ctx, const api_handler* handler) {
+    // Kafka handles a connection's requests one at a time, so an answer
+    // reflects everything answered before it on that connection; clients
+    // rely on it. A Metadata answer computed while an earlier acks=all
+    // Produce waited would reach the client after that Produce's answer,
+    // naming leaders older than ones it has since heard from other brokers
+    // (and librdkafka 2.0 then follows them back). So a request starts once
+    // every earlier one is answered; only Produce requests overlap each
+    // other, which keeps a producer's pipelined batches flowing.
+    while (!_closed && must_wait_for_earlier(*slot)) {
+        std::error_code ec;
+        co_await _handler_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (_closed) {
+        slot->result = handler_result::no_response();
+        slot->ready = true;
+        co_return;
+    }
     try {
         slot->result = co_await handler->handle(ctx);
     } catch (const std::exception& e) {
@@ -200,6 +239,7 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
     }
     slot->ready = true;
     _response_ready.cancel();
+    _handler_done.cancel();
 }
 
 asio::awaitable<void> connection::write_loop() {

@@ -5,9 +5,10 @@
 // The read loop reads frames (4-byte big-endian size, then header and body),
 // and starts a handler coroutine per request; the write loop sends responses
 // strictly in request order, whatever order the handlers finish in (Kafka
-// clients pipeline and rely on this). A frame that is too large, negative, or
-// fails to decode closes this connection with one log line; nothing else is
-// affected.
+// clients pipeline and rely on this). On client listeners a handler runs
+// only once the requests before it are answered, as Kafka processes them,
+// except that Produce requests overlap other Produce requests. A frame that is too large, negative,
+// or fails to decode closes this connection with one log line; nothing else is affected.
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
@@ -38,6 +39,8 @@ class connection : public std::enable_shared_from_this<connection> {
 
     asio::awaitable<void> read_loop();
     asio::awaitable<void> write_loop();
+    // Whether `slot`'s request must wait for earlier requests to be answered.
+    bool must_wait_for_earlier(const response_slot& slot) const;
     asio::awaitable<void> run_handler(std::shared_ptr<response_slot> slot, request_context ctx,
                                       const api_handler* handler);
     // Parses the request header; returns false (and closes) on a bad header.
@@ -53,6 +56,7 @@ class connection : public std::enable_shared_from_this<connection> {
     std::deque<std::shared_ptr<response_slot>> _queue;
     asio::steady_timer _response_ready;  // wakes the write loop
     asio::steady_timer _queue_drained;   // wakes the read loop when it waits for room
+    asio::steady_timer _handler_done;    // wakes requests waiting for earlier ones
     bool _closed = false;
 };
 

@@ -17,6 +17,7 @@ import uuid as uuidlib
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
+API_FETCH = 1
 API_METADATA = 3
 API_API_VERSIONS = 18
 

@@ -1,6 +1,9 @@
 """ApiVersions at the byte level: every version parsed by hand, KIP-511's
 fallback for versions the broker does not know, client software validation,
 the response header rule, and in-order answers to pipelined requests."""
+import struct
+import time
+
 import pytest
 
 import kafka_wire as kw
@@ -149,6 +152,32 @@ def test_pipelined_requests_are_answered_in_request_order(broker):
                 assert [b.port for b in md.brokers] == [broker.port]
 
     assert answered == [cid for _, _, cid, _ in requests]
+
+
+def test_a_request_is_handled_after_the_ones_before_it_are_answered(broker):
+    # Kafka handles a connection's requests one at a time: a Metadata request
+    # pipelined behind a long-polling Fetch is answered as things stand when
+    # the Fetch is done, so it lists a topic created while the Fetch waited.
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic("waited-on", 1, 1)])["waited-on"].result(15)
+    fetch_v4 = (kw.int32(-1) + kw.int32(3000) + kw.int32(1 << 20) + kw.int32(1 << 20)
+                + kw.int8(0) + kw.array([kw.string("waited-on") + kw.array(
+                    [kw.int32(0) + struct.pack(">q", 0) + kw.int32(1 << 20)])]))
+    with kw.KafkaConnection.to(broker) as conn:
+        started = time.monotonic()
+        fetch_cid = conn.send_request(kw.API_FETCH, 4, fetch_v4)
+        metadata_cid = conn.send_request(kw.API_METADATA, 1, kw.metadata_body(1))
+        admin.create_topics([NewTopic("made-meanwhile", 1, 1)])["made-meanwhile"].result(15)
+        assert time.monotonic() - started < 2.5, "the topic took too long to test anything"
+        got, _ = conn.read_response(kw.API_FETCH, 4)
+        assert got == fetch_cid
+        assert time.monotonic() - started >= 2.5  # the fetch waited for bytes
+        got, body = conn.read_response(kw.API_METADATA, 1)
+        assert got == metadata_cid
+    names = {t.name for t in kw.parse_metadata_response(body, 1).topics}
+    assert {"waited-on", "made-meanwhile"} <= names
 
 
 def test_unknown_tagged_fields_in_header_and_body_are_ignored(broker):
