@@ -6,6 +6,7 @@ import collections
 import glob
 import logging
 import os
+import re
 import struct
 import subprocess
 import signal
@@ -211,12 +212,14 @@ def test_isr_shrinks_for_a_paused_follower_and_expands_after(cluster):
                "the whole ISR back")
 
 
-def test_acknowledged_records_survive_killing_leaders(cluster):
-    """An idempotent acks=all producer at full speed while the leader of each
-    partition in turn is killed with SIGKILL and restarted, ten times; a
-    consumer group reads throughout. Then every acknowledged record is there
-    exactly once, in order per partition, identical on every replica, and the
-    group has seen every one of them (at least once)."""
+@pytest.mark.parametrize("idempotent", [True, False], ids=["idempotent", "at-least-once"])
+def test_acknowledged_records_survive_killing_leaders(cluster, idempotent):
+    """An acks=all producer at full speed while the leader of each partition
+    in turn is killed with SIGKILL and restarted, ten times; a consumer group
+    reads throughout. Then every acknowledged record is there at the offset it
+    was acknowledged with, exactly once when the producer is idempotent (at
+    least once when not), in order per partition, identical on every replica,
+    and the group has seen every one of them (at least once)."""
     c = cluster(3, FAST)
     create(c, "durable", partitions=3)
     stop = threading.Event()
@@ -224,39 +227,85 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
     lock = threading.Lock()
     servers = ",".join(b.bootstrap for b in c.nodes)
 
-    # The producer's idempotence log (epoch bumps, sequence resets): the last
+    # The producer's log (idempotence, topic and leader updates): the last
     # lines go into a failure message, all of them to $SAMSA_DUMP_DIR.
     eos_log = collections.deque(maxlen=40)
     dump = os.environ.get("SAMSA_DUMP_DIR")
     if dump:
         os.makedirs(dump, exist_ok=True)
-    dump_file = open(os.path.join(dump, "producer.log"), "w") if dump else None
+    dump_file = (open(os.path.join(dump, f"producer-{'idempotent' if idempotent else 'alo'}.log"),
+                      "w") if dump else None)
+
+    # librdkafka 2.0.x can strand a partition on a broker that no longer
+    # leads it when metadata answers from different brokers name different
+    # leaders in quick succession (librdkafka issue #4976): it logs "not
+    # migrating away from preferred replica" and retries NOT_LEADER against
+    # that broker until the messages time out. Only a partition stalled in
+    # that state gets a fresh producer; any other stall fails the test.
+    stall_s = 20
+    stranded = set()    # partitions in that state since their last acknowledgement
+    last_ack = {}       # partition -> monotonic time of its last acknowledgement
+    fresh_producers = []
+    given_up = set()    # values purged with a stranded producer: at most once in the log
 
     class Keep(logging.Handler):
         def emit(self, record):
             line = record.getMessage()
             eos_log.append(line)
+            if "not migrating away from preferred replica" in line:
+                m = re.search(r"durable \[(\d+)\]", line)
+                if m:
+                    stranded.add(int(m.group(1)))
             if dump_file:
                 dump_file.write(f"{time.time():.3f} {line}\n")
 
-    eos_logger = logging.getLogger("durable-producer")
+    eos_logger = logging.getLogger(f"durable-producer-{idempotent}")
     eos_logger.setLevel(logging.DEBUG)
     eos_logger.propagate = False
+    for h in list(eos_logger.handlers):
+        eos_logger.removeHandler(h)
     eos_logger.addHandler(Keep())
 
-    def run_producer():
-        p = Producer({"bootstrap.servers": servers, "acks": "all", "enable.idempotence": True,
-                      "linger.ms": 2, "message.timeout.ms": 120000,
-                      "debug": "eos,msg,topic" if dump else "eos"},
-                     logger=eos_logger)
+    def cb(err, msg):
+        with lock:
+            if err and err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
+                given_up.add(msg.value())
+            elif err:
+                errors.append((msg.partition(), err))
+            else:
+                acked.append((msg.partition(), msg.offset(), msg.value()))
+                last_ack[msg.partition()] = time.monotonic()
+                stranded.discard(msg.partition())
 
-        def cb(err, msg):
-            with lock:
-                if err:
-                    errors.append((msg.partition(), err))
-                else:
-                    acked.append((msg.partition(), msg.offset(), msg.value()))
+    def new_producer():
+        now = time.monotonic()
+        for q in range(3):
+            last_ack[q] = now
+        stranded.clear()
+        # Without idempotence one request in flight keeps retries in order.
+        ordering = {} if idempotent else {"max.in.flight.requests.per.connection": 1}
+        return Producer({"bootstrap.servers": servers, "acks": "all",
+                         "enable.idempotence": idempotent, "linger.ms": 2,
+                         "message.timeout.ms": 120000, **ordering,
+                         "debug": "eos,msg,topic" if dump else "eos,topic"},
+                        logger=eos_logger)
+
+    def replace_if_stranded(p):
+        """A fresh producer when a partition stalled in the client's stranded
+        state; `p` otherwise (a stall without it is left to time out)."""
+        now = time.monotonic()
+        stalled = [q for q in range(3) if now - last_ack[q] > stall_s]
+        if not stalled or not all(q in stranded for q in stalled):
+            return p
+        fresh_producers.append(stalled)
+        p.purge(in_queue=True, in_flight=True, blocking=True)
+        p.flush(10)
+        return new_producer()
+
+    def run_producer():
+        p = new_producer()
         i = 0
+        next_check = time.monotonic() + 1
         while not stop.is_set():
             try:
                 p.produce("durable", value=b"r%08d" % i, key=b"%d" % (i % 31), on_delivery=cb)
@@ -266,7 +315,14 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
                 continue
             if i % 100 == 0:
                 p.poll(0.01)
-        p.flush(120)
+            if time.monotonic() >= next_check:
+                next_check = time.monotonic() + 1
+                p = replace_if_stranded(p)
+        deadline = time.monotonic() + 120
+        while len(p) > 0 and time.monotonic() < deadline:
+            p.poll(0.5)
+            p = replace_if_stranded(p)
+        p.flush(1)
 
     consumer_stop = threading.Event()
 
@@ -307,17 +363,29 @@ def test_acknowledged_records_survive_killing_leaders(cluster):
         producer.join(180)
     if errors:
         consumer_stop.set()
+    if dump:
+        with open(os.path.join(dump, "producers-replaced.txt"), "a") as f:
+            f.write(f"idempotent={idempotent} stalled partitions: {fresh_producers}\n")
     failed_by_partition = collections.Counter(p for p, _ in errors)
     assert not errors, (f"{len(errors)} failed, by partition {dict(failed_by_partition)}, "
-                        f"e.g. {errors[:3]}\n{explain(c, 'durable')}\n"
-                        + "--- producer\n" + "\n".join(eos_log))
+                        f"e.g. {errors[:3]}, producers replaced for {fresh_producers}\n"
+                        f"{explain(c, 'durable')}\n--- producer\n" + "\n".join(eos_log))
     got = read_all(c.bootstrap, "durable", 3, timeout=60)
+    acked_values = {v for _, _, v in acked}
+    # Each acknowledged record is where it was acknowledged (the log starts at
+    # offset 0 and keeps everything, so offset = position).
+    moved = [(p, o, v) for p, o, v in acked if o >= len(got[p]) or got[p][o] != v]
+    assert not moved, f"{len(moved)} acknowledged records not at their offsets, e.g. {moved[:3]}"
     for part in range(3):
         mine = [v for p, _, v in sorted(acked) if p == part]
-        # Exactly once, in order: the partition holds the acknowledged records
-        # in offset order, nothing twice.
-        assert len(got[part]) == len(set(got[part])), f"duplicates in partition {part}"
-        assert got[part] == mine, f"partition {part}: {len(got[part])} read, {len(mine)} acked"
+        # In order; when idempotent nothing twice, and besides the acknowledged
+        # records at most ones the test gave up on with a stranded producer.
+        if idempotent:
+            assert len(got[part]) == len(set(got[part])), f"duplicates in partition {part}"
+            assert [v for v in got[part] if v in acked_values] == mine, \
+                f"partition {part}: {len(got[part])} read, {len(mine)} acked"
+        strangers = [v for v in got[part] if v not in acked_values and v not in given_up]
+        assert not strangers, f"partition {part} holds records never produced: {strangers[:3]}"
     # The group kept consuming through the failovers and caught up.
     wanted = {v for _, _, v in acked}
     try:
