@@ -238,24 +238,33 @@ def test_acknowledged_records_survive_killing_leaders(cluster, idempotent):
 
     # librdkafka 2.0.x can strand a partition on a broker that no longer
     # leads it when metadata answers from different brokers name different
-    # leaders in quick succession (librdkafka issue #4976): it logs "not
-    # migrating away from preferred replica" and retries NOT_LEADER against
-    # that broker until the messages time out. Only a partition stalled in
-    # that state gets a fresh producer; any other stall fails the test.
+    # leaders in quick succession (librdkafka issue #4976): every metadata
+    # refresh logs "leader N unchanged, not migrating away from preferred
+    # replica N" while produce requests go to another broker and come back
+    # NOT_LEADER_OR_FOLLOWER, until the messages time out. Only a partition
+    # stalled in exactly that state gets a fresh producer; any other stall
+    # fails the test.
     stall_s = 20
-    stranded = set()    # partitions in that state since their last acknowledgement
+    port_to_node = {b.port: b.node_id for b in c.nodes}
+    told_leader = {}    # partition -> leader the client's metadata names
+    wrong_broker = {}   # partition -> monotonic time it last heard NOT_LEADER from a non-leader
     last_ack = {}       # partition -> monotonic time of its last acknowledgement
     fresh_producers = []
     given_up = set()    # values purged with a stranded producer: at most once in the log
+    stuck_re = re.compile(r"durable \[(\d+)\]: leader (\d+) unchanged, not migrating away")
+    refused_re = re.compile(r"\[thrd:[\d.]+:(\d+)/[^\]]*\]: durable \[(\d+)\]: broker "
+                            r"unavailable: produce: Broker: Not leader for partition")
 
     class Keep(logging.Handler):
         def emit(self, record):
             line = record.getMessage()
             eos_log.append(line)
-            if "not migrating away from preferred replica" in line:
-                m = re.search(r"durable \[(\d+)\]", line)
-                if m:
-                    stranded.add(int(m.group(1)))
+            if m := stuck_re.search(line):
+                told_leader[int(m.group(1))] = int(m.group(2))
+            elif m := refused_re.search(line):
+                part, node = int(m.group(2)), port_to_node.get(int(m.group(1)))
+                if part in told_leader and node != told_leader[part]:
+                    wrong_broker[part] = time.monotonic()
             if dump_file:
                 dump_file.write(f"{time.time():.3f} {line}\n")
 
@@ -275,13 +284,13 @@ def test_acknowledged_records_survive_killing_leaders(cluster, idempotent):
             else:
                 acked.append((msg.partition(), msg.offset(), msg.value()))
                 last_ack[msg.partition()] = time.monotonic()
-                stranded.discard(msg.partition())
 
     def new_producer():
         now = time.monotonic()
         for q in range(3):
             last_ack[q] = now
-        stranded.clear()
+        told_leader.clear()
+        wrong_broker.clear()
         # Without idempotence one request in flight keeps retries in order.
         ordering = {} if idempotent else {"max.in.flight.requests.per.connection": 1}
         return Producer({"bootstrap.servers": servers, "acks": "all",
@@ -295,7 +304,7 @@ def test_acknowledged_records_survive_killing_leaders(cluster, idempotent):
         state; `p` otherwise (a stall without it is left to time out)."""
         now = time.monotonic()
         stalled = [q for q in range(3) if now - last_ack[q] > stall_s]
-        if not stalled or not all(q in stranded for q in stalled):
+        if not stalled or not all(now - wrong_broker.get(q, -1e9) < 5 for q in stalled):
             return p
         fresh_producers.append(stalled)
         p.purge(in_queue=True, in_flight=True, blocking=True)

@@ -309,7 +309,32 @@ void group_manager::when_appends_replicated(const std::string& group_id,
         return;
     }
     cluster::partition* p = it->second.log;
-    p->when_replicated(p->log()->log_end_offset(), std::move(done));
+    // Bounded by offsets.commit.timeout.ms, as Kafka bounds every append of
+    // the coordinator (commits and group assignments alike): REQUEST_TIMED_OUT
+    // when the ISR does not catch up in time. Whichever comes first answers.
+    struct pending {
+        std::function<void(error_code)> done;
+        std::unique_ptr<callback_task> timeout;
+    };
+    auto state = std::make_shared<pending>();
+    state->done = std::move(done);
+    std::weak_ptr<pending> weak = state;
+    state->timeout = std::make_unique<callback_task>([weak] {
+        if (auto s = weak.lock(); s && s->done) {
+            auto d = std::move(s->done);
+            s->done = nullptr;
+            d(error_code::request_timed_out);
+        }
+    });
+    _driver.schedule(*state->timeout, std::max(1, _config.offset_commit_timeout_ms));
+    p->when_replicated(p->log()->log_end_offset(), [state](error_code ec) {
+        state->timeout->cancel();
+        if (state->done) {
+            auto d = std::move(state->done);
+            state->done = nullptr;
+            d(ec);
+        }
+    });
 }
 
 error_code group_manager::append(const std::string& group_id, std::vector<record_kv> records) {

@@ -135,6 +135,7 @@ class group_manager {
     // `done` (on this shard) once everything appended to `group_id`'s offsets
     // partition so far is on every ISR replica (at once with a single one):
     // a commit is acknowledged only then, as Kafka appends with acks=all.
+    // REQUEST_TIMED_OUT after offsets.commit.timeout.ms.
     void when_appends_replicated(const std::string& group_id, std::function<void(error_code)> done);
 
     // Generation -1 with no member id: a commit from outside group

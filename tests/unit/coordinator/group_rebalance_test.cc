@@ -292,5 +292,34 @@ TEST_F(group_rebalance_test, losing_the_partition_answers_waiting_members_not_co
     EXPECT_EQ(manager->coordinator_status("g"), error_code::not_coordinator);
 }
 
+// The assignment is answered only once the offsets partition's ISR holds it;
+// an ISR that does not catch up within offsets.commit.timeout.ms fails the
+// sync with COORDINATOR_NOT_AVAILABLE and the group rebalances.
+TEST_F(group_rebalance_test, an_assignment_the_isr_does_not_replicate_in_time_fails_the_sync) {
+    metadata::partition_registration reg;
+    reg.partition = 0;
+    reg.leader = 1;
+    reg.leader_epoch = 0;
+    reg.replicas = {1, 2};
+    reg.isr = {1, 2};  // replica 2 never fetches
+    partition->update_registration(reg);
+    config.offset_commit_timeout_ms = 500;
+    start_manager();
+
+    auto first = join("g", "", 5);
+    auto j = join("g", first->value().member_id, 5);
+    advance(1);
+    ASSERT_TRUE(j->has_value());
+    const auto& r = j->value();
+    auto s = sync("g", r.member_id, r.generation_id, {{r.member_id, bytes{1}}});
+    advance(499);
+    EXPECT_FALSE(s->has_value());
+    EXPECT_EQ(state("g"), group_state::completing_rebalance);
+    advance(2);
+    ASSERT_TRUE(s->has_value());
+    EXPECT_EQ(s->value().error_code, to_wire(error_code::coordinator_not_available));
+    EXPECT_EQ(state("g"), group_state::preparing_rebalance);
+}
+
 }  // namespace
 }  // namespace samsa::coordinator::testing
