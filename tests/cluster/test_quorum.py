@@ -160,3 +160,21 @@ def test_a_stopped_controller_hands_leadership_over_at_once(cluster):
     assert q2.leader_epoch > q.leader_epoch
     assert elapsed < 5, f"the next controller took {elapsed:.1f}s"
     assert "event=quorum_resigned" in old.log_text()
+
+
+def test_a_node_behind_the_log_start_catches_up_from_the_leaders_snapshot(cluster):
+    # Every committed batch is followed by a snapshot, and the log below it
+    # is dropped: a voter that was down meanwhile must fetch the snapshot
+    # (FetchSnapshot, KIP-630) to catch up.
+    c = cluster(3, dict(FAST, **{"metadata.log.max.record.bytes.between.snapshots": 1}))
+    q = c.wait_for_leader()
+    away = next(b for b in c.nodes if b.node_id != q.leader_id)
+    away.kill(signal.SIGKILL)
+    away.wait()
+    others = ",".join(b.bootstrap for b in c.running())
+    for i in range(5):
+        create_topic(others, f"while-away-{i}", partitions=1, rf=2)
+    away.start()
+    wait_until(lambda: all(topic_view(away, f"while-away-{i}") for i in range(5)), 30,
+               "the returning node sees every topic created while it was away")
+    assert "event=raft_snapshot_installed" in away.log_text()

@@ -60,6 +60,29 @@ def checkpoints(broker):
     return sorted(p.name for p in d.glob("*.checkpoint"))
 
 
+def snapshot_batch_kinds(data: bytes) -> list:
+    """Each record batch of a snapshot file: "data", or "control:<type>" from
+    the control record key (version int16, type int16) of its first record."""
+    kinds, pos = [], 0
+    while pos + 61 <= len(data):
+        length = struct.unpack_from(">i", data, pos + 8)[0]
+        attributes = struct.unpack_from(">h", data, pos + 21)[0]
+        if attributes & 0x20:
+            r = kw.Reader(data[pos + 61:pos + 12 + length])
+            r.uvarint()  # record length (zigzag varints; only skipped here)
+            r.int8()     # attributes
+            r.uvarint()  # timestamp delta
+            r.uvarint()  # offset delta
+            r.uvarint()  # key length
+            r.int16()    # control key version
+            kinds.append(f"control:{r.int16()}")
+        else:
+            kinds.append("data")
+        pos += 12 + length
+    assert pos == len(data), "a snapshot ends with a whole batch"
+    return kinds
+
+
 def test_metadata_snapshots_are_taken_and_restore_the_image(start_broker):
     # Tiny threshold: every committed batch is followed by a snapshot.
     b = start_broker(overrides={"metadata.log.max.record.bytes.between.snapshots": 1})
@@ -72,6 +95,11 @@ def test_metadata_snapshots_are_taken_and_restore_the_image(start_broker):
     # Kafka's name: <end offset, 20 digits>-<epoch, 10 digits>.checkpoint
     name = snaps[-1]
     assert len(name.split("-")[0]) == 20 and name.endswith(".checkpoint"), name
+    # Laid out as Kafka's: a SnapshotHeader control batch first, a
+    # SnapshotFooter one last, the image's records between.
+    kinds = snapshot_batch_kinds((b.data_dir / "__cluster_metadata-0" / name).read_bytes())
+    assert kinds[0] == "control:3" and kinds[-1] == "control:4", kinds
+    assert len(kinds) >= 3 and all(k == "data" for k in kinds[1:-1]), kinds
     b.stop()
     b.start()
     md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=10)

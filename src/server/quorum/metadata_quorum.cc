@@ -13,6 +13,8 @@
 #include "metadata/image_records.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/metadata_log.h"
+#include "protocol/generated/snapshot_footer_record.h"
+#include "protocol/generated/snapshot_header_record.h"
 #include "raft/raft_batch_codec.h"
 #include "raft/raft_wire.h"
 
@@ -429,6 +431,7 @@ void metadata_quorum::handle_commit(const raft::raft_batch& batch) {
         }
     }
     _pending_last_offset = batch.last_offset().value();
+    _last_commit_wall_ms = wall_clock_ms();
     _pending_end_offset = batch.end_offset().value();
     _pending_epoch = batch.epoch;
 }
@@ -455,23 +458,58 @@ void metadata_quorum::maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch)
     if (!by_bytes && !by_time) {
         return;
     }
-    // The image as records, in batches of up to 1000 (as Kafka's snapshot
-    // writer batches them), each a record batch v2 like the log's.
+    // As Kafka's snapshot writer lays a snapshot out (KIP-630): a
+    // SnapshotHeaderRecord control batch, the image as records in batches of
+    // up to 1000, and a SnapshotFooterRecord control batch; each a record
+    // batch v2 like the log's, offsets counting from 0 within the snapshot.
+    // The header's last contained log timestamp is when the last batch in it
+    // was applied here (on the leader, within moments of its append).
     auto records = metadata::image_to_records(*_image);
     bytes data;
-    for (size_t i = 0; i < records.size(); i += 1000) {
-        raft::raft_batch b;
-        b.base_offset = raft::raft_offset{int64_t(i)};
+    int64_t next_offset = 0;
+    auto add = [&](raft::raft_batch b) {
+        b.base_offset = raft::raft_offset{next_offset};
         b.epoch = epoch;
-        for (size_t j = i; j < std::min(records.size(), i + 1000); ++j) {
-            b.records.push_back(metadata::encode_metadata_record(records[j]));
-        }
+        next_offset += int64_t(b.records.size());
         auto encoded = raft::encode_record_batch(b, wall_clock_ms());
         if (!encoded) {
             spdlog::error("event=metadata_snapshot_failed error=\"{}\"", encoded.err().message);
-            return;
+            return false;
         }
         data.insert(data.end(), encoded->begin(), encoded->end());
+        return true;
+    };
+    raft::raft_batch header;
+    header.control = raft::control_record_type::snapshot_header;
+    {
+        protocol::snapshot_header_record h;
+        h.last_contained_log_timestamp = _last_commit_wall_ms;
+        protocol::writer w;
+        h.encode(w, 0);
+        header.records.push_back(std::move(w.buffer()));
+    }
+    if (!add(std::move(header))) {
+        return;
+    }
+    for (size_t i = 0; i < records.size(); i += 1000) {
+        raft::raft_batch b;
+        for (size_t j = i; j < std::min(records.size(), i + 1000); ++j) {
+            b.records.push_back(metadata::encode_metadata_record(records[j]));
+        }
+        if (!add(std::move(b))) {
+            return;
+        }
+    }
+    raft::raft_batch footer;
+    footer.control = raft::control_record_type::snapshot_footer;
+    {
+        protocol::snapshot_footer_record f;
+        protocol::writer w;
+        f.encode(w, 0);
+        footer.records.push_back(std::move(w.buffer()));
+    }
+    if (!add(std::move(footer))) {
+        return;
     }
     auto id = _node->create_snapshot(raft::raft_offset{end_offset}, std::move(data));
     if (!id) {
@@ -495,6 +533,9 @@ void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {
     }
     metadata::metadata_delta delta(_base);
     for (const auto& b : *batches) {
+        if (b.is_control()) {
+            continue;  // SnapshotHeader / SnapshotFooter
+        }
         for (const auto& value : b.records) {
             auto rec = metadata::decode_metadata_record(value);
             if (!rec || !delta.apply(*rec)) {

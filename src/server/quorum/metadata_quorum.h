@@ -133,6 +133,7 @@ class metadata_quorum final : public raft::raft_transport,
     int64_t _pending_last_offset = -1;
     int64_t _pending_end_offset = 0;
     raft::raft_epoch _pending_epoch{0};
+    int64_t _last_commit_wall_ms = 0;  // for the snapshot header
     std::vector<metadata::image_listener> _image_listeners;
     std::vector<leader_listener> _leader_listeners;
 
