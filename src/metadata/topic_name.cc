@@ -19,9 +19,7 @@ status validate_topic_name(std::string_view name) {
                                  max_topic_name_length, name));
     }
     for (char c : name) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '.' || c == '_' || c == '-';
-        if (!ok) {
+        if (!storage::is_legal_topic_char(c)) {
             return error(error_code::invalid_topic_exception,
                          fmt::format("Topic name \"{}\" is illegal, it contains a character other "
                                      "than ASCII alphanumerics, '.', '_' and '-'",

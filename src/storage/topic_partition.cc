@@ -11,17 +11,10 @@ std::string topic_partition::to_string() const {
 }
 
 bool is_valid_topic_name(std::string_view topic) {
-    if (topic.empty() || topic.size() > 249 || topic == "." || topic == "..") {
+    if (topic.empty() || topic.size() > max_topic_name_length || topic == "." || topic == "..") {
         return false;
     }
-    for (char c : topic) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '.' || c == '_' || c == '-';
-        if (!ok) {
-            return false;
-        }
-    }
-    return true;
+    return std::all_of(topic.begin(), topic.end(), is_legal_topic_char);
 }
 
 std::optional<topic_partition> parse_partition_dir_name(std::string_view name) {

@@ -37,6 +37,13 @@ inline constexpr std::string_view delete_dir_suffix = "-delete";
 inline constexpr std::string_view future_dir_suffix = "-future";
 inline constexpr std::string_view stray_dir_suffix = "-stray";
 
+// Kafka's topic name rules (org.apache.kafka.common.internals.Topic), the one
+// place they are written down; metadata/topic_name.h adds the error messages.
+inline constexpr size_t max_topic_name_length = 249;
+constexpr bool is_legal_topic_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+}
 // Whether `topic` is a legal Kafka topic name (1-249 of [a-zA-Z0-9._-], not "." or "..").
 bool is_valid_topic_name(std::string_view topic);
 // The partition of a live partition directory name; nullopt for anything else
