@@ -1,6 +1,8 @@
 #include "tools/group_admin.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace samsa::tools {
 
@@ -17,54 +19,8 @@ samsa::error explained(kafka_client& client, const std::string& what, const rd_k
     return tool_error(client.explain(what, rd_kafka_error_code(e), error_text(e)));
 }
 
-}  // namespace
-
-result<std::vector<group_listing>> list_groups(kafka_client& client) {
-    auto ev = client.admin_call(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, "listing groups failed",
-                                [&](rd_kafka_AdminOptions_t* opts, rd_kafka_queue_t* q) {
-                                    rd_kafka_ListConsumerGroups(client.handle(), opts, q);
-                                });
-    if (!ev) {
-        return ev.err();
-    }
-    const auto* res = rd_kafka_event_ListConsumerGroups_result(ev->get());
-    size_t nerr = 0;
-    const rd_kafka_error_t** errors = rd_kafka_ListConsumerGroups_result_errors(res, &nerr);
-    if (nerr > 0) {
-        return explained(client, "listing groups failed", errors[0]);
-    }
-    size_t n = 0;
-    const rd_kafka_ConsumerGroupListing_t** groups =
-        rd_kafka_ListConsumerGroups_result_valid(res, &n);
-    std::vector<group_listing> out;
-    for (size_t i = 0; i < n; ++i) {
-        out.push_back(
-            {rd_kafka_ConsumerGroupListing_group_id(groups[i]),
-             rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupListing_state(groups[i]))});
-    }
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
-    return out;
-}
-
-result<group_description> describe_group(kafka_client& client, const std::string& group) {
-    const char* ids[] = {group.c_str()};
-    auto ev = client.admin_call(
-        RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, "describing group '" + group + "' failed",
-        [&](rd_kafka_AdminOptions_t* opts, rd_kafka_queue_t* q) {
-            rd_kafka_DescribeConsumerGroups(client.handle(), ids, 1, opts, q);
-        });
-    if (!ev) {
-        return ev.err();
-    }
-    size_t n = 0;
-    const rd_kafka_ConsumerGroupDescription_t** groups =
-        rd_kafka_DescribeConsumerGroups_result_groups(
-            rd_kafka_event_DescribeConsumerGroups_result(ev->get()), &n);
-    if (n != 1) {
-        return tool_error("describing group '" + group + "' returned no description");
-    }
-    const auto* g = groups[0];
+result<group_description> describe_result(kafka_client& client, const std::string& group,
+                                          const rd_kafka_ConsumerGroupDescription_t* g) {
     group_description out;
     out.group_id = group;
     if (const rd_kafka_error_t* e = rd_kafka_ConsumerGroupDescription_error(g)) {
@@ -102,6 +58,71 @@ result<group_description> describe_group(kafka_client& client, const std::string
         out.members.push_back(std::move(gm));
     }
     return out;
+}
+
+}  // namespace
+
+result<std::vector<group_listing>> list_groups(kafka_client& client) {
+    auto ev = client.admin_call(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS, "listing groups failed",
+                                [&](rd_kafka_AdminOptions_t* opts, rd_kafka_queue_t* q) {
+                                    rd_kafka_ListConsumerGroups(client.handle(), opts, q);
+                                });
+    if (!ev) {
+        return ev.err();
+    }
+    const auto* res = rd_kafka_event_ListConsumerGroups_result(ev->get());
+    size_t nerr = 0;
+    const rd_kafka_error_t** errors = rd_kafka_ListConsumerGroups_result_errors(res, &nerr);
+    if (nerr > 0) {
+        return explained(client, "listing groups failed", errors[0]);
+    }
+    size_t n = 0;
+    const rd_kafka_ConsumerGroupListing_t** groups =
+        rd_kafka_ListConsumerGroups_result_valid(res, &n);
+    std::vector<group_listing> out;
+    for (size_t i = 0; i < n; ++i) {
+        out.push_back(
+            {rd_kafka_ConsumerGroupListing_group_id(groups[i]),
+             rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupListing_state(groups[i]))});
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.group_id < b.group_id; });
+    return out;
+}
+
+result<group_description> describe_group(kafka_client& client, const std::string& group) {
+    const char* ids[] = {group.c_str()};
+    // The coordinator may still be loading the group (just elected, or just
+    // created the offsets topic), or be moving: retriable errors, which
+    // Kafka's admin client retries within its timeout, and so does this.
+    const auto deadline = std::chrono::steady_clock::now() + client.timeout();
+    for (;;) {
+        auto ev = client.admin_call(
+            RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, "describing group '" + group + "' failed",
+            [&](rd_kafka_AdminOptions_t* opts, rd_kafka_queue_t* q) {
+                rd_kafka_DescribeConsumerGroups(client.handle(), ids, 1, opts, q);
+            });
+        if (!ev) {
+            return ev.err();
+        }
+        size_t n = 0;
+        const rd_kafka_ConsumerGroupDescription_t** groups =
+            rd_kafka_DescribeConsumerGroups_result_groups(
+                rd_kafka_event_DescribeConsumerGroups_result(ev->get()), &n);
+        if (n != 1) {
+            return tool_error("describing group '" + group + "' returned no description");
+        }
+        const rd_kafka_error_t* e = rd_kafka_ConsumerGroupDescription_error(groups[0]);
+        const auto code = e ? rd_kafka_error_code(e) : RD_KAFKA_RESP_ERR_NO_ERROR;
+        const bool retriable = code == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS ||
+                               code == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE ||
+                               code == RD_KAFKA_RESP_ERR_NOT_COORDINATOR;
+        if (retriable && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));  // retry.backoff.ms
+            continue;
+        }
+        return describe_result(client, group, groups[0]);
+    }
 }
 
 result<std::map<topic_partition, int64_t>> committed_offsets(kafka_client& client,
