@@ -315,25 +315,27 @@ void group_manager::when_appends_replicated(const std::string& group_id,
     struct pending {
         std::function<void(error_code)> done;
         std::unique_ptr<callback_task> timeout;
+        // Answers once: by the replication or by the timeout, whichever first.
+        void finish(error_code ec) {
+            if (done) {
+                auto d = std::move(done);
+                done = nullptr;
+                d(ec);
+            }
+        }
     };
     auto state = std::make_shared<pending>();
     state->done = std::move(done);
     std::weak_ptr<pending> weak = state;
     state->timeout = std::make_unique<callback_task>([weak] {
-        if (auto s = weak.lock(); s && s->done) {
-            auto d = std::move(s->done);
-            s->done = nullptr;
-            d(error_code::request_timed_out);
+        if (auto s = weak.lock()) {
+            s->finish(error_code::request_timed_out);
         }
     });
     _driver.schedule(*state->timeout, std::max(1, _config.offset_commit_timeout_ms));
     p->when_replicated(p->log()->log_end_offset(), [state](error_code ec) {
         state->timeout->cancel();
-        if (state->done) {
-            auto d = std::move(state->done);
-            state->done = nullptr;
-            d(ec);
-        }
+        state->finish(ec);
     });
 }
 
