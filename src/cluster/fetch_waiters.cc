@@ -1,6 +1,10 @@
 #include "cluster/fetch_waiters.h"
 
 #include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
+#include <asio/use_awaitable.hpp>
 
 namespace samsa::cluster {
 
@@ -62,7 +66,17 @@ void fetch_waiters::end(const ticket& t) {
 asio::awaitable<void> fetch_waiters::wait(ticket& t,
                                           std::vector<storage::topic_partition> partitions,
                                           int64_t timeout_ms) {
-    if (t.shard >= _shards.size() || partitions.empty() || timeout_ms <= 0) {
+    if (partitions.empty() || timeout_ms <= 0) {
+        co_return;
+    }
+    if (t.shard >= _shards.size()) {
+        // Not on a reactor, so no notification can reach this wait: sleep on
+        // a timer for the whole timeout rather than return at once (a caller
+        // that loops until its deadline would spin).
+        asio::steady_timer timer(co_await asio::this_coro::executor,
+                                 std::chrono::milliseconds(timeout_ms));
+        std::error_code ignored;  // cancelled only at shutdown
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
         co_return;
     }
     auto& s = *_shards[t.shard];

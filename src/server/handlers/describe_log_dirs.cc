@@ -97,7 +97,9 @@ asio::awaitable<describe_log_dirs_response> handle(request_context& ctx,
         auto t = std::find_if(topics.begin(), topics.end(),
                               [&](const auto& x) { return x.name == it.tp.topic; });
         if (t == topics.end()) {
-            t = topics.insert(topics.end(), {});
+            // emplace, not insert(pos, {}): that is the initializer-list
+            // overload, which inserts nothing.
+            t = topics.emplace(topics.end());
             t->name = it.tp.topic;
         }
         auto& p = t->partitions.emplace_back();

@@ -246,8 +246,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     }
     // Long poll (min_bytes / max_wait_ms): wait for an append to any of the
     // partitions, read again, until enough bytes, an error, or the deadline.
+    // A fetch of no partitions (an empty request, or a session with nothing
+    // in it) has nothing to wait for and is answered at once, as Kafka's
+    // ReplicaManager does; waiting on no partitions would spin the reactor.
     const int64_t deadline = now + std::max(0, req.max_wait_ms);
-    while (bytes < req.min_bytes && !answer_now(results)) {
+    while (bytes < req.min_bytes && !plan.targets.empty() && !answer_now(results)) {
         int64_t left = deadline - wall_clock_ms();
         if (left <= 0) {
             break;
