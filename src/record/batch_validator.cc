@@ -154,6 +154,12 @@ status check_client_batch(const batch_header& h, const validation_options& o) {
         return error(error_code::invalid_record,
                      "Clients are not allowed to write control records" + in_partition(o));
     }
+    // A transaction belongs to a producer: without one, no marker could ever
+    // end it and read_committed consumers would stall behind it for good.
+    if (h.is_transactional() && !h.has_producer_id()) {
+        return error(error_code::invalid_record,
+                     "Transactional record batch without a producer id" + in_partition(o));
+    }
     if (h.has_producer_id() && h.base_sequence < 0) {
         return error(error_code::invalid_record,
                      "Invalid sequence number " + std::to_string(h.base_sequence) +

@@ -20,7 +20,8 @@
 //   5. codec 5-7 (UNSUPPORTED_COMPRESSION_TYPE)
 //   6. client appends (LogValidator.validateBatch), all INVALID_RECORD:
 //      last_offset_delta + 1 > 0, records_count > 0 and equal to it, no control
-//      batches, a producer id needs base_sequence >= 0
+//      batches, a transactional batch needs a producer id, a producer id needs
+//      base_sequence >= 0
 //   7. records (not for replication, which Kafka does not re-validate): they
 //      decode, exactly records_count of them fill the bytes (INVALID_RECORD;
 //      CORRUPT_MESSAGE if they do not decompress within the bound); offset deltas

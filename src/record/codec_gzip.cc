@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <memory>
+#include <string>
 
 #include "record/codecs.h"
 
@@ -61,12 +62,17 @@ result<bytes> gzip_decompress(bytes_view in, size_t max_output) {
             return too_large(max_output);
         }
         if (rc == Z_STREAM_END) {
-            // Another member may follow; anything else after a member is ignored.
-            if (!is_gzip_member_start(zs.next_in, zs.avail_in)) {
-                break;
+            // One member and nothing after it. Java's reader would go on to a
+            // second member but librdkafka stops at the first, so its records
+            // would be lost to librdkafka consumers; refuse both that and
+            // trailing bytes.
+            if (zs.avail_in != 0) {
+                return corrupt(std::to_string(zs.avail_in) +
+                               (is_gzip_member_start(zs.next_in, zs.avail_in)
+                                    ? " bytes of a second gzip member after the first"
+                                    : " bytes after the gzip member"));
             }
-            inflateReset(&zs);
-            continue;
+            break;
         }
         if (rc == Z_OK || (rc == Z_BUF_ERROR && zs.avail_out == 0)) {
             if (zs.avail_in == 0 && zs.avail_out != 0) {

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "record/codecs.h"
 #include "record/compression.h"
@@ -37,12 +39,30 @@ size_t lz4_header_size(const uint8_t* p, size_t n) {
     return n >= size ? size : 0;
 }
 
-bool starts_lz4_frame(const uint8_t* p, size_t n) {
-    if (n < 4) {
-        return false;
+// The frame descriptor fields both mainstream readers accept. Kafka's Java
+// reader (Lz4BlockInputStream) refuses a dictionary id (its "reserved" bits
+// 0-1), dependent blocks and any version but 01; librdkafka reads what
+// lz4frame reads. A frame outside the intersection is a batch some consumer
+// cannot read, so it is refused at the door.
+std::optional<std::string> unreadable_descriptor(const uint8_t* p, size_t n) {
+    if (n < 6 || load_le32(p) != lz4_frame_magic) {
+        return "not an lz4 frame";
     }
-    uint32_t m = load_le32(p);
-    return m == lz4_frame_magic || (m & 0xFFFFFFF0u) == 0x184D2A50u;  // or a skippable frame
+    uint8_t flg = p[4];
+    uint8_t bd = p[5];
+    if ((flg >> 6) != 1) {
+        return "lz4 frame version " + std::to_string(flg >> 6) + " is unsupported";
+    }
+    if ((flg & 0x03) != 0) {
+        return "lz4 frame with a dictionary id or reserved FLG bits";
+    }
+    if ((flg & 0x20) == 0) {
+        return "lz4 frame with dependent blocks";
+    }
+    if ((bd & 0x8F) != 0 || ((bd >> 4) & 0x07) < 4) {
+        return "invalid lz4 block descriptor";
+    }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -76,30 +96,29 @@ result<bytes> lz4_decompress(bytes_view in, size_t max_output, bool fix_header_c
     bounded_output out(max_output, size_hint(in, max_output));
     const uint8_t* p = in.data();
     const uint8_t* end = in.data() + in.size();
-    bool at_frame_start = true;
-    while (true) {
-        if (at_frame_start) {
-            if (p != in.data() && !starts_lz4_frame(p, size_t(end - p))) {
-                break;  // bytes after the last frame are ignored, as Kafka's reader does
-            }
-            if (fix_header_checksum) {
-                size_t hs = lz4_header_size(p, size_t(end - p));
-                if (hs == 0) {
-                    return corrupt("invalid lz4 frame header");
-                }
-                std::array<uint8_t, LZ4F_HEADER_SIZE_MAX> header{};
-                std::memcpy(header.data(), p, hs);
-                header[hs - 1] = uint8_t(xxh32(bytes_view(header.data() + 4, hs - 5)) >> 8);
-                size_t src = hs;
-                size_t dst = 0;
-                size_t rc = LZ4F_decompress(ctx.get(), nullptr, &dst, header.data(), &src, nullptr);
-                if (LZ4F_isError(rc) || src != hs) {
-                    return corrupt("invalid lz4 frame header");
-                }
-                p += hs;
-            }
-            at_frame_start = false;
+    // Exactly one frame and nothing after it: Kafka's Java reader stops at the
+    // first frame's end mark, and librdkafka fails a batch with any byte after
+    // it ("bytes remaining"), leaving every consumer stuck at that offset.
+    if (auto why = unreadable_descriptor(p, in.size())) {
+        return corrupt(*why);
+    }
+    if (fix_header_checksum) {
+        size_t hs = lz4_header_size(p, in.size());
+        if (hs == 0) {
+            return corrupt("invalid lz4 frame header");
         }
+        std::array<uint8_t, LZ4F_HEADER_SIZE_MAX> header{};
+        std::memcpy(header.data(), p, hs);
+        header[hs - 1] = uint8_t(xxh32(bytes_view(header.data() + 4, hs - 5)) >> 8);
+        size_t src = hs;
+        size_t dst = 0;
+        size_t rc = LZ4F_decompress(ctx.get(), nullptr, &dst, header.data(), &src, nullptr);
+        if (LZ4F_isError(rc) || src != hs) {
+            return corrupt("invalid lz4 frame header");
+        }
+        p += hs;
+    }
+    while (true) {
         if (out.free_size() == 0 && !out.grow()) {
             return too_large(max_output);
         }
@@ -115,11 +134,10 @@ result<bytes> lz4_decompress(bytes_view in, size_t max_output, bool fix_header_c
             return too_large(max_output);
         }
         if (rc == 0) {  // frame complete
-            if (p == end) {
-                break;
+            if (p != end) {
+                return corrupt(std::to_string(end - p) + " bytes after the lz4 frame");
             }
-            at_frame_start = true;
-            continue;
+            break;
         }
         if (p == end && out.free_size() != 0) {
             return corrupt("truncated lz4 frame");

@@ -64,13 +64,8 @@ result<bytes> snappy_decompress(bytes_view in, size_t max_output) {
     size_t pos = xerial_header_size;
     while (pos < in.size()) {
         size_t left = in.size() - pos;
-        // Concatenated streams repeat the header; a block length never looks like
-        // it because the magic's first byte would make the length negative.
-        if (left >= xerial_header_size &&
-            std::equal(xerial_magic.begin(), xerial_magic.end(), in.data() + pos)) {
-            pos += xerial_header_size;
-            continue;
-        }
+        // Blocks only: librdkafka reads no repeated header (concatenated
+        // streams), so a batch carrying one is refused here.
         if (left < 4) {
             return corrupt("truncated xerial snappy block length");
         }

@@ -2,29 +2,32 @@
 // The compression codecs of record batches, framed exactly as Kafka clients
 // frame them (attributes bits 0-2 name the codec; 5-7 are invalid):
 //
-//  * gzip (1)   RFC 1952 gzip members (zlib with the gzip wrapper), as Java's
-//               GZIPOutputStream writes; concatenated members are read in turn and
-//               bytes after the last member are ignored, as GZIPInputStream does.
+//  * gzip (1)   One RFC 1952 gzip member (zlib with the gzip wrapper), as Java's
+//               GZIPOutputStream writes; nothing may follow it (librdkafka reads
+//               only the first member).
 //  * snappy (2) The Java client writes xerial snappy-java framing:
 //                 8-byte magic  0x82 'S' 'N' 'A' 'P' 'P' 'Y' 0x00
 //                 int32 BE version (1), int32 BE minimum compatible version (1)
 //                 blocks: int32 BE compressed length, then raw snappy of <= 32 KiB
 //               librdkafka may write one raw snappy buffer. Decompression takes
 //               both: framed when the input starts with the magic, raw otherwise
-//               (the same test snappy-java's SnappyInputStream makes). A repeated
-//               magic header between blocks (concatenated streams) is skipped.
+//               (the same test snappy-java's SnappyInputStream makes). Framed
+//               input is one header then whole blocks, as librdkafka reads it.
 //  * lz4 (3)    The LZ4 frame format (lz4frame.h). Compression writes what the
 //               Java client does: independent 64 KiB blocks, no content size,
-//               no dictionary id. Messages of magic 0 carry a header checksum
-//               Kafka computed wrongly (KAFKA-3160): read them with
+//               no dictionary id. Decompression takes exactly one frame that
+//               both Java's and librdkafka's readers take: version 01,
+//               independent blocks, no dictionary id, nothing after it. Messages of magic 0 carry a
+//               header checksum Kafka computed wrongly (KAFKA-3160): read them with
 //               decompress_lz4_ignoring_header_checksum.
 //  * zstd (4)   zstd frames, decoded with the streaming API because a frame need
 //               not declare its content size.
 //
-// Decompression is bounded: output beyond `max_output` bytes fails, so a small
-// hostile input (a "zip bomb") cannot exhaust memory. Failures are values:
-// CORRUPT_MESSAGE for undecodable or oversized input, UNSUPPORTED_COMPRESSION_TYPE
-// for a codec id outside 0-4.
+// Every decoder accepts only what mainstream clients (Java, librdkafka) can
+// read back: a batch one of them cannot decompress would stop every such
+// consumer at its offset. Decompression is bounded: output beyond `max_output` bytes fails, so a
+// small hostile input (a "zip bomb") cannot exhaust memory. Failures are values: CORRUPT_MESSAGE
+// for undecodable or oversized input, UNSUPPORTED_COMPRESSION_TYPE for a codec id outside 0-4.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -192,6 +192,33 @@ TEST(validate_batch, rejects_producer_id_without_sequence) {
     EXPECT_TRUE(validate_batch(make_batch(1, bo, now), client_options()).ok());
 }
 
+TEST(validate_batch, rejects_transactional_batch_without_producer_id) {
+    batch_options bo;
+    bo.transactional = true;
+    auto v = validate_batch(make_batch(2, bo, now), client_options());
+    EXPECT_EQ(v.code(), error_code::invalid_record);
+    EXPECT_NE(v.error.message.find("without a producer id"), std::string::npos) << v.error.message;
+    bo.producer_id = 9;
+    bo.producer_epoch = 0;
+    bo.base_sequence = 0;
+    EXPECT_TRUE(validate_batch(make_batch(2, bo, now), client_options()).ok());
+}
+
+TEST(validate_batch, rejects_lz4_batch_with_bytes_after_the_frame) {
+    batch_options bo;
+    bo.codec = compression::lz4;
+    bytes b = make_batch(3, bo, now);
+    ASSERT_TRUE(validate_batch(b, client_options()).ok());
+    // Two bytes of garbage inside the records section: the batch length and
+    // CRC cover them, so only the codec can tell.
+    b.push_back(0xde);
+    b.push_back(0xad);
+    store_be32(b.data() + 8, uint32_t(b.size() - 12));
+    fix_crc(b);
+    auto v = validate_batch(b, client_options());
+    EXPECT_EQ(v.code(), error_code::corrupt_message) << v.error.message;
+}
+
 TEST(validate_batch, rejects_client_offset_deltas_out_of_sequence) {
     batch_options bo;
     bo.last_offset_delta = 2;

@@ -153,13 +153,31 @@ TEST(snappy, decodes_hand_built_raw_snappy) {
     EXPECT_EQ(as_string_view(*d), "hello");
 }
 
-TEST(snappy, decodes_xerial_frame_of_several_blocks_and_concatenated_streams) {
+TEST(snappy, decodes_xerial_frame_of_several_blocks) {
     bytes framed = concat(xerial_header, xerial_block(raw_snappy_hello));
     framed = concat(framed, xerial_block(raw_snappy_hello));
-    framed = concat(framed, concat(xerial_header, xerial_block(raw_snappy_hello)));
     auto d = decompress(compression::snappy, framed);
     ASSERT_TRUE(d) << d.err().message;
-    EXPECT_EQ(as_string_view(*d), "hellohellohello");
+    EXPECT_EQ(as_string_view(*d), "hellohello");
+}
+
+// librdkafka reads one header and then blocks only: a second header would
+// stop its consumers at this batch.
+TEST(snappy, rejects_concatenated_xerial_streams) {
+    bytes framed = concat(xerial_header, xerial_block(raw_snappy_hello));
+    framed = concat(framed, concat(xerial_header, xerial_block(raw_snappy_hello)));
+    EXPECT_EQ(decompress(compression::snappy, framed).code(), error_code::corrupt_message);
+}
+
+TEST(snappy, rejects_bytes_after_the_last_xerial_block) {
+    bytes framed = concat(xerial_header, xerial_block(raw_snappy_hello));
+    EXPECT_EQ(decompress(compression::snappy, concat(framed, {0x00, 0x01})).code(),
+              error_code::corrupt_message);
+}
+
+TEST(snappy, rejects_bytes_after_raw_snappy) {
+    EXPECT_EQ(decompress(compression::snappy, concat(raw_snappy_hello, {'x'})).code(),
+              error_code::corrupt_message);
 }
 
 TEST(snappy, writes_xerial_framing_like_the_java_client) {
@@ -229,14 +247,25 @@ TEST(gzip, writes_a_gzip_wrapper) {
     EXPECT_EQ((*c)[1], 0x8b);
 }
 
-TEST(gzip, reads_concatenated_members_and_ignores_trailing_bytes) {
+// librdkafka inflates the first member only: the records of a second one
+// would be lost to its consumers.
+TEST(gzip, rejects_a_second_member) {
     auto a = compress(compression::gzip, as_bytes_view("abc"));
     auto b = compress(compression::gzip, as_bytes_view("def"));
     ASSERT_TRUE(a && b);
-    bytes both = concat(concat(*a, *b), {0x00, 0x01, 0x02});
-    auto d = decompress(compression::gzip, both);
+    auto d = decompress(compression::gzip, concat(*a, *b));
+    EXPECT_EQ(d.code(), error_code::corrupt_message);
+    EXPECT_NE(d.err().message.find("second gzip member"), std::string::npos) << d.err().message;
+}
+
+TEST(gzip, rejects_bytes_after_the_member) {
+    auto a = compress(compression::gzip, as_bytes_view("abc"));
+    ASSERT_TRUE(a);
+    EXPECT_EQ(decompress(compression::gzip, concat(*a, {0x00, 0x01, 0x02})).code(),
+              error_code::corrupt_message);
+    auto d = decompress(compression::gzip, *a);
     ASSERT_TRUE(d) << d.err().message;
-    EXPECT_EQ(as_string_view(*d), "abcdef");
+    EXPECT_EQ(as_string_view(*d), "abc");
 }
 
 TEST(gzip, rejects_corrupted_deflate_stream) {
@@ -274,7 +303,7 @@ TEST(lz4, decodes_frames_with_content_size_and_checksums) {
     prefs.frameInfo.contentSize = in.size();
     prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
     prefs.frameInfo.blockChecksumFlag = LZ4F_blockChecksumEnabled;
-    prefs.frameInfo.blockMode = LZ4F_blockLinked;
+    prefs.frameInfo.blockMode = LZ4F_blockIndependent;
     bytes out(LZ4F_compressFrameBound(in.size(), &prefs));
     out.resize(LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs));
     auto d = decompress(compression::lz4, out);
@@ -295,13 +324,53 @@ TEST(lz4, rejects_wrong_header_checksum_except_for_magic_zero_messages) {
     EXPECT_EQ(*d, in);
 }
 
-TEST(lz4, decodes_concatenated_frames) {
+bytes lz4_frame_with(const bytes& in, LZ4F_blockMode_t mode, unsigned dict_id) {
+    LZ4F_preferences_t prefs;
+    std::memset(&prefs, 0, sizeof(prefs));
+    prefs.frameInfo.blockMode = mode;  // kept only when the input spans several blocks
+    prefs.frameInfo.blockSizeID = LZ4F_max64KB;
+    prefs.frameInfo.dictID = dict_id;
+    bytes out(LZ4F_compressFrameBound(in.size(), &prefs));
+    out.resize(LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), &prefs));
+    return out;
+}
+
+// A batch the broker accepts must be one every consumer can read: librdkafka
+// fails a batch with bytes after the frame, and Java's reader ignores a second
+// frame, so either would be a poison pill at its offset.
+TEST(lz4, rejects_bytes_after_the_frame) {
+    auto a = compress(compression::lz4, as_bytes_view("abc"));
+    ASSERT_TRUE(a);
+    auto d = decompress(compression::lz4, concat(*a, {0xde, 0xad}));
+    EXPECT_EQ(d.code(), error_code::corrupt_message);
+    EXPECT_NE(d.err().message.find("2 bytes after the lz4 frame"), std::string::npos)
+        << d.err().message;
+}
+
+TEST(lz4, rejects_concatenated_frames) {
     auto a = compress(compression::lz4, as_bytes_view("abc"));
     auto b = compress(compression::lz4, as_bytes_view("def"));
     ASSERT_TRUE(a && b);
-    auto d = decompress(compression::lz4, concat(*a, *b));
-    ASSERT_TRUE(d) << d.err().message;
-    EXPECT_EQ(as_string_view(*d), "abcdef");
+    EXPECT_EQ(decompress(compression::lz4, concat(*a, *b)).code(), error_code::corrupt_message);
+}
+
+TEST(lz4, rejects_what_the_java_reader_refuses) {
+    bytes in = text_bytes(200000);
+    EXPECT_EQ(decompress(compression::lz4, lz4_frame_with(in, LZ4F_blockLinked, 0)).code(),
+              error_code::corrupt_message);
+    EXPECT_EQ(decompress(compression::lz4, lz4_frame_with(in, LZ4F_blockIndependent, 7)).code(),
+              error_code::corrupt_message);
+    auto ok = decompress(compression::lz4, lz4_frame_with(in, LZ4F_blockIndependent, 0));
+    ASSERT_TRUE(ok) << ok.err().message;
+    EXPECT_EQ(*ok, in);
+}
+
+TEST(lz4, rejects_a_skippable_frame_after_the_frame) {
+    auto a = compress(compression::lz4, as_bytes_view("abc"));
+    ASSERT_TRUE(a);
+    bytes skippable = {0x50, 0x2a, 0x4d, 0x18, 0x01, 0x00, 0x00, 0x00, 0x00};
+    EXPECT_EQ(decompress(compression::lz4, concat(*a, skippable)).code(),
+              error_code::corrupt_message);
 }
 
 TEST(xxh32, matches_reference_vectors) {
@@ -332,6 +401,13 @@ TEST(zstd, decodes_frames_without_content_size) {
     auto d = decompress(compression::zstd, c);
     ASSERT_TRUE(d) << d.err().message;
     EXPECT_EQ(*d, in);
+}
+
+TEST(zstd, rejects_bytes_after_the_frame) {
+    auto a = compress(compression::zstd, as_bytes_view("abc"));
+    ASSERT_TRUE(a);
+    EXPECT_EQ(decompress(compression::zstd, concat(*a, {0x01, 0x02, 0x03, 0x04, 0x05})).code(),
+              error_code::corrupt_message);
 }
 
 TEST(zstd, decodes_concatenated_frames) {
