@@ -211,6 +211,11 @@ status quorum_state::to_candidate(raft_time now) {
     if (!is(role_kind::prospective)) {
         return illegal(role_kind::candidate);
     }
+    if (epoch() >= max_possible_epoch) {
+        return error(
+            error_code::invalid_request,
+            fmt::format("epoch {} has no successor: the quorum cannot elect again", epoch()));
+    }
     raft_epoch next = epoch().next();
     if (auto st = persist(next, no_node, _config.local_id); !st) {
         return st;

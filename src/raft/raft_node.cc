@@ -1,4 +1,5 @@
 #include "raft/raft_node.h"
+#include "raft/request_checks.h"
 
 #include <algorithm>
 
@@ -57,6 +58,16 @@ void raft_node::handle(node_id from, const raft_message& message, raft_time now)
         return;
     }
     _now = std::max(_now, now);
+    if (auto why = refuse(_config, from, message)) {
+        spdlog::warn(
+            "event=raft_message_refused node={} from={} message=\"{}\" error={} "
+            "reason=\"{}\"",
+            id(), from, describe(message), error_name(why->code), why->reason);
+        if (is_request(message)) {
+            send(from, error_response(message, why->code, _quorum.leader()));
+        }
+        return;
+    }
     std::visit(
         overloaded{
             [&](const vote_request& r) { on_vote_request(from, r); },

@@ -36,6 +36,10 @@ class raft_epoch : public strong_value<int32_t, raft_epoch_tag> {
     constexpr raft_epoch next() const { return raft_epoch{value() + 1}; }
 };
 
+// The largest epoch a node adopts or stands in: its successor is still an
+// int32, so epochs never wrap (raft/request_checks.h refuses larger ones).
+inline constexpr raft_epoch max_possible_epoch{INT32_MAX - 1};
+
 // An offset in the Raft log: one per record, as in any Kafka log. "End offset"
 // always means the next offset to be written (exclusive).
 struct raft_offset_tag {};

@@ -123,8 +123,105 @@ TEST(raft_node, vote_refused_to_a_candidate_with_a_shorter_log) {
     n.handle(node_id{1}, vote_request{1, e2, node_id{1}, {o(1), e1}, false}, at(0));
     EXPECT_FALSE(std::get<vote_response>(f.transport.sent.back().message).vote_granted);
     // A later last epoch wins over a longer log.
-    n.handle(node_id{3}, vote_request{2, e2, node_id{3}, {o(1), e2}, false}, at(0));
+    n.handle(node_id{3}, vote_request{2, e3, node_id{3}, {o(1), e2}, false}, at(0));
     EXPECT_TRUE(std::get<vote_response>(f.transport.sent.back().message).vote_granted);
+}
+
+// Raft RPCs are unauthenticated: one request must not move a node to an epoch
+// whose successor wraps, make it vote for itself, or obey a non-voter.
+TEST(raft_node, vote_naming_this_node_at_the_largest_epoch_is_refused) {
+    node_fixture f(2, {1, 2, 3});
+    raft_node& n = f.start();
+    const raft_epoch huge{INT32_MAX};
+    n.handle(node_id{2}, vote_request{5, huge, node_id{2}, {o(0), e0}, false}, at(1));
+    ASSERT_EQ(f.transport.sent.size(), 1u);
+    const auto& answer = std::get<vote_response>(f.transport.sent[0].message);
+    EXPECT_EQ(answer.error, error_code::invalid_request);
+    EXPECT_FALSE(answer.vote_granted);
+    EXPECT_EQ(n.epoch(), e0);
+    EXPECT_EQ(f.store.writes(), 0);
+}
+
+TEST(raft_node, requests_with_impossible_epochs_are_refused_and_change_nothing) {
+    node_fixture f(2, {1, 2, 3});
+    raft_node& n = f.start();
+    const raft_epoch huge{INT32_MAX};
+    const raft_epoch negative{-5};
+    n.handle(node_id{1}, vote_request{1, huge, node_id{1}, {o(0), e0}, false}, at(1));
+    n.handle(node_id{1}, vote_request{2, negative, node_id{1}, {o(0), e0}, false}, at(1));
+    n.handle(node_id{1}, begin_quorum_epoch_request{3, {node_id{1}, huge}}, at(1));
+    n.handle(node_id{1}, end_quorum_epoch_request{4, {node_id{1}, huge}, {}}, at(1));
+    n.handle(node_id{3}, fetch(node_id{3}, huge, 0, e0), at(1));
+    ASSERT_EQ(f.transport.sent.size(), 5u);
+    EXPECT_EQ(std::get<vote_response>(f.transport.sent[0].message).error,
+              error_code::invalid_request);
+    EXPECT_EQ(std::get<vote_response>(f.transport.sent[1].message).error,
+              error_code::invalid_request);
+    EXPECT_EQ(std::get<begin_quorum_epoch_response>(f.transport.sent[2].message).error,
+              error_code::invalid_request);
+    EXPECT_EQ(std::get<end_quorum_epoch_response>(f.transport.sent[3].message).error,
+              error_code::invalid_request);
+    EXPECT_EQ(std::get<fetch_response>(f.transport.sent[4].message).error,
+              error_code::invalid_request);
+    EXPECT_EQ(n.epoch(), e0);
+    EXPECT_EQ(n.role(), role_kind::unattached);
+    EXPECT_EQ(f.store.writes(), 0);
+    // The largest epoch a node takes has a successor.
+    n.handle(node_id{1}, vote_request{6, max_possible_epoch, node_id{1}, {o(0), e0}, false}, at(2));
+    EXPECT_TRUE(std::get<vote_response>(f.transport.sent[5].message).vote_granted);
+    EXPECT_EQ(n.epoch(), max_possible_epoch);
+}
+
+TEST(raft_node, vote_whose_last_epoch_does_not_precede_the_candidate_epoch_is_refused) {
+    node_fixture f(2, {1, 2, 3});
+    raft_node& n = f.start();
+    n.handle(node_id{1}, vote_request{1, e1, node_id{1}, {o(0), e1}, false}, at(1));
+    n.handle(node_id{1}, vote_request{2, e2, node_id{1}, {o(-1), e0}, false}, at(1));
+    for (const auto& c : f.transport.sent) {
+        EXPECT_EQ(std::get<vote_response>(c.message).error, error_code::invalid_request);
+    }
+    EXPECT_EQ(n.epoch(), e0);
+}
+
+TEST(raft_node, a_leader_outside_the_voter_set_is_not_followed) {
+    node_fixture f(2, {1, 2, 3});
+    raft_node& n = f.start();
+    n.handle(node_id{7}, begin_quorum_epoch_request{1, {node_id{7}, e3}}, at(1));
+    n.handle(node_id{2}, begin_quorum_epoch_request{2, {node_id{2}, e3}}, at(1));
+    ASSERT_EQ(f.transport.sent.size(), 2u);
+    EXPECT_EQ(std::get<begin_quorum_epoch_response>(f.transport.sent[0].message).error,
+              error_code::inconsistent_voter_set);
+    EXPECT_EQ(std::get<begin_quorum_epoch_response>(f.transport.sent[1].message).error,
+              error_code::invalid_request);
+    EXPECT_EQ(n.epoch(), e0);
+    EXPECT_EQ(n.leader().leader, no_node);
+}
+
+TEST(raft_node, a_response_naming_an_impossible_epoch_is_dropped) {
+    node_fixture f(1, {1, 2, 3});
+    raft_node& n = f.start(at(0));
+    n.poll(at(0) + f.config.election_timeout * 3);
+    auto votes = f.transport.take<vote_request>();
+    ASSERT_FALSE(votes.empty());
+    const raft_epoch before = n.epoch();
+    n.handle(votes[0].first,
+             vote_response{votes[0].second.correlation_id,
+                           error_code::none,
+                           {node_id{2}, raft_epoch{INT32_MAX}},
+                           false},
+             at(0) + f.config.election_timeout * 3);
+    EXPECT_EQ(n.epoch(), before);
+    EXPECT_NE(n.leader().leader, node_id{2});
+}
+
+TEST(raft_node, a_node_at_the_largest_epoch_does_not_stand_again) {
+    node_fixture f(2, {1, 2, 3});
+    ASSERT_TRUE(f.store.write(following(-1, max_possible_epoch, {1, 2, 3})));
+    raft_node& n = f.start(at(0));
+    n.poll(at(0) + f.config.election_timeout * 3);
+    n.poll(at(0) + f.config.election_timeout * 6);
+    EXPECT_NE(n.role(), role_kind::candidate);
+    EXPECT_LE(n.epoch(), max_possible_epoch);
 }
 
 TEST(raft_node, pre_vote_changes_nothing) {
