@@ -59,7 +59,26 @@ void server::interrupt_start() {
     _start_interrupted = true;
 }
 
+// TLS and SASL are not served yet. A listener configured for them must stop
+// the broker rather than serve plaintext under a name that promises more:
+// never downgrade security silently.
+static status check_listener_security(const config::broker_config& cfg) {
+    for (const auto& l : cfg.listeners) {
+        if (l.protocol != config::security_protocol::plaintext) {
+            return error(error_code::invalid_config,
+                         fmt::format("listener {} uses security protocol {}, which this broker "
+                                     "does not serve yet; only PLAINTEXT listeners are "
+                                     "supported (refusing to serve it as plaintext)",
+                                     l.to_string(), config::protocol_name(l.protocol)));
+        }
+    }
+    return {};
+}
+
 status server::start() {
+    if (auto st = check_listener_security(_cfg); !st) {
+        return st;
+    }
     if (auto st = _data.open(); !st) {
         return st;
     }

@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 import kafka_wire as kw
-from samsa_harness import Broker, port_accepts
+from samsa_harness import Broker, free_ports, port_accepts
 
 STOP_DEADLINE_S = 20.0
 
@@ -125,6 +125,22 @@ def test_help_config_lists_every_key_with_its_default(samsa_binary):
     assert all(d is not None for d in entries.values()), \
         [k for k, d in entries.items() if d is None]
     assert len(entries) >= 50, sorted(entries)
+
+
+@pytest.mark.parametrize("protocol", ["SSL", "SASL_PLAINTEXT", "SASL_SSL"])
+def test_a_listener_that_is_not_plaintext_stops_the_broker(start_broker, protocol):
+    # Until TLS and SASL are served, such a listener must never be served as
+    # plaintext: the broker refuses to start and says why.
+    port, controller_port = free_ports(2)
+    _, log = expect_start_failure(start_broker, properties={
+        "listeners": f"{protocol}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+        "listener.security.protocol.map": f"{protocol}:{protocol},CONTROLLER:PLAINTEXT",
+        "inter.broker.listener.name": protocol,
+    })
+    assert any(f"{protocol}://127.0.0.1:{port}" in line and "only PLAINTEXT" in line
+               for line in error_lines(log)), log
+    assert not port_accepts("127.0.0.1", port)
 
 
 def test_broker_on_a_port_already_in_use_exits_nonzero(start_broker):

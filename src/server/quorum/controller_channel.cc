@@ -2,9 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include <asio/associated_executor.hpp>
 #include <asio/async_result.hpp>
 #include <asio/post.hpp>
+#include <asio/redirect_error.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 
 #include "protocol/generated/allocate_producer_ids_request.h"
@@ -84,6 +90,54 @@ protocol::incremental_alter_configs_response not_controller(
     return not_controller_resources<protocol::incremental_alter_configs_response>(req, e);
 }
 
+// Whether the controller's answer says it no longer is the controller (its
+// leadership moved while the request travelled): worth sending again.
+template <typename Entries>
+bool any_not_controller(const Entries& entries) {
+    return std::any_of(entries.begin(), entries.end(), [](const auto& e) {
+        return e.error_code == to_wire(error_code::not_controller);
+    });
+}
+bool names_not_controller(const protocol::create_topics_response& r) {
+    return any_not_controller(r.topics);
+}
+bool names_not_controller(const protocol::delete_topics_response& r) {
+    return any_not_controller(r.responses);
+}
+bool names_not_controller(const protocol::create_partitions_response& r) {
+    return any_not_controller(r.results);
+}
+bool names_not_controller(const protocol::alter_configs_response& r) {
+    return any_not_controller(r.responses);
+}
+bool names_not_controller(const protocol::incremental_alter_configs_response& r) {
+    return any_not_controller(r.responses);
+}
+bool names_not_controller(const protocol::elect_leaders_response& r) {
+    return r.error_code == to_wire(error_code::not_controller);
+}
+
+// How long a request may wait for a controller: its own timeout where it has
+// one, else request.timeout.ms.
+template <typename Request>
+std::chrono::milliseconds patience_of(const Request& req, int32_t request_timeout_ms) {
+    if constexpr (requires { req.timeout_ms; }) {
+        if (req.timeout_ms > 0) {
+            return std::chrono::milliseconds(req.timeout_ms);
+        }
+    }
+    return std::chrono::milliseconds(std::max(request_timeout_ms, 0));
+}
+
+// Between two tries while no controller answers (Kafka's retry.backoff.ms).
+constexpr std::chrono::milliseconds k_forward_retry_backoff{100};
+
+asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
+    asio::steady_timer t(co_await asio::this_coro::executor, d);
+    std::error_code ignored;
+    co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
 }  // namespace
 
 controller_channel::controller_channel(const config::broker_config& cfg,
@@ -154,17 +208,42 @@ asio::awaitable<result<Response>> controller_channel::forward_typed(const Reques
     co_return resp;
 }
 
-#define SAMSA_CONTROLLER_OP(op, Request, Response)                                      \
-    asio::awaitable<protocol::Response> controller_channel::op(protocol::Request req) { \
-        if (local_is_active()) {                                                        \
-            co_return co_await _local->op(std::move(req));                              \
-        }                                                                               \
-        auto r = co_await forward_typed<protocol::Request, protocol::Response>(         \
-            req, protocol::Request::max_version);                                       \
-        if (!r) {                                                                       \
-            co_return not_controller(req, r.err());                                     \
-        }                                                                               \
-        co_return std::move(*r);                                                        \
+// Kafka's forwarding manager: a request that finds no controller (an election
+// under way, the old controller's connection broken, an answer saying it no
+// longer leads) waits and is sent again, to whichever node leads by then (this
+// one included), until its own deadline; only then is NOT_CONTROLLER the answer.
+template <typename Request, typename Response, typename Local>
+asio::awaitable<result<Response>> controller_channel::on_controller(Request req, int16_t version,
+                                                                    Local local) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + patience_of(req, _cfg.request_timeout_ms);
+    while (true) {
+        if (local_is_active()) {
+            co_return co_await local(std::move(req));
+        }
+        auto r = co_await forward_typed<Request, Response>(req, version);
+        bool retry = !r || names_not_controller(*r);
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (!retry || left.count() <= 0) {
+            co_return r;
+        }
+        co_await sleep_for(std::min(left, k_forward_retry_backoff));
+    }
+}
+
+#define SAMSA_CONTROLLER_OP(op, Request, Response)                                                \
+    asio::awaitable<protocol::Response> controller_channel::op(protocol::Request req) {           \
+        auto local = [this](protocol::Request r) -> asio::awaitable<result<protocol::Response>> { \
+            co_return co_await _local->op(std::move(r));                                          \
+        };                                                                                        \
+        const protocol::Request copy = req;                                                       \
+        auto r = co_await on_controller<protocol::Request, protocol::Response>(                   \
+            std::move(req), protocol::Request::max_version, local);                               \
+        if (!r) {                                                                                 \
+            co_return not_controller(copy, r.err());                                              \
+        }                                                                                         \
+        co_return std::move(*r);                                                                  \
     }
 
 SAMSA_CONTROLLER_OP(create_topics, create_topics_request, create_topics_response)
@@ -176,20 +255,25 @@ SAMSA_CONTROLLER_OP(incremental_alter_configs, incremental_alter_configs_request
 
 asio::awaitable<protocol::delete_topics_response> controller_channel::delete_topics(
     protocol::delete_topics_request req) {
-    if (local_is_active()) {
-        co_return co_await _local->delete_topics(std::move(req));
+    if (!local_is_active()) {
+        // Forwarded in the latest version, which names topics in `topics` only
+        // (the local controller reads either form).
+        for (auto& name : req.topic_names) {
+            auto& t = req.topics.emplace_back();
+            t.name = std::move(name);
+        }
+        req.topic_names.clear();
     }
-    // Forwarded in the latest version, which names topics in `topics` only.
-    for (auto& name : req.topic_names) {
-        auto& t = req.topics.emplace_back();
-        t.name = std::move(name);
-    }
-    req.topic_names.clear();
+    auto local = [this](protocol::delete_topics_request r)
+        -> asio::awaitable<result<protocol::delete_topics_response>> {
+        co_return co_await _local->delete_topics(std::move(r));
+    };
+    const protocol::delete_topics_request copy = req;
     auto r =
-        co_await forward_typed<protocol::delete_topics_request, protocol::delete_topics_response>(
-            req, protocol::delete_topics_request::max_version);
+        co_await on_controller<protocol::delete_topics_request, protocol::delete_topics_response>(
+            std::move(req), protocol::delete_topics_request::max_version, local);
     if (!r) {
-        co_return not_controller(req, r.err());
+        co_return not_controller(copy, r.err());
     }
     co_return std::move(*r);
 }
@@ -215,12 +299,14 @@ asio::awaitable<result<metadata::producer_id_block>> controller_channel::allocat
 
 asio::awaitable<result<protocol::elect_leaders_response>> controller_channel::elect_leaders(
     const protocol::elect_leaders_request& req, int16_t version) {
-    if (local_is_active()) {
-        protocol::elect_leaders_request copy = req;
-        co_return co_await _local->handle_elect_leaders(std::move(copy), version);
-    }
-    co_return co_await forward_typed<protocol::elect_leaders_request,
-                                     protocol::elect_leaders_response>(req, version);
+    auto local = [this, version](protocol::elect_leaders_request r)
+        -> asio::awaitable<result<protocol::elect_leaders_response>> {
+        co_return co_await _local->handle_elect_leaders(std::move(r), version);
+    };
+    protocol::elect_leaders_request copy = req;
+    co_return co_await on_controller<protocol::elect_leaders_request,
+                                     protocol::elect_leaders_response>(std::move(copy), version,
+                                                                       local);
 }
 
 asio::awaitable<result<protocol::alter_partition_response>> controller_channel::alter_partition(

@@ -3,8 +3,9 @@
 // node is the Raft leader (the active controller) an operation runs on the
 // local controller; otherwise the request is forwarded, as the client sent it,
 // to the leader's controller listener (`controller.quorum.voters`) and its
-// answer returned. A forward that fails (no leader known, connection lost)
-// answers NOT_CONTROLLER, which clients retry after refreshing metadata.
+// answer returned. An admin request that finds no controller (an election,
+// a lost connection) is sent again until its own deadline, as Kafka's
+// forwarding manager does; only then does it answer NOT_CONTROLLER.
 //
 // Handlers use it exactly as they would use the controller:
 //
@@ -78,6 +79,11 @@ class controller_channel {
   private:
     template <typename Request, typename Response>
     asio::awaitable<result<Response>> forward_typed(const Request& request, int16_t version);
+    // Runs `local` here when this node is the active controller, else
+    // forwards; retries while no controller answers, until the request's
+    // deadline (its timeout_ms, or request.timeout.ms).
+    template <typename Request, typename Response, typename Local>
+    asio::awaitable<result<Response>> on_controller(Request request, int16_t version, Local local);
     std::shared_ptr<kafka_rpc_client> client_for(int32_t node);
 
     const config::broker_config& _cfg;

@@ -284,6 +284,22 @@ void metadata_quorum::flush_outbox() {
                                           to.value(), key, m.err().message);
                              return;
                          }
+                         const error_code answered = std::visit(
+                             [](const auto& v) {
+                                 if constexpr (requires { v.error; }) {
+                                     return v.error;
+                                 } else {
+                                     return error_code::none;
+                                 }
+                             },
+                             *m);
+                         if (answered == error_code::inconsistent_cluster_id) {
+                             spdlog::error(
+                                 "event=quorum_cluster_id_mismatch peer={} api_key={} "
+                                 "cluster_id={} fix=\"node {} was formatted with another "
+                                 "cluster id: format every node with the same --cluster-id\"",
+                                 to.value(), key, _base->cluster_id, to.value());
+                         }
                          _node->handle(to, *m, now());
                          after_node_call();
                      });

@@ -5,6 +5,8 @@
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "raft/raft_wire.h"
 #include "server/await_callback.h"
 #include "server/quorum/metadata_quorum.h"
@@ -28,6 +30,15 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
     }
     handler_result out;
     auto* q = ctx.broker->quorum;
+    if (q && cluster_id && *cluster_id != ctx.broker->settings.cluster_id) {
+        // Nodes formatted apart (each with its own generated id) never form a
+        // quorum; say so on every refused exchange, with the way out.
+        spdlog::error(
+            "event=quorum_cluster_id_mismatch api_key={} peer={} peer_cluster_id={} "
+            "cluster_id={} fix=\"the nodes were formatted with different cluster ids: stop "
+            "them, and format every node's empty log dirs with the same --cluster-id\"",
+            key, ctx.peer, *cluster_id, ctx.broker->settings.cluster_id);
+    }
     if (!q || (cluster_id && *cluster_id != ctx.broker->settings.cluster_id)) {
         out.body.buffer() = raft::encode_raft_error_response(
             key, version,
