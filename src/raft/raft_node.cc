@@ -33,6 +33,12 @@ raft_node::raft_node(raft_config config, raft_log& log, quorum_state_store& stor
 
 status raft_node::start(raft_time now) {
     _now = now;
+    if (_config.voters.empty()) {
+        // Nobody could ever be elected (and an observer would have no voter
+        // to ask): refuse to start rather than run leaderless.
+        _failure = error(error_code::invalid_config, "the quorum has no voters");
+        return *_failure;
+    }
     if (auto st = _quorum.initialize(_log.last_epoch(), now); !st) {
         _failure = st.err();
         return st;

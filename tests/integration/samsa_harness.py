@@ -95,7 +95,9 @@ class Broker:
             self.port = port
         self.overrides = {k: str(v) for k, v in (overrides or {}).items()}
         self.cluster_id = cluster_id  # formats fresh dirs with it (multi-node clusters)
-        self.extra_properties = {k: str(v) for k, v in (properties or {}).items()}
+        # A value of None leaves the harness's own key out of the file.
+        self.extra_properties = {k: None if v is None else str(v)
+                                 for k, v in (properties or {}).items()}
         self.proc: Optional[subprocess.Popen] = None
         self.starts = 0
         self._log_offset = 0
@@ -131,7 +133,7 @@ class Broker:
         }
         lines = ["# written by tests/integration/samsa_harness.py"]
         props.update(self.extra_properties)
-        lines += [f"{k}={v}" for k, v in props.items()]
+        lines += [f"{k}={v}" for k, v in props.items() if v is not None]
         self.properties_path.write_text("\n".join(lines) + "\n")
 
     def command(self) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from confluent_kafka.admin import AdminClient
 
 import kafka_wire as kw
-from samsa_harness import Broker, free_ports, port_accepts
+from samsa_harness import Broker, free_ports, port_accepts, run_kcat
 
 STOP_DEADLINE_S = 20.0
 
@@ -125,6 +125,52 @@ def test_help_config_lists_every_key_with_its_default(samsa_binary):
     assert all(d is not None for d in entries.values()), \
         [k for k, d in entries.items() if d is None]
     assert len(entries) >= 50, sorted(entries)
+
+
+def kafka4_server_properties(port: int, controller_port: int, log_dirs: str) -> dict:
+    """Kafka 4's shipped config/server.properties (combined mode), its ports moved."""
+    return {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "controller.quorum.bootstrap.servers": f"localhost:{controller_port}",
+        "controller.quorum.voters": None,
+        "listeners": f"PLAINTEXT://:{port},CONTROLLER://:{controller_port}",
+        "inter.broker.listener.name": "PLAINTEXT",
+        "advertised.listeners":
+            f"PLAINTEXT://localhost:{port},CONTROLLER://localhost:{controller_port}",
+        "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,"
+                                          "SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+        "num.network.threads": "3",
+        "num.io.threads": "8",
+        "socket.send.buffer.bytes": "102400",
+        "socket.receive.buffer.bytes": "102400",
+        "socket.request.max.bytes": "104857600",
+        "log.dirs": log_dirs,
+        "num.partitions": "1",
+        "num.recovery.threads.per.data.dir": "1",
+        "offsets.topic.replication.factor": "1",
+        "share.coordinator.state.topic.replication.factor": "1",
+        "share.coordinator.state.topic.min.isr": "1",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "log.retention.hours": "168",
+        "log.segment.bytes": "1073741824",
+        "log.retention.check.interval.ms": "300000",
+    }
+
+
+def test_kafka4_shipped_server_properties_start_a_standalone_quorum(start_broker, tmp_path):
+    port, controller_port = free_ports(2)
+    broker = start_broker(port=port, properties=kafka4_server_properties(
+        port, controller_port, str(tmp_path / "kraft-combined-logs")))
+    with kw.KafkaConnection("127.0.0.1", port) as conn:
+        md = conn.metadata(12)
+        assert [(b.host, b.port) for b in md.brokers] == [("localhost", port)]
+        assert md.controller_id == 1
+    res = run_kcat("-b", f"127.0.0.1:{port}", "-L")
+    assert res.returncode == 0 and "1 brokers" in res.stdout, res.stdout + res.stderr
+    assert broker.is_running()
 
 
 @pytest.mark.parametrize("protocol", ["SSL", "SASL_PLAINTEXT", "SASL_SSL"])

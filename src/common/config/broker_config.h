@@ -52,6 +52,9 @@ struct broker_config {
     // listeners without the controller listeners. An empty host here means "this
     // machine's host name", which the server fills in.
     std::vector<listener> advertised_listeners;
+    // Controller listeners named in advertised.listeners (KIP-853: a combined
+    // node publishes its controller endpoint there); never told to clients.
+    std::vector<listener> advertised_controller_listeners;
     protocol_map listener_security_protocol_map;  // effective (controller names added)
     std::string inter_broker_listener_name;
     int32_t socket_send_buffer_bytes = 0;

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 namespace samsa::config {
 
@@ -122,7 +124,15 @@ status check_roles(broker_config& c, const config_set& v) {
         if (!parsed) {
             return config_error(fmt::format("advertised.listeners: {}", parsed.err().message));
         }
-        c.advertised_listeners = std::move(*parsed);
+        for (auto& l : *parsed) {
+            // KIP-853: a node with the controller role may advertise its
+            // controller listener too; that endpoint is for the quorum only.
+            if (controller && contains(names, l.name)) {
+                c.advertised_controller_listeners.push_back(std::move(l));
+            } else {
+                c.advertised_listeners.push_back(std::move(l));
+            }
+        }
     } else {
         for (const auto& l : c.listeners) {
             if (!contains(names, l.name)) {
@@ -134,8 +144,8 @@ status check_roles(broker_config& c, const config_set& v) {
         if (contains(names, l.name)) {
             return config_error(
                 "The advertised.listeners config must not contain KRaft controller listeners from "
-                "controller.listener.names when process.roles contains the broker role, because "
-                "clients only send requests to brokers");
+                "controller.listener.names when process.roles contains just the broker role, "
+                "because clients only send requests to brokers");
         }
         if (l.host == "0.0.0.0" || l.host == "::") {
             return config_error(
@@ -177,7 +187,78 @@ status check_roles(broker_config& c, const config_set& v) {
     return {};
 }
 
+// "host:port" or "[v6]:port" of controller.quorum.bootstrap.servers.
+std::optional<std::pair<std::string, uint16_t>> parse_host_port(std::string_view text) {
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos || colon + 1 >= text.size()) {
+        return std::nullopt;
+    }
+    std::string host(text.substr(0, colon));
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    int port = 0;
+    for (char ch : text.substr(colon + 1)) {
+        if (ch < '0' || ch > '9' || port > 65535) {
+            return std::nullopt;
+        }
+        port = port * 10 + (ch - '0');
+    }
+    if (port <= 0 || port > 65535) {
+        return std::nullopt;
+    }
+    return std::pair{host, uint16_t(port)};
+}
+
+// Whether `host:port` reaches this node's controller listener `l`.
+bool is_own_controller_endpoint(const broker_config& c, const listener& l, const std::string& host,
+                                uint16_t port) {
+    if (l.port != port) {
+        return false;
+    }
+    if (l.host.empty() || l.host == "0.0.0.0" || l.host == "::" || l.host == host) {
+        return true;
+    }
+    return std::any_of(c.advertised_controller_listeners.begin(),
+                       c.advertised_controller_listeners.end(),
+                       [&](const listener& a) { return a.host == host && a.port == port; });
+}
+
 }  // namespace
+
+// KIP-853 without dynamic membership: controller.quorum.bootstrap.servers
+// alone (Kafka 4's shipped server.properties) is taken as `kafka-storage
+// format --standalone` takes it, when it names exactly one server and that is
+// this controller: the node is the quorum's only voter. Any other use needs
+// voters that join and leave at run time, which Samsa does not do; the broker
+// stops at start naming the key, rather than failing later (a voter set of
+// none cannot elect anyone).
+static status resolve_bootstrap_voters(broker_config& c, const config_set& v) {
+    if (!c.controller_quorum_voters.empty()) {
+        return {};
+    }
+    const auto servers = v.get_list("controller.quorum.bootstrap.servers");
+    const std::string unsupported = fmt::format(
+        "controller.quorum.bootstrap.servers={} without controller.quorum.voters is supported "
+        "only for a single controller that names itself (a standalone quorum); dynamic quorum "
+        "membership (KIP-853) is not supported: list the voters in controller.quorum.voters "
+        "(id@host:port,...)",
+        fmt::join(servers, ","));
+    if (!c.is_controller() || servers.size() != 1 || c.controller_listener_names.empty()) {
+        return config_error(unsupported);
+    }
+    auto hp = parse_host_port(servers[0]);
+    if (!hp) {
+        return config_error(
+            fmt::format("controller.quorum.bootstrap.servers: '{}' is not host:port", servers[0]));
+    }
+    const listener* own = c.find_listener(c.controller_listener_names.front());
+    if (!own || !is_own_controller_endpoint(c, *own, hp->first, hp->second)) {
+        return config_error(unsupported);
+    }
+    c.controller_quorum_voters.push_back({c.node_id, hp->first, hp->second});
+    return {};
+}
 
 status resolve_broker_listeners(broker_config& c, const config_set& v) {
     auto map = effective_protocol_map(v, c.controller_listener_names);
@@ -203,7 +284,10 @@ status resolve_broker_listeners(broker_config& c, const config_set& v) {
                                         listeners.err().message));
     }
     c.listeners = std::move(*listeners);
-    return check_roles(c, v);
+    if (auto st = check_roles(c, v); !st) {
+        return st;
+    }
+    return resolve_bootstrap_voters(c, v);
 }
 
 }  // namespace samsa::config

@@ -158,6 +158,61 @@ TEST(broker_config, roles_listeners_and_advertised) {
     EXPECT_EQ(c.find_listener("PLAINTEXT")->port, 9092);
 }
 
+// Kafka 4's shipped config/server.properties (combined mode): the quorum is
+// found through controller.quorum.bootstrap.servers, and the CONTROLLER
+// listener is advertised.
+kv kafka4_combined() {
+    return {
+        {"process.roles", "broker,controller"},
+        {"node.id", "1"},
+        {"controller.quorum.bootstrap.servers", "localhost:9093"},
+        {"listeners", "PLAINTEXT://:9092,CONTROLLER://:9093"},
+        {"inter.broker.listener.name", "PLAINTEXT"},
+        {"advertised.listeners", "PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093"},
+        {"controller.listener.names", "CONTROLLER"},
+        {"listener.security.protocol.map",
+         "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+         "SASL_SSL:SASL_SSL"},
+        {"num.network.threads", "3"},
+        {"num.io.threads", "8"},
+        {"log.dirs", "/tmp/kraft-combined-logs"},
+        {"offsets.topic.replication.factor", "1"},
+        {"transaction.state.log.replication.factor", "1"},
+        {"transaction.state.log.min.isr", "1"},
+    };
+}
+
+TEST(broker_config, kafka4_shipped_combined_config_is_a_standalone_quorum) {
+    auto c = ok(kafka4_combined());
+    ASSERT_EQ(c.controller_quorum_voters.size(), 1u);
+    EXPECT_EQ(c.controller_quorum_voters[0].id, 1);
+    EXPECT_EQ(c.controller_quorum_voters[0].host, "localhost");
+    EXPECT_EQ(c.controller_quorum_voters[0].port, 9093);
+    // The controller listener is advertised for the quorum, never to clients.
+    ASSERT_EQ(c.advertised_listeners.size(), 1u);
+    EXPECT_EQ(c.advertised_listeners[0].name, "PLAINTEXT");
+    ASSERT_EQ(c.advertised_controller_listeners.size(), 1u);
+    EXPECT_EQ(c.advertised_controller_listeners[0].port, 9093);
+}
+
+TEST(broker_config, bootstrap_servers_beyond_a_standalone_quorum_are_refused_naming_the_key) {
+    for (const auto& servers : {"localhost:9093,otherhost:9093", "otherhost:9999"}) {
+        auto msg =
+            fail(with(kafka4_combined(), {{"controller.quorum.bootstrap.servers", servers}}));
+        EXPECT_TRUE(contains(msg, "controller.quorum.bootstrap.servers")) << msg;
+        EXPECT_TRUE(contains(msg, "controller.quorum.voters")) << msg;
+    }
+    auto broker_only = fail({{"process.roles", "broker"},
+                             {"node.id", "2"},
+                             {"controller.quorum.bootstrap.servers", "localhost:9093"},
+                             {"listeners", "PLAINTEXT://localhost:9092"},
+                             {"controller.listener.names", "CONTROLLER"}});
+    EXPECT_TRUE(contains(broker_only, "controller.quorum.bootstrap.servers")) << broker_only;
+    EXPECT_TRUE(contains(
+        fail(with(kafka4_combined(), {{"controller.quorum.bootstrap.servers", "localhost"}})),
+        "host:port"));
+}
+
 TEST(broker_config, explicit_advertised_listeners) {
     auto c =
         ok(with(minimal(), {{"advertised.listeners", "PLAINTEXT://broker1.example.com:19092"}}));
@@ -407,9 +462,13 @@ TEST(broker_config, advertised_listener_checks) {
     EXPECT_TRUE(
         contains(fail(with(minimal(), {{"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"}})),
                  "nonroutable meta-address"));
-    EXPECT_TRUE(contains(
-        fail(with(minimal(), {{"advertised.listeners", "PLAINTEXT://h:9092,CONTROLLER://h:9093"}})),
-        "must not contain KRaft controller listeners"));
+    // Kafka 4 (KIP-853): a combined node may advertise its controller
+    // listener; it is kept for the quorum and not published to clients.
+    auto combined =
+        ok(with(minimal(), {{"advertised.listeners", "PLAINTEXT://h:9092,CONTROLLER://h:9093"}}));
+    ASSERT_EQ(combined.advertised_listeners.size(), 1u);
+    EXPECT_EQ(combined.advertised_listeners[0].name, "PLAINTEXT");
+    EXPECT_EQ(combined.advertised_controller_listeners.size(), 1u);
     EXPECT_TRUE(
         contains(fail(with(minimal(), {{"listeners", "PLAINTEXT://:9092,CONTROLLER://:9092"}})),
                  "different port"));
