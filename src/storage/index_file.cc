@@ -13,17 +13,16 @@ namespace samsa::storage {
 
 namespace {
 
-// posix_fallocate, falling back to ftruncate (sparse) on file systems without it.
+// Sparse, as Kafka's AbstractIndex does with RandomAccessFile.setLength: a
+// preallocated 10 MiB index costs no disk until entries are written into it
+// (push_back reserves real blocks ahead of them).
 status preallocate(const file_handle& f, int64_t size) {
-    int rc = ::posix_fallocate(f.fd(), 0, size);
-    if (rc == 0) {
-        return f.truncate(size);  // fallocate never shrinks; make the size exact
-    }
-    if (rc == EOPNOTSUPP || rc == EINVAL) {
-        return f.truncate(size);
-    }
-    return io_error("fallocate", f.path(), rc);
+    return f.truncate(size);
 }
+
+// Real blocks are reserved this far ahead of the entries: one page, so an
+// index's disk use follows its entries.
+constexpr int64_t k_allocation_chunk = 4096;
 
 }  // namespace
 
@@ -72,9 +71,25 @@ result<std::unique_ptr<index_file>> index_file::open(const std::string& path, si
     return out;
 }
 
-void index_file::push_back(const uint8_t* entry) {
+status index_file::push_back(const uint8_t* entry) {
+    const int64_t end = int64_t((_entries + 1) * _entry_size);
+    if (end > _allocated) {
+        // A store into a hole of a mapped file on a full disk is a SIGBUS, not
+        // an error: reserve the blocks first, where ENOSPC is a value.
+        int64_t want = std::min(
+            _file_size, (end + k_allocation_chunk - 1) / k_allocation_chunk * k_allocation_chunk);
+        if (want < end) {
+            return error{error_code::kafka_storage_error, "index file too small: " + path()};
+        }
+        int rc = ::posix_fallocate(_file.fd(), _allocated, want - _allocated);
+        if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) {
+            return io_error("fallocate", path(), rc);
+        }
+        _allocated = want;
+    }
     std::memcpy(_map + _entries * _entry_size, entry, _entry_size);
     ++_entries;
+    return {};
 }
 
 void index_file::set_entries(size_t n) {
@@ -111,6 +126,7 @@ status index_file::trim_to_entries() {
         return s;
     }
     _file_size = want;
+    _allocated = std::min(_allocated, want);  // regrowing leaves a hole again
     return {};
 }
 

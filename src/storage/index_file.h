@@ -4,9 +4,11 @@
 // the file, the mapping and the entry count, and knows nothing of the layout.
 //
 // Lifecycle of the file size (Kafka's AbstractIndex):
-//  * active segment: preallocated (fallocate, so a full disk is an error here and
-//    never a SIGBUS on a later store into the mapping) to max_bytes rounded down
-//    to a whole number of entries;
+//  * active segment: preallocated sparsely (ftruncate, as Kafka's setLength) to
+//    max_bytes rounded down to a whole number of entries, so an idle partition
+//    costs no index disk; push_back reserves real blocks (fallocate, a page at
+//    a time) before it stores into them, so a full disk is an error value and
+//    never a SIGBUS on a store into a hole of the mapping;
 //  * on roll, close or shutdown: trimmed to entries * entry_size;
 //  * an active segment that crashed leaves a preallocated file: its entries are
 //    the leading valid ones, followed by zeros (see count_entries()).
@@ -53,7 +55,10 @@ class index_file {
     size_t file_slots() const { return size_t(_file_size) / _entry_size; }
 
     // Appends one entry (entry_size bytes). The caller checked !is_full().
-    void push_back(const uint8_t* entry);
+    // KAFKA_STORAGE_ERROR when no disk block could be reserved for it (the
+    // entry is not written; indexes are sparse, so a skipped entry only makes
+    // lookups scan further).
+    status push_back(const uint8_t* entry);
     void set_entries(size_t n);
 
     // Grows the file to max size (for appends), or trims it to the entries.
@@ -76,6 +81,7 @@ class index_file {
     size_t _max_entries;
     size_t _entries = 0;
     int64_t _file_size;
+    int64_t _allocated = 0;  // bytes from 0 known to have real blocks
     bool _was_empty = false;
 };
 

@@ -138,8 +138,7 @@ status offset_index::append(int64_t offset, int32_t pos) {
     uint8_t e[entry_size];
     store_be32(e, uint32_t(offset - _base_offset));
     store_be32(e + 4, uint32_t(pos));
-    _file->push_back(e);
-    return {};
+    return _file->push_back(e);
 }
 
 void offset_index::truncate_to(int64_t offset) {

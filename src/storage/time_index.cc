@@ -114,8 +114,7 @@ status time_index::maybe_append(int64_t timestamp, int64_t offset, bool skip_ful
     uint8_t e[entry_size];
     store_be64(e, uint64_t(timestamp));
     store_be32(e + 8, uint32_t(rel));
-    _file->push_back(e);
-    return {};
+    return _file->push_back(e);
 }
 
 void time_index::truncate_to(int64_t offset) {

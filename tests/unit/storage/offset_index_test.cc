@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -166,6 +168,33 @@ TEST(offset_index, regrows_after_trim_for_appends) {
     EXPECT_EQ(std::filesystem::file_size(path), uint64_t(max_bytes));
     ASSERT_TRUE(idx->append(4, 200));
     EXPECT_EQ(idx->lookup(5), (offset_position{4, 200}));
+}
+
+// Bytes of real disk blocks behind `path` (a sparse file's holes cost none).
+int64_t disk_bytes(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0);
+    return int64_t(st.st_blocks) * 512;
+}
+
+// An active segment's index is 10 MiB long but must not take 10 MiB of disk:
+// 5,000 idle partitions would need 100 GB (Kafka preallocates sparsely too).
+TEST(offset_index, preallocation_is_sparse_and_disk_follows_the_entries) {
+    temp_dir dir;
+    const int64_t ten_mib = 10 * 1024 * 1024;
+    auto path = dir.file("00000000000000000000.index");
+    auto idx = open_index(path, 0, true, ten_mib);
+    EXPECT_EQ(std::filesystem::file_size(path), uint64_t(ten_mib));
+    EXPECT_LT(disk_bytes(path), 64 * 1024);
+    for (int64_t i = 1; i <= 2000; ++i) {
+        ASSERT_TRUE(idx->append(i, int32_t(i * 4096)));
+    }
+    // 2,000 entries are 16,000 bytes: a few pages, not megabytes.
+    EXPECT_GE(disk_bytes(path), 16000);
+    EXPECT_LT(disk_bytes(path), 128 * 1024);
+    for (int64_t i = 1; i <= 2000; ++i) {
+        ASSERT_EQ(idx->entry(size_t(i - 1)), (offset_position{i, int32_t(i * 4096)}));
+    }
 }
 
 }  // namespace
