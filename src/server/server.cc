@@ -127,6 +127,7 @@ status server::start() {
     if (_cfg.is_broker()) {
         _lifecycle = std::make_unique<quorum::broker_lifecycle>(
             _cfg, *_channel, *_quorum, _controller->io().get_executor(), self_registration());
+        _lifecycle->set_fence_wanted([this] { return _data.replicas().logs().all_dirs_offline(); });
         _lifecycle->start();
         auto waited = _lifecycle->wait_until_unfenced(
             std::chrono::milliseconds(_cfg.initial_broker_registration_timeout_ms),

@@ -75,6 +75,7 @@ log::log(log_open_options& o, leader_epoch_cache epochs)
       _deletions(o.deletions ? o.deletions : std::make_shared<deletion_queue>()),
       _executor(o.executor ? o.executor : inline_executor()),
       _producers(o.dir, o.tp, o.producer_state),
+      _dir_health(o.dir_health),
       _last_flush_ms(o.now_ms),
       _now_ms(o.now_ms) {}
 
@@ -100,8 +101,26 @@ status log::fail(error e) {
     if (!_failure) {
         _failure = e;
         fail_waiters_from(0, e);
+        // Every failure routed here is an I/O error of this log's files: the
+        // disk under the whole dir is suspect (KIP-112).
+        if (_dir_health && e.code == error_code::kafka_storage_error) {
+            _dir_health->take_offline(error{e.code, _tp.to_string() + ": " + e.message});
+        }
     }
     return e;
+}
+
+status log::check_dir_online() {
+    if (_failure) {
+        return *_failure;
+    }
+    if (_dir_health && _dir_health->offline()) {
+        auto cause = _dir_health->cause();
+        return fail(cause ? *cause
+                          : error{error_code::kafka_storage_error,
+                                  "log dir of " + _tp.to_string() + " is offline"});
+    }
+    return {};
 }
 
 int64_t log::size_bytes() const {
@@ -123,8 +142,8 @@ std::vector<std::shared_ptr<const log_segment>> log::segments() const {
 
 result<append_result> log::append_as_leader(std::span<uint8_t> batches, int32_t leader_epoch,
                                             int64_t now_ms, record::append_origin origin) {
-    if (_failure) {
-        return *_failure;
+    if (auto s = check_dir_online(); !s) {
+        return s.err();
     }
     auto info = scan_batches(batches);
     if (!info) {
@@ -146,8 +165,8 @@ result<append_result> log::append_as_leader(std::span<uint8_t> batches, int32_t 
 }
 
 result<append_result> log::append_as_follower(bytes_view batches, int64_t now_ms) {
-    if (_failure) {
-        return *_failure;
+    if (auto s = check_dir_online(); !s) {
+        return s.err();
     }
     if (batches.size() >= record::batch_header_size) {
         auto first = record::decode_batch_header(batches.data());

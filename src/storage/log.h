@@ -38,6 +38,7 @@
 #include "storage/deletion_queue.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
+#include "storage/log_dir_health.h"
 #include "storage/log_segment.h"
 #include "storage/producer_state_manager.h"
 #include "storage/topic_partition.h"
@@ -73,6 +74,9 @@ struct log_open_options {
     std::shared_ptr<deletion_queue> deletions;  // default: a private queue
     blocking_executor executor;                 // default: inline_executor()
     producer_state_config producer_state;       // broker-wide producer.id.* settings
+    // The log dir's shared health: a write failure here takes the dir offline,
+    // and a dir taken offline by another log stops this one's writes.
+    std::shared_ptr<log_dir_health> dir_health;
 };
 
 struct append_result {
@@ -249,6 +253,9 @@ class log : public std::enable_shared_from_this<log> {
                       int64_t now_ms);
     status roll_at(int64_t new_base, int64_t now_ms);
     status fail(error e);
+    // The log's failure, or (failing the log) its dir's when another log took
+    // the dir offline; ok otherwise. Called before every write.
+    status check_dir_online();
     void set_log_start_offset(int64_t o);
     void set_recovery_point(int64_t o);
     void set_high_watermark(int64_t o);
@@ -290,6 +297,7 @@ class log : public std::enable_shared_from_this<log> {
     std::atomic<int64_t> _rp_snapshot{0};
     std::atomic<int64_t> _hw_snapshot{0};
     std::optional<error> _failure;
+    std::shared_ptr<log_dir_health> _dir_health;
     log_load_report _load_report;
     bool _closed = false;
 

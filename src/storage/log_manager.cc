@@ -1,5 +1,7 @@
 #include "storage/log_manager.h"
 
+#include <spdlog/spdlog.h>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -54,6 +56,13 @@ result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config
     for (const auto& path : m->_config.log_dirs) {
         log_dir_state dir;
         dir.path = path;
+        dir.health = std::make_shared<log_dir_health>(
+            path, [handler = m->_config.on_dir_offline](const std::string& d, const error& e) {
+                spdlog::error("event=log_dir_offline dir={} error=\"{}\"", d, e.message);
+                if (handler) {
+                    handler(d, e);
+                }
+            });
         m->load_dir(dir, now_ms);
         any_online |= !dir.offline;
         m->_dirs.push_back(std::move(dir));
@@ -120,6 +129,7 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
         o.deletions = _deletions;
         o.executor = _config.executor;
         o.producer_state = _config.producer_state;
+        o.dir_health = dir.health;
         std::lock_guard lock(_mutex);
         if (_logs.count(tp) || _offline.count(tp)) {
             _offline[tp] = offline_partition{
@@ -173,7 +183,7 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
     const log_dir_state* best = nullptr;
     size_t best_count = 0;
     for (const auto& d : _dirs) {
-        if (d.offline) {
+        if (d.is_offline()) {
             continue;
         }
         size_t n = 0;
@@ -198,6 +208,7 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
     o.deletions = _deletions;
     o.executor = _config.executor;
     o.producer_state = _config.producer_state;
+    o.dir_health = best->health;
     auto l = log::open(o);
     if (!l) {
         return l.err();
@@ -265,7 +276,38 @@ std::vector<offline_partition> log_manager::offline_partitions() const {
 
 std::vector<log_dir_state> log_manager::log_dirs() const {
     std::lock_guard lock(_mutex);
-    return _dirs;
+    auto out = _dirs;
+    for (auto& d : out) {
+        if (!d.offline && d.health) {
+            d.offline = d.health->cause();
+        }
+    }
+    return out;
+}
+
+std::vector<topic_partition> log_manager::unwritable_partitions() const {
+    std::lock_guard lock(_mutex);
+    std::vector<topic_partition> out;
+    for (const auto& [tp, o] : _offline) {
+        out.push_back(tp);
+    }
+    for (const auto& d : _dirs) {
+        if (!d.is_offline()) {
+            continue;
+        }
+        for (const auto& [tp, l] : _logs) {
+            if (l->dir().starts_with(d.path + "/")) {
+                out.push_back(tp);
+            }
+        }
+    }
+    return out;
+}
+
+bool log_manager::all_dirs_offline() const {
+    std::lock_guard lock(_mutex);
+    return std::all_of(_dirs.begin(), _dirs.end(),
+                       [](const log_dir_state& d) { return d.is_offline(); });
 }
 
 status log_manager::write_checkpoint_of(std::string_view file_name, const offsets_of& offset) {
@@ -273,7 +315,7 @@ status log_manager::write_checkpoint_of(std::string_view file_name, const offset
     {
         std::lock_guard lock(_mutex);
         for (const auto& d : _dirs) {
-            if (d.offline) {
+            if (d.is_offline()) {
                 continue;
             }
             offset_checkpoint c;
@@ -350,7 +392,7 @@ status log_manager::shutdown() {
     _shut_down = true;
     std::map<std::string, bool> dir_clean;
     for (const auto& d : _dirs) {
-        dir_clean[d.path] = !d.offline;
+        dir_clean[d.path] = !d.is_offline();
     }
     status first;
     for_each_log([&](const std::shared_ptr<log>& l) {

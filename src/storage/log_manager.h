@@ -37,6 +37,7 @@
 #include "storage/deletion_queue.h"
 #include "storage/log.h"
 #include "storage/log_config.h"
+#include "storage/log_dir_health.h"
 #include "storage/topic_partition.h"
 
 namespace samsa::storage {
@@ -51,6 +52,8 @@ struct log_manager_config {
     int64_t retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
     blocking_executor executor;                    // for log flushes; default inline
     producer_state_config producer_state;          // producer.id.expiration.ms
+    // Called once per log dir that an I/O error takes offline (any thread).
+    log_dir_health::offline_handler on_dir_offline;
 };
 
 struct offline_partition {
@@ -64,6 +67,11 @@ struct log_dir_state {
     bool had_clean_shutdown = false;
     std::optional<error> offline;       // the whole dir is unusable
     std::vector<std::string> warnings;  // e.g. a corrupt checkpoint that was ignored
+    // Shared with the dir's logs: a write failure there takes the dir offline
+    // (log_dirs() then reports it in `offline`).
+    std::shared_ptr<log_dir_health> health;
+
+    bool is_offline() const { return offline || (health && health->offline()); }
 };
 
 class log_manager {
@@ -90,6 +98,12 @@ class log_manager {
     size_t log_count() const;
     std::vector<offline_partition> offline_partitions() const;
     std::vector<log_dir_state> log_dirs() const;
+    // Partitions that cannot take writes now: offline at load, or in a log dir
+    // an I/O error took offline since. Cheap when every dir is online.
+    std::vector<topic_partition> unwritable_partitions() const;
+    // No log dir takes writes any more (Kafka halts the broker then; Samsa
+    // gives up its leaderships and keeps answering).
+    bool all_dirs_offline() const;
 
     // Checkpoint files of every online log dir (atomic writes, blocking: run
     // off the reactors).

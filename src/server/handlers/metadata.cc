@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "cluster/replica_manager.h"
 #include "common/error.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_name.h"
@@ -97,7 +98,37 @@ asio::awaitable<void> auto_create(request_context& ctx, const std::vector<std::s
     }
 }
 
-asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request& req) {
+// KIP-112: a partition whose replica here sits in a log dir that an I/O
+// error took offline (a full disk) reports KAFKA_STORAGE_ERROR, with this
+// broker among its offline replicas, until leadership has moved elsewhere.
+void mark_unwritable_replicas(const request_context& ctx, metadata_response& resp) {
+    if (!ctx.broker->replicas) {
+        return;
+    }
+    auto unwritable = ctx.broker->replicas->logs().unwritable_partitions();
+    if (unwritable.empty()) {
+        return;
+    }
+    std::set<storage::topic_partition> offline(unwritable.begin(), unwritable.end());
+    const int32_t self = ctx.broker->settings.node_id;
+    for (auto& t : resp.topics) {
+        if (!t.name) {
+            continue;
+        }
+        for (auto& p : t.partitions) {
+            if (!offline.count({*t.name, p.partition_index})) {
+                continue;
+            }
+            p.error_code = to_wire(error_code::kafka_storage_error);
+            if (std::find(p.offline_replicas.begin(), p.offline_replicas.end(), self) ==
+                p.offline_replicas.end()) {
+                p.offline_replicas.push_back(self);
+            }
+        }
+    }
+}
+
+asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request& req) {
     const int16_t version = ctx.header.api_version;
     auto image = ctx.broker->metadata.read();
     metadata_response resp;
@@ -168,6 +199,12 @@ asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request
     if (!to_create.empty()) {
         co_await auto_create(ctx, to_create, resp);
     }
+    co_return resp;
+}
+
+asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request& req) {
+    metadata_response resp = co_await answer(ctx, req);
+    mark_unwritable_replicas(ctx, resp);
     co_return resp;
 }
 

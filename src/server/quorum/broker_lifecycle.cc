@@ -88,7 +88,14 @@ asio::awaitable<void> broker_lifecycle::run() {
             hb.broker_id = _cfg.node_id;
             hb.broker_epoch = _epoch.load();
             hb.current_metadata_offset = _quorum.applied_offset();
-            hb.want_fence = false;
+            hb.want_fence = _fence_wanted && _fence_wanted();
+            if (hb.want_fence && !_fence_requested) {
+                _fence_requested = true;
+                spdlog::error(
+                    "event=broker_fence_requested node_id={} reason=\"no log dir takes "
+                    "writes; leaderships move to other in-sync replicas\"",
+                    _cfg.node_id);
+            }
             hb.want_shut_down = _want_shut_down.load();
             auto answer = co_await _channel.heartbeat(hb);
             if (answer && answer->error_code == to_wire(error_code::stale_broker_epoch)) {

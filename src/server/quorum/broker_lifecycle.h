@@ -40,6 +40,10 @@ class broker_lifecycle {
     void controlled_shutdown(std::chrono::milliseconds timeout);
     // Ends the loop (call before the executor stops).
     void stop();
+    // Asked at every heartbeat: true makes the broker ask to be fenced, so the
+    // controller moves its leaderships to other in-sync replicas (used when no
+    // log dir takes writes any more, KIP-112). Set before start().
+    void set_fence_wanted(std::function<bool()> wanted) { _fence_wanted = std::move(wanted); }
 
     bool unfenced() const { return _unfenced.load(); }
     int64_t broker_epoch() const { return _epoch.load(); }
@@ -58,6 +62,8 @@ class broker_lifecycle {
     std::atomic<bool> _want_shut_down{false};
     std::atomic<bool> _shut_down_agreed{false};
     std::atomic<bool> _stopped{false};
+    std::function<bool()> _fence_wanted;
+    bool _fence_requested = false;  // loop only: logged once
 };
 
 }  // namespace samsa::server::quorum
