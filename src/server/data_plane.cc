@@ -47,6 +47,45 @@ data_plane::~data_plane() {
     shutdown();
 }
 
+// What recovery checked and cut, one line per partition that needed it and
+// one per cut: a cut is never silent (docs/recovery.md).
+static void log_recovery(const storage::log_manager& logs) {
+    int recovered = 0;
+    int64_t cut_bytes = 0;
+    logs.for_each_log([&](const std::shared_ptr<storage::log>& l) {
+        const auto& r = l->load_report();
+        if (r.segments_recovered == 0) {
+            return;
+        }
+        ++recovered;
+        cut_bytes += r.bytes_truncated;
+        spdlog::info(
+            "event=log_recovered partition={} segments={} segments_checked={} "
+            "log_end_offset={} bytes_cut={}",
+            l->partition().to_string(), r.segments, r.segments_recovered, l->log_end_offset(),
+            r.bytes_truncated);
+        for (const auto& c : r.cuts) {
+            if (c.corrupt) {
+                spdlog::error(
+                    "event=log_recovery_cut_corrupt partition={} segment={} position={} bytes={} "
+                    "from_offset={} reason=\"{}\" kept_as={}",
+                    l->partition().to_string(), c.segment, c.position, c.bytes, c.from_offset,
+                    c.reason, c.kept_as.empty() ? "-" : c.kept_as);
+            } else {
+                spdlog::warn(
+                    "event=log_recovery_cut_torn_tail partition={} segment={} position={} "
+                    "bytes={} from_offset={} reason=\"{}\"{}",
+                    l->partition().to_string(), c.segment, c.position, c.bytes, c.from_offset,
+                    c.reason, c.kept_as.empty() ? "" : " kept_as=" + c.kept_as);
+            }
+        }
+    });
+    if (recovered > 0) {
+        spdlog::info("event=recovery_done partitions_recovered={} bytes_cut={}", recovered,
+                     cut_bytes);
+    }
+}
+
 status data_plane::open() {
     storage::log_manager_config lc;
     lc.log_dirs = _cfg.log_dirs;
@@ -76,6 +115,7 @@ status data_plane::open() {
         spdlog::error("event=partition_offline partition={} error=\"{}\"", off.tp.to_string(),
                       off.err.message);
     }
+    log_recovery(*_logs);
     spdlog::info("event=logs_loaded count={}", _logs->log_count());
     std::vector<asio::io_context*> shards;
     for (size_t i = 0; i < _reactors.size(); ++i) {

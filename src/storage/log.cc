@@ -2,6 +2,8 @@
 // truncation and retention in log_retention.cc, flushing in log_flush.cc.
 #include "storage/log.h"
 
+#include <spdlog/spdlog.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -321,6 +323,20 @@ result<int64_t> log::roll(int64_t now_ms) {
     return active()->base_offset();
 }
 
+error log::read_failed(error e) const {
+    // Damage found while serving a read (a log that skipped recovery after a
+    // clean shutdown): the client gets the error, never the bytes, and the
+    // operator one line per log.
+    if (e.code == error_code::kafka_storage_error || e.code == error_code::corrupt_message) {
+        if (!_read_failure_logged.exchange(true)) {
+            spdlog::error("event=log_read_failed partition={} error=\"{}\"", _tp.to_string(),
+                          e.message);
+        }
+        return error{error_code::kafka_storage_error, e.message};
+    }
+    return e;
+}
+
 result<log_read> log::read(int64_t offset, int64_t max_bytes, int64_t max_offset,
                            bool min_one_message) const {
     if (_failure) {
@@ -350,13 +366,13 @@ result<log_read> log::read(int64_t offset, int64_t max_bytes, int64_t max_offset
         if (bound < seg.next_offset()) {
             auto loc = seg.translate_offset(bound);
             if (!loc) {
-                return loc.err();
+                return read_failed(loc.err());
             }
             max_position = *loc ? (*loc)->position : seg.size_bytes();
         }
         auto r = seg.read(offset, max_bytes, max_position, min_one_message);
         if (!r) {
-            return r.err();
+            return read_failed(r.err());
         }
         if (*r) {
             out.records = (*r)->slice;

@@ -108,12 +108,24 @@ struct timestamp_lookup {
     std::optional<int32_t> leader_epoch;
 };
 
-// What loading found, for the startup log line.
+// One cut recovery made: where, why, and where the cut bytes went.
+struct recovery_cut {
+    std::string segment;      // the .log file
+    int64_t position = 0;     // the file was cut here...
+    int64_t bytes = 0;        // ...dropping this many bytes from it
+    int64_t from_offset = 0;  // the first offset no longer in the log
+    std::string reason;
+    bool corrupt = false;  // corruption, not a torn tail (recovery.md)
+    std::string kept_as;   // the cut bytes (a .corrupt file), when kept
+};
+
+// What loading found, for the startup log lines.
 struct log_load_report {
     int segments = 0;
     int segments_recovered = 0;
     int64_t bytes_truncated = 0;
     std::string first_truncation_reason;
+    std::vector<recovery_cut> cuts;
 };
 
 using flush_callback = std::function<void(status)>;
@@ -256,6 +268,8 @@ class log : public std::enable_shared_from_this<log> {
     // The log's failure, or (failing the log) its dir's when another log took
     // the dir offline; ok otherwise. Called before every write.
     status check_dir_online();
+    // A read's failure as the client gets it (logged once per log).
+    error read_failed(error e) const;
     void set_log_start_offset(int64_t o);
     void set_recovery_point(int64_t o);
     void set_high_watermark(int64_t o);
@@ -298,6 +312,7 @@ class log : public std::enable_shared_from_this<log> {
     std::atomic<int64_t> _hw_snapshot{0};
     std::optional<error> _failure;
     std::shared_ptr<log_dir_health> _dir_health;
+    mutable std::atomic<bool> _read_failure_logged{false};
     log_load_report _load_report;
     bool _closed = false;
 

@@ -125,12 +125,30 @@ status log::load(const log_open_options& o) {
             if (_load_report.first_truncation_reason.empty()) {
                 _load_report.first_truncation_reason = rec.reason;
             }
-            // Everything after a torn batch is suspect: Kafka drops later segments.
+            const std::string seg_path = path_join(_dir, segment_file_name(base, log_suffix));
+            _load_report.cuts.push_back({seg_path, rec.valid_bytes, rec.truncated_bytes,
+                                         rec.next_offset, rec.reason, rec.corrupt, rec.kept_as});
+            // Everything after an invalid batch is suspect, so the log ends
+            // there (Kafka drops later segments). Their .log files are kept,
+            // renamed .corrupt, since they may hold acknowledged records.
             for (size_t j = i + 1; j < bases.size(); ++j) {
                 for (auto suffix : {log_suffix, index_suffix, time_index_suffix}) {
                     auto p = path_join(_dir, segment_file_name(bases[j], suffix));
-                    if (auto size = fs::file_size(p, ec); suffix == log_suffix && !ec) {
+                    if (suffix == log_suffix) {
+                        auto size = fs::file_size(p, ec);
+                        if (ec) {
+                            continue;
+                        }
+                        auto kept =
+                            p + "." + std::to_string(o.now_ms) + std::string(corrupt_suffix);
+                        if (::rename(p.c_str(), kept.c_str()) != 0) {
+                            return io_error("rename", p, errno);
+                        }
                         _load_report.bytes_truncated += int64_t(size);
+                        _load_report.cuts.push_back({p, 0, int64_t(size), bases[j],
+                                                     "after the cut in " + seg_path, rec.corrupt,
+                                                     kept});
+                        continue;
                     }
                     if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
                         return io_error("unlink", p, errno);

@@ -59,6 +59,12 @@ struct segment_recovery {
     int64_t valid_bytes = 0;
     int64_t truncated_bytes = 0;  // > 0: an invalid batch was found and cut off
     std::string reason;           // why, when truncated_bytes > 0
+    // The cut was not a torn tail (a batch the end of the file cut short, as
+    // a crash mid-write leaves) but an invalid batch (a CRC or framing error:
+    // corruption).
+    bool corrupt = false;
+    std::string kept_as;      // the cut bytes, kept in a .corrupt file
+    int64_t next_offset = 0;  // the first offset cut off (the segment's new end)
 };
 
 class log_segment {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "record/batch_header.h"
 #include "storage/log_segment.h"
@@ -29,6 +30,40 @@ status unlink_if_exists(const std::string& p) {
         return io_error("unlink", p, errno);
     }
     return {};
+}
+
+// Copies [from, to) of `file` to `<path>.<unix ms>.corrupt` (durably) and
+// returns that path: what recovery cuts after a corrupt batch stays on disk
+// for an operator (or a tool) to look at.
+result<std::string> keep_corrupt_bytes(const file_handle& file, const std::string& path,
+                                       int64_t from, int64_t to) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    std::string kept = path + "." + std::to_string(ms) + std::string(corrupt_suffix);
+    auto out = file_handle::open(kept, O_RDWR | O_CREAT | O_TRUNC);
+    if (!out) {
+        return out.err();
+    }
+    bytes buf(1 << 20);
+    for (int64_t pos = from; pos < to;) {
+        size_t n = size_t(std::min<int64_t>(int64_t(buf.size()), to - pos));
+        auto got = file.pread_full(buf.data(), n, pos);
+        if (!got) {
+            return got.err();
+        }
+        if (*got == 0) {
+            break;
+        }
+        if (auto s = out->pwrite_all(buf.data(), *got, pos - from); !s) {
+            return s.err();
+        }
+        pos += int64_t(*got);
+    }
+    if (auto s = out->datasync(); !s) {
+        return s.err();
+    }
+    return kept;
 }
 
 }  // namespace
@@ -206,8 +241,19 @@ result<segment_recovery> log_segment::recover() {
         reason = "segment larger than 2 GiB";
     }
     segment_recovery out{valid, *file_size - valid, {}};
+    out.next_offset = next;
     if (out.truncated_bytes > 0) {
         out.reason = reason;
+        // A batch cut short by the end of the file is what a crash mid-write
+        // leaves; anything else is corruption. Either way the cut bytes are
+        // kept beside the segment, never dropped: a damaged length field looks
+        // like a torn tail too, and what follows it may be acknowledged records.
+        out.corrupt = reader.stop() != scan_stop::truncated;
+        auto kept = keep_corrupt_bytes(*_log, _log_path, valid, *file_size);
+        if (!kept) {
+            return kept.err();
+        }
+        out.kept_as = *kept;
         if (auto s = _log->truncate(valid); !s) {
             return s.err();
         }

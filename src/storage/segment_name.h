@@ -21,6 +21,8 @@ inline constexpr std::string_view txn_index_suffix = ".txnindex";
 inline constexpr std::string_view deleted_suffix = ".deleted";
 inline constexpr std::string_view cleaned_suffix = ".cleaned";
 inline constexpr std::string_view swap_suffix = ".swap";
+// Bytes recovery cut off after a corrupt batch, kept beside the segment.
+inline constexpr std::string_view corrupt_suffix = ".corrupt";
 
 // "00000000000000170410" for 170410.
 std::string offset_file_stem(int64_t offset);

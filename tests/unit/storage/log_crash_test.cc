@@ -283,12 +283,61 @@ TEST_F(hand_damage, garbage_in_the_middle_drops_everything_after_it) {
         f.seekp(std::streamoff(appended[0].size() + appended[1].size() + 30));
         f.write("garbage", 7);
     }
+    const int64_t first_size = int64_t(fs::file_size(first));
+    std::vector<uint64_t> later_sizes;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        auto b = parse_segment_file_name(e.path().filename().string(), log_suffix);
+        if (b && *b > 0) {
+            later_sizes.push_back(fs::file_size(e.path()));
+        }
+    }
     auto l = reopen(dir);
     auto batches = read_all(*l);
     ASSERT_EQ(batches.size(), 2u);
     EXPECT_EQ(l->segment_count(), 1u);
     EXPECT_EQ(l->log_end_offset(), batches[1].first.last_offset() + 1);
     EXPECT_NE(l->load_report().first_truncation_reason.find("CRC"), std::string::npos);
+
+    // Nothing is dropped silently: the report names every cut, and the cut
+    // bytes (the rest of the first segment, every later segment) are kept as
+    // .corrupt files beside the log.
+    const auto& cuts = l->load_report().cuts;
+    ASSERT_EQ(cuts.size(), 1 + later_sizes.size());
+    EXPECT_TRUE(cuts[0].corrupt);
+    EXPECT_EQ(cuts[0].segment, first);
+    EXPECT_EQ(cuts[0].position, int64_t(appended[0].size() + appended[1].size()));
+    EXPECT_EQ(cuts[0].from_offset, l->log_end_offset());
+    ASSERT_FALSE(cuts[0].kept_as.empty());
+    EXPECT_TRUE(cuts[0].kept_as.ends_with(".corrupt"));
+    EXPECT_EQ(int64_t(fs::file_size(cuts[0].kept_as)), first_size - cuts[0].position);
+    uint64_t kept_later = 0;
+    for (size_t i = 1; i < cuts.size(); ++i) {
+        ASSERT_TRUE(fs::exists(cuts[i].kept_as)) << cuts[i].kept_as;
+        kept_later += fs::file_size(cuts[i].kept_as);
+    }
+    uint64_t later_total = 0;
+    for (auto n : later_sizes) {
+        later_total += n;
+    }
+    EXPECT_EQ(kept_later, later_total);
+    // A reopen keeps them and loads the same log.
+    const std::string kept = cuts[0].kept_as;
+    l.reset();
+    auto again = reopen(dir);
+    EXPECT_EQ(read_all(*again).size(), 2u);
+    EXPECT_TRUE(fs::exists(kept));
+}
+
+TEST_F(hand_damage, a_torn_tail_is_reported_as_one_and_kept) {
+    auto torn = make_batch(spec_for(5000));
+    std::ofstream(active_log(), std::ios::binary | std::ios::app)
+        .write(reinterpret_cast<const char*>(torn.data()), std::streamsize(torn.size() - 7));
+    auto l = reopen(dir);
+    const auto& cuts = l->load_report().cuts;
+    ASSERT_EQ(cuts.size(), 1u);
+    EXPECT_FALSE(cuts[0].corrupt);
+    EXPECT_EQ(cuts[0].bytes, int64_t(torn.size() - 7));
+    EXPECT_EQ(int64_t(fs::file_size(cuts[0].kept_as)), cuts[0].bytes);
 }
 
 }  // namespace
