@@ -48,8 +48,12 @@ struct broker_settings {
     int16_t default_replication_factor = 1;
 };
 
+class connection_quotas;
+
 struct broker_context {
     broker_settings settings;
+    // Connection and request limits of the client listeners.
+    connection_quotas* quotas = nullptr;
     const config::broker_config* config = nullptr;  // static + dynamic broker config
     metadata::metadata_cache metadata;
     const handler_registry* handlers = nullptr;

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "protocol/generated/api_table.h"
+#include "server/connection_quotas.h"
 #include "server/handler_registry.h"
 #include "server/handlers/api_versions.h"
 
@@ -37,14 +38,16 @@ std::string peer_of(const asio::ip::tcp::socket& s) {
 }  // namespace
 
 connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
-                       std::string listener_name)
+                       std::string listener_name, std::string counted_address)
     : _socket(std::move(socket)),
       _broker(broker),
       _listener_name(std::move(listener_name)),
       _peer(peer_of(_socket)),
       _response_ready(_socket.get_executor()),
       _queue_drained(_socket.get_executor()),
-      _handler_done(_socket.get_executor()) {
+      _handler_done(_socket.get_executor()),
+      _counted_address(std::move(counted_address)),
+      _idle(_socket.get_executor()) {
     _response_ready.expires_at(asio::steady_timer::time_point::max());
     _queue_drained.expires_at(asio::steady_timer::time_point::max());
     // Never re-armed: several gated handlers wait on it at once, and setting
@@ -56,6 +59,17 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
     }
 }
 
+connection::~connection() {
+    release_quota();
+}
+
+void connection::release_quota() {
+    if (!_counted_address.empty() && _broker.quotas) {
+        _broker.quotas->release(_counted_address);
+    }
+    _counted_address.clear();
+}
+
 void connection::start() {
     std::error_code ec;
     _socket.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -64,6 +78,47 @@ void connection::start() {
         _socket.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
     asio::co_spawn(
         _socket.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
+    const int64_t idle_ms = _broker.config ? _broker.config->connections_max_idle_ms : 0;
+    if (idle_ms > 0) {
+        asio::co_spawn(
+            _socket.get_executor(),
+            [self, idle_ms]() { return self->idle_loop(std::chrono::milliseconds(idle_ms)); },
+            asio::detached);
+    }
+}
+
+asio::awaitable<void> connection::idle_loop(std::chrono::milliseconds max_idle) {
+    auto self = shared_from_this();
+    while (!_closed) {
+        _idle.expires_at(_last_activity + max_idle);
+        std::error_code ec;
+        co_await _idle.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (_closed) {
+            co_return;
+        }
+        // A request in progress (a long poll) is not idleness.
+        if (_queue.empty() && std::chrono::steady_clock::now() - _last_activity >= max_idle) {
+            close(fmt::format("idle for {} ms (connections.max.idle.ms)", max_idle.count()));
+            co_return;
+        }
+        if (!_queue.empty()) {
+            _last_activity = std::chrono::steady_clock::now();
+        }
+    }
+}
+
+asio::awaitable<void> connection::wait_for_request_room() {
+    if (!_broker.quotas || _controller_listener) {
+        co_return;
+    }
+    asio::steady_timer timer(_socket.get_executor());
+    // Rare (the broker is saturated), and the room frees on other reactors
+    // with no cheap way to wake this one: look again each millisecond.
+    while (!_closed && !_broker.quotas->may_take_request()) {
+        timer.expires_after(std::chrono::milliseconds(1));
+        std::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
 }
 
 void connection::close(std::string_view reason) {
@@ -75,6 +130,10 @@ void connection::close(std::string_view reason) {
         spdlog::info("event=connection_closed peer={} listener={} reason=\"{}\"", _peer,
                      _listener_name, reason);
     }
+    // The slot is free as soon as the socket is: the connection object may
+    // outlive it while its coroutines unwind.
+    release_quota();
+    _idle.cancel();
     std::error_code ec;
     _socket.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
     _socket.close(ec);
@@ -123,6 +182,7 @@ asio::awaitable<void> connection::read_loop() {
             std::error_code ec;
             co_await _queue_drained.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         }
+        co_await wait_for_request_room();
         if (_closed) {
             co_return;
         }
@@ -151,6 +211,7 @@ asio::awaitable<void> connection::read_loop() {
             close(_closed ? "" : "connection lost inside a frame: " + ec.message());
             co_return;
         }
+        _last_activity = std::chrono::steady_clock::now();
 
         request_context ctx;
         ctx.controller_listener = _controller_listener;
@@ -185,6 +246,9 @@ asio::awaitable<void> connection::read_loop() {
         ctx.peer = _peer;
         ctx.broker = &_broker;
         _queue.push_back(slot);
+        if (_broker.quotas) {
+            _broker.quotas->request_started();
+        }
         asio::co_spawn(
             _socket.get_executor(),
             [self, slot, ctx = std::move(ctx), handler]() mutable {
@@ -220,6 +284,15 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
     // (and librdkafka 2.0 then follows them back). So a request starts once
     // every earlier one is answered; only Produce requests overlap each
     // other, which keeps a producer's pipelined batches flowing.
+    // Counted from the spawn (read_loop) to here, whatever way this ends.
+    struct request_done {
+        connection_quotas* q;
+        ~request_done() {
+            if (q) {
+                q->request_done();
+            }
+        }
+    } done{_broker.quotas};
     while (!_closed && must_wait_for_earlier(*slot)) {
         std::error_code ec;
         co_await _handler_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -270,6 +343,7 @@ asio::awaitable<void> connection::write_loop() {
         if (!co_await send_response(*slot)) {
             co_return;
         }
+        _last_activity = std::chrono::steady_clock::now();
     }
 }
 

@@ -12,6 +12,7 @@
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
@@ -23,7 +24,11 @@ namespace samsa::server {
 
 class connection : public std::enable_shared_from_this<connection> {
   public:
-    connection(asio::ip::tcp::socket socket, broker_context& broker, std::string listener_name);
+    // `counted_address`: the client address the connection quotas count this
+    // connection under (released when it is destroyed); "" when not counted.
+    connection(asio::ip::tcp::socket socket, broker_context& broker, std::string listener_name,
+               std::string counted_address = {});
+    ~connection();
 
     // Spawns the read and write loops on the socket's executor.
     void start();
@@ -39,6 +44,13 @@ class connection : public std::enable_shared_from_this<connection> {
 
     asio::awaitable<void> read_loop();
     asio::awaitable<void> write_loop();
+    // connections.max.idle.ms: closes the connection once it has neither read
+    // nor written for that long with no request in progress.
+    asio::awaitable<void> idle_loop(std::chrono::milliseconds max_idle);
+    // queued.max.requests: waits while the broker has that many requests in
+    // progress (client listeners only).
+    asio::awaitable<void> wait_for_request_room();
+    void release_quota();
     // Whether `slot`'s request must wait for earlier requests to be answered.
     bool must_wait_for_earlier(const response_slot& slot) const;
     asio::awaitable<void> run_handler(std::shared_ptr<response_slot> slot, request_context ctx,
@@ -57,6 +69,9 @@ class connection : public std::enable_shared_from_this<connection> {
     asio::steady_timer _response_ready;  // wakes the write loop
     asio::steady_timer _queue_drained;   // wakes the read loop when it waits for room
     asio::steady_timer _handler_done;    // wakes requests waiting for earlier ones
+    std::string _counted_address;        // released at close
+    asio::steady_timer _idle;            // connections.max.idle.ms
+    std::chrono::steady_clock::time_point _last_activity = std::chrono::steady_clock::now();
     bool _closed = false;
 };
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/ip/v6_only.hpp>
@@ -11,6 +13,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "server/connection.h"
+#include "server/connection_quotas.h"
 
 namespace samsa::server {
 
@@ -44,7 +47,9 @@ status listener::bind(const std::string& host, uint16_t port) {
         _acceptor.bind(ep, ec);
     }
     if (!ec) {
-        _acceptor.listen(asio::socket_base::max_listen_connections, ec);
+        const int backlog = _broker.config ? _broker.config->socket_listen_backlog_size
+                                           : asio::socket_base::max_listen_connections;
+        _acceptor.listen(backlog, ec);
     }
     if (ec) {
         return error(error_code::unknown_server_error,
@@ -67,6 +72,56 @@ void listener::stop() {
     });
 }
 
+bool listener::is_controller_listener() const {
+    if (!_broker.config) {
+        return false;
+    }
+    const auto& names = _broker.config->controller_listener_names;
+    return std::find(names.begin(), names.end(), _name) != names.end();
+}
+
+// socket.send.buffer.bytes / socket.receive.buffer.bytes (-1: the OS default).
+void listener::apply_socket_buffers(accepted_socket& socket) const {
+    if (!_broker.config) {
+        return;
+    }
+    std::error_code ec;
+    if (_broker.config->socket_send_buffer_bytes >= 0) {
+        socket.set_option(
+            asio::socket_base::send_buffer_size(_broker.config->socket_send_buffer_bytes), ec);
+    }
+    if (_broker.config->socket_receive_buffer_bytes >= 0) {
+        socket.set_option(
+            asio::socket_base::receive_buffer_size(_broker.config->socket_receive_buffer_bytes),
+            ec);
+    }
+}
+
+// max.connections / max.connections.per.ip(.overrides): a connection over a
+// limit is closed at once, as Kafka's acceptor does. `counted` is the address
+// the connection must release when it closes ("" when it was not counted:
+// the controller listener is exempt, so client load never locks the quorum out).
+bool listener::admit(accepted_socket& socket, std::string& counted) {
+    if (!_broker.quotas || is_controller_listener()) {
+        return true;
+    }
+    std::error_code ec;
+    auto ep = socket.remote_endpoint(ec);
+    std::string address = ec ? std::string("unknown") : ep.address().to_string();
+    std::string why;
+    if (_broker.quotas->try_acquire(address, why)) {
+        counted = std::move(address);
+        return true;
+    }
+    // One line per refusal would let a connection storm flood the log.
+    if (_refused++ % 1000 == 0) {
+        spdlog::warn("event=connection_refused listener={} peer={} reason=\"{}\" refused={}", _name,
+                     address, why, _refused);
+    }
+    socket.close(ec);
+    return false;
+}
+
 asio::awaitable<void> listener::accept_loop() {
     for (;;) {
         auto& ctx = _reactors.next();
@@ -84,7 +139,12 @@ asio::awaitable<void> listener::accept_loop() {
             co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             continue;
         }
-        auto conn = std::make_shared<connection>(std::move(socket), _broker, _name);
+        apply_socket_buffers(socket);
+        std::string counted;
+        if (!admit(socket, counted)) {
+            continue;
+        }
+        auto conn = std::make_shared<connection>(std::move(socket), _broker, _name, counted);
         // Start on the connection's own reactor.
         asio::post(ctx, [conn] { conn->start(); });
     }

@@ -2,6 +2,7 @@
 // A listener (`NAME://host:port`): accepts connections and hands each to the
 // next reactor, round-robin. The accept loop runs on the first reactor.
 #include <asio/awaitable.hpp>
+#include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <memory>
 #include <string>
@@ -27,12 +28,19 @@ class listener {
 
   private:
     asio::awaitable<void> accept_loop();
+    // What async_accept(io_context&) yields.
+    using accepted_socket =
+        asio::basic_stream_socket<asio::ip::tcp, asio::io_context::executor_type>;
+    bool is_controller_listener() const;
+    void apply_socket_buffers(accepted_socket& socket) const;
+    bool admit(accepted_socket& socket, std::string& counted);
 
     std::string _name;
     reactor_pool& _reactors;
     broker_context& _broker;
     asio::ip::tcp::acceptor _acceptor;
     uint16_t _bound_port = 0;
+    uint64_t _refused = 0;  // accept loop only
 };
 
 }  // namespace samsa::server

@@ -79,6 +79,14 @@ status server::start() {
     if (auto st = check_listener_security(_cfg); !st) {
         return st;
     }
+    auto overrides = parse_per_ip_overrides(_cfg.max_connections_per_ip_overrides);
+    if (!overrides) {
+        return overrides.err();
+    }
+    _quotas = std::make_unique<connection_quotas>(
+        connection_limits{_cfg.max_connections, _cfg.max_connections_per_ip, std::move(*overrides),
+                          std::max(1, _cfg.queued_max_requests)});
+    _context.quotas = _quotas.get();
     if (auto st = _data.open(); !st) {
         return st;
     }

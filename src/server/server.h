@@ -15,6 +15,7 @@
 #include "coordinator/group/group_coordinator.h"
 #include "metadata/controller.h"
 #include "server/broker_context.h"
+#include "server/connection_quotas.h"
 #include "server/data_plane.h"
 #include "server/handler_registry.h"
 #include "server/listener.h"
@@ -55,6 +56,7 @@ class server {
 
     const config::broker_config& _cfg;
     handler_registry _handlers;
+    std::unique_ptr<connection_quotas> _quotas;
     broker_context _context;
     reactor_pool _reactors;
     data_plane _data;

@@ -121,6 +121,7 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.socket_listen_backlog_size = v.get_int("socket.listen.backlog.size");
     c.max_connections = v.get_int("max.connections");
     c.max_connections_per_ip = v.get_int("max.connections.per.ip");
+    c.max_connections_per_ip_overrides = v.get_string("max.connections.per.ip.overrides");
     c.connections_max_idle_ms = v.get_long("connections.max.idle.ms");
     c.queued_max_requests = v.get_int("queued.max.requests");
     c.request_timeout_ms = v.get_int("request.timeout.ms");

@@ -63,6 +63,7 @@ struct broker_config {
     int32_t socket_listen_backlog_size = 0;
     int32_t max_connections = 0;
     int32_t max_connections_per_ip = 0;
+    std::string max_connections_per_ip_overrides;  // host:count,... (server/connection_quotas.h)
     int64_t connections_max_idle_ms = 0;
     int32_t queued_max_requests = 0;
     int32_t request_timeout_ms = 0;

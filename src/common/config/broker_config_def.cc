@@ -191,10 +191,12 @@ config_def build() {
         "Largest request the server accepts; larger frames close the connection.");
     def("socket.listen.backlog.size", k_int, "50", validator::at_least(1), medium, read_only,
         "Maximum number of pending connections on a listening socket.");
-    def("max.connections", k_int, k_int_max, validator::at_least(0), medium, cluster_wide,
+    def("max.connections", k_int, k_int_max, validator::at_least(0), medium, read_only,
         "Maximum number of connections the broker accepts at any time.");
-    def("max.connections.per.ip", k_int, k_int_max, validator::at_least(0), medium, cluster_wide,
+    def("max.connections.per.ip", k_int, k_int_max, validator::at_least(0), medium, read_only,
         "Maximum number of connections from one IP address.");
+    def("max.connections.per.ip.overrides", k_string, "", none(), medium, read_only,
+        "Per-address limits that replace max.connections.per.ip: host:count,host:count.");
     def("connections.max.idle.ms", k_long, "600000", none(), medium, read_only,
         "Idle connections are closed after this many milliseconds.");
     def("queued.max.requests", k_int, "500", validator::at_least(1), high, read_only,
