@@ -1,10 +1,15 @@
 # Samsa — the two commands: `make run` and `make test`.
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
+# The libFuzzer targets (tests/fuzz/) build with clang, ASan and UBSan in a dir
+# of their own; `make test` runs each for FUZZ_SMOKE_SECONDS.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SECONDS ?= 1800
 JOBS ?= $(shell nproc)
 SHARED_PROTOCOL ?= ../shared/kafka-protocol
 
-.PHONY: all deps build run test unit integration regen format bench clean
+.PHONY: all deps build fuzz-build fuzz run test unit integration regen format bench clean
 
 all: build
 
@@ -23,10 +28,21 @@ run: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target samsa
 	exec $(BUILD_DIR)/samsa server config/server.properties
 
-# Unit tests (ctest) and integration tests (pytest against real processes);
-# ends with one line "N passed, N failed".
-test: build
-	@scripts/run-tests.sh $(BUILD_DIR)
+$(FUZZ_DIR)/build.ninja:
+	cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DCMAKE_CXX_COMPILER=clang++ -DSAMSA_FUZZ=ON -DSAMSA_TESTS=OFF -DSAMSA_BENCH=OFF
+
+fuzz-build: deps $(FUZZ_DIR)/build.ninja
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz
+
+# A long run of every fuzz target: make fuzz FUZZ_SECONDS=1800
+fuzz: fuzz-build
+	scripts/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# Unit tests (ctest), integration tests (pytest against real processes) and a
+# short run of every fuzz target; ends with one line "N passed, N failed".
+test: build fuzz-build
+	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) scripts/run-tests.sh $(BUILD_DIR)
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
@@ -45,4 +61,4 @@ bench: build
 	@ls $(BUILD_DIR)/*_bench >/dev/null 2>&1 && for b in $(BUILD_DIR)/*_bench; do $$b; done || echo "no benchmarks built"
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR)

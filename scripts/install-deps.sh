@@ -9,7 +9,7 @@ build_packages=(
   libspdlog-dev libfmt-dev libcli11-dev librdkafka-dev
 )
 test_packages=(
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev
   kcat python3-confluent-kafka python3-pytest
 )
 

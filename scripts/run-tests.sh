@@ -3,6 +3,7 @@
 #   unit        ctest (GoogleTest binaries, one per room; generator freshness)
 #   integration pytest against real samsa processes (tests/integration)
 #   cluster     pytest multi-broker scenarios (tests/cluster), when present
+#   fuzz        a short run of every libFuzzer target (scripts/run-fuzz.sh)
 # Usage: scripts/run-tests.sh [build-dir]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +64,20 @@ PY
         failed=$((failed + 1))
     fi
 done
+
+# --- fuzz smoke runs: each libFuzzer target for a few seconds (make fuzz-build).
+fuzz_dir=${FUZZ_DIR:-build-fuzz}
+if ls "$fuzz_dir"/fuzz_* >/dev/null 2>&1; then
+    while read -r line; do
+        echo "$line"
+        case "$line" in
+            "fuzz "*": ok"*) passed=$((passed + 1)) ;;
+            "fuzz "*": FAILED"*) failed=$((failed + 1)) ;;
+        esac
+    done < <(scripts/run-fuzz.sh "$fuzz_dir" "${FUZZ_SMOKE_SECONDS:-5}")
+else
+    echo "run-tests: no fuzz targets in $fuzz_dir (make fuzz-build); fuzz smoke runs skipped" >&2
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

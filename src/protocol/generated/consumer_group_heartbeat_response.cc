@@ -129,7 +129,7 @@ void consumer_group_heartbeat_response::decode(reader& r, int16_t version) {
             }
             assignment = std::nullopt;
         } else {
-            assignment.emplace().decode(r, version);
+            assignment.emplace(decltype(assignment)::value_type()).decode(r, version);
         }
     }
     if (flexible) {

@@ -148,7 +148,7 @@ void consumer_group_member_metadata_value::decode(reader& r, int16_t version) {
                                 }
                                 classic_member_metadata = std::nullopt;
                             } else {
-                                classic_member_metadata.emplace().decode(r, version);
+                                classic_member_metadata.emplace(decltype(classic_member_metadata)::value_type()).decode(r, version);
                             }
                         }
                         return;

@@ -107,7 +107,7 @@ void describe_topic_partitions_request::decode(reader& r, int16_t version) {
             }
             cursor = std::nullopt;
         } else {
-            cursor.emplace().decode(r, version);
+            cursor.emplace(decltype(cursor)::value_type()).decode(r, version);
         }
     }
     if (flexible) {

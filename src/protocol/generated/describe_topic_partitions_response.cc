@@ -258,7 +258,7 @@ void describe_topic_partitions_response::decode(reader& r, int16_t version) {
             }
             next_cursor = std::nullopt;
         } else {
-            next_cursor.emplace().decode(r, version);
+            next_cursor.emplace(decltype(next_cursor)::value_type()).decode(r, version);
         }
     }
     if (flexible) {
