@@ -148,6 +148,7 @@ status log_segment::append(bytes_view batches) {
         (void)_log->truncate(_size);  // best effort: no torn bytes past _size
         return s;
     }
+    const bool verified_so_far = _crc_verified_end == _size;
     if (_size == 0) {
         _rolling_based_timestamp = max_ts;
     }
@@ -159,6 +160,9 @@ status log_segment::append(bytes_view batches) {
     }
     _size += int64_t(batches.size());
     _next_offset = next;
+    if (verified_so_far) {
+        _crc_verified_end = _size;  // validated before they were appended
+    }
     return {};
 }
 
@@ -227,7 +231,46 @@ result<std::optional<log_segment::read_result>> log_segment::read(int64_t start_
     }
     int64_t adjusted = min_one_message ? std::max(max_bytes, first.size()) : max_bytes;
     int64_t length = std::max<int64_t>(0, std::min(max_position - first.position, adjusted));
+    if (first.position + length > _crc_verified_end) {
+        // Serve the good batches before a damaged one; the damaged one itself
+        // is refused when a read reaches it.
+        auto bad = verify_crcs(first.position, first.position + length);
+        if (!bad) {
+            return bad.err();
+        }
+        if (bad->has_value()) {
+            if (**bad <= first.position) {
+                return error{error_code::kafka_storage_error,
+                             _log_path + ": batch at position " + std::to_string(**bad) +
+                                 " fails its CRC check (found serving a read)"};
+            }
+            length = **bad - first.position;
+        }
+    }
     return out_t(read_result{file_slice{_log, first.position, length}, first.header.base_offset});
+}
+
+result<std::optional<int64_t>> log_segment::verify_crcs(int64_t from, int64_t to) const {
+    const bool extends = from <= _crc_verified_end;
+    int64_t start = extends ? _crc_verified_end : from;
+    file_batch_reader reader(*_log, start, std::min(to, _size), {.verify_crc = true});
+    for (;;) {
+        auto b = reader.next();
+        if (!b) {
+            return b.err();
+        }
+        if (!*b) {
+            break;
+        }
+    }
+    if (extends) {
+        _crc_verified_end = std::max(_crc_verified_end, reader.valid_end());
+    }
+    // A batch the read cuts short (max_bytes) is checked by a later read.
+    if (reader.stop() == scan_stop::corrupt) {
+        return std::optional<int64_t>(reader.valid_end());
+    }
+    return std::optional<int64_t>();
 }
 
 result<std::optional<timestamp_offset>> log_segment::find_offset_by_timestamp(
@@ -284,6 +327,7 @@ result<int64_t> log_segment::truncate_to(int64_t offset) {
     }
     int64_t removed = _size - new_size;
     _size = new_size;
+    _crc_verified_end = std::min(_crc_verified_end, _size);
     _max_timestamp = -1;
     _offset_of_max_timestamp = _base_offset;
     if (_size == 0) {

@@ -161,6 +161,9 @@ class log_segment {
     status delete_files();
 
   private:
+    // Checks the CRC of every whole batch in [from, to) past the verified
+    // prefix; the position of the first bad one, if any.
+    result<std::optional<int64_t>> verify_crcs(int64_t from, int64_t to) const;
     log_segment(std::string dir, int64_t base_offset, file_handle log, const log_config& config,
                 int64_t now_ms);
     status open_indexes(bool active, bool* missing, const log_config& config);
@@ -184,6 +187,12 @@ class log_segment {
     int64_t _created_ms;
     int64_t _roll_jitter_ms = 0;
     std::optional<int64_t> _rolling_based_timestamp;  // the first batch's max timestamp
+    // Batches in [0, this) are known to have good CRCs: recovery checked them,
+    // or this process appended them (validated before the append). A read
+    // past it checks the batches it would send first (read(), const: the
+    // owning shard only), so damage in a log that skipped recovery after a
+    // clean shutdown is refused, never sent as is.
+    mutable int64_t _crc_verified_end = 0;
     bool _active = true;
     bool _deleted = false;
     mutable std::mutex _lifecycle;  // flush() vs close() / delete_files()

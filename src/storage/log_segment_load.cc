@@ -137,6 +137,7 @@ result<std::shared_ptr<log_segment>> log_segment::open(const std::string& dir, i
         if (recovery) {
             *recovery = *r;
         }
+        seg->_crc_verified_end = seg->_size;  // recovery checked every CRC
     } else if (recovery) {
         *recovery = segment_recovery{seg->_size, 0, {}};
     }

@@ -33,6 +33,7 @@ INVALID_TOPIC_EXCEPTION = 17
 UNSUPPORTED_VERSION = 35
 INVALID_REQUEST = 42
 UNKNOWN_TOPIC_ID = 100
+KAFKA_STORAGE_ERROR = 56
 
 
 def is_flexible(api_key: int, version: int) -> bool:

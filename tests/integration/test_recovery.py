@@ -3,9 +3,10 @@ a segment makes recovery cut the log there, and the broker says what it
 checked and what it cut (segment, offsets, bytes), keeps the cut bytes in a
 .corrupt file beside the segment, and serves everything before the cut."""
 import re
+import struct
 from pathlib import Path
 
-import pytest
+import kafka_wire as kw
 from test_produce_consume import consume_all, create_topic, produce
 
 
@@ -44,3 +45,54 @@ def test_a_flipped_byte_mid_log_is_logged_and_the_cut_bytes_are_kept(broker):
     got = consume_all(broker.bootstrap, topic, cut, timeout=60)
     assert [m.offset() for m in got] == acked[:cut]
     assert all(m.value() == f"{m.offset():06d}".encode() * 170 for m in got)
+
+
+def batch_positions(data):
+    pos = 0
+    while pos + 12 <= len(data):
+        length = struct.unpack(">i", data[pos + 8:pos + 12])[0]
+        yield pos
+        pos += 12 + length
+
+
+def fetch_partition0(broker, topic, offset):
+    """Fetch v4 of partition 0: (error_code, records bytes)."""
+    body = (kw.int32(-1) + kw.int32(100) + kw.int32(1) + kw.int32(1 << 20) + kw.int8(0) +
+            kw.array([kw.string(topic) + kw.array([struct.pack(">iqi", 0, offset, 1 << 20)])]))
+    with kw.KafkaConnection.to(broker) as conn:
+        conn.send_request(kw.API_FETCH, 4, body)
+        _, payload = conn.read_response(kw.API_FETCH, 4)
+    r = kw.Reader(payload)
+    r.int32()  # throttle
+    assert r.int32() == 1 and r.string() == topic and r.int32() == 1
+    assert r.int32() == 0
+    error = r.int16()
+    r.int64(), r.int64()  # high watermark, last stable offset
+    r.int32()  # aborted transactions (null: -1)
+    size = r.int32()
+    return error, r.raw(size) if size > 0 else b""
+
+
+def test_a_flipped_byte_in_a_cleanly_shut_down_log_is_refused_not_served(broker):
+    topic = "flipped-clean"
+    create_topic(broker.bootstrap, topic)
+    produce(broker.bootstrap, topic, [(None, bytes([i]) * 4000, None) for i in range(20)],
+            **{"batch.num.messages": 1, "linger.ms": 0, "compression.type": "none"})
+    broker.stop()  # clean: the next start skips recovery
+    seg = broker.data_dir / f"{topic}-0" / "00000000000000000000.log"
+    data = bytearray(seg.read_bytes())
+    third = list(batch_positions(bytes(data)))[2]
+    data[third + 61 + 500] ^= 0xFF  # inside a record's value: only the CRC can tell
+    seg.write_bytes(bytes(data))
+    broker.start()
+
+    # The two good batches before the damage are served...
+    error, records = fetch_partition0(broker, topic, 0)
+    assert error == kw.NONE and list(batch_positions(records)) == [0, third // 2], error
+    # ...and the damaged one is refused, never sent as is.
+    error, records = fetch_partition0(broker, topic, 2)
+    assert error == kw.KAFKA_STORAGE_ERROR, error
+    assert records == b""
+    line = broker.wait_for_log("event=log_read_failed")
+    assert f"partition={topic}-0" in line and "CRC" in line, line
+    assert broker.is_running()

@@ -328,6 +328,33 @@ TEST_F(hand_damage, garbage_in_the_middle_drops_everything_after_it) {
     EXPECT_TRUE(fs::exists(kept));
 }
 
+// A clean shutdown skips recovery, so damage is found when a read reaches it:
+// the batches before it are served, the damaged one never is.
+TEST_F(hand_damage, a_read_of_a_clean_log_refuses_a_batch_that_fails_its_crc) {
+    std::string first = dir + "/" + segment_file_name(0, log_suffix);
+    {
+        std::fstream f(first, std::ios::binary | std::ios::in | std::ios::out);
+        // Inside the third batch's records, past its header.
+        f.seekp(std::streamoff(appended[0].size() + appended[1].size() + 70));
+        char c = 0;
+        f.read(&c, 1);
+        f.seekp(std::streamoff(appended[0].size() + appended[1].size() + 70));
+        c = char(c ^ 0x5a);
+        f.write(&c, 1);
+    }
+    auto l = reopen(dir, true);
+    ASSERT_EQ(l->load_report().segments_recovered, 0);
+    auto r = l->read(0, 8 << 20, -1, true);
+    ASSERT_TRUE(r) << r.err().message;
+    EXPECT_EQ(r->records.length, int64_t(appended[0].size() + appended[1].size()));
+    const int64_t third_offset = record::decode_batch_header(appended[1].data()).records_count +
+                                 record::decode_batch_header(appended[0].data()).records_count;
+    auto bad = l->read(third_offset, 8 << 20, -1, true);
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.err().code, error_code::kafka_storage_error);
+    EXPECT_NE(bad.err().message.find("CRC"), std::string::npos) << bad.err().message;
+}
+
 TEST_F(hand_damage, a_torn_tail_is_reported_as_one_and_kept) {
     auto torn = make_batch(spec_for(5000));
     std::ofstream(active_log(), std::ios::binary | std::ios::app)
