@@ -4,6 +4,7 @@
 
 #include <asio/io_context.hpp>
 #include <asio/signal_set.hpp>
+#include <csignal>
 #include <filesystem>
 #include <thread>
 
@@ -36,6 +37,11 @@ int run_server_command(const server_command& cmd) {
         return 0;
     }
     spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] %^%l%$ %v");
+    // A peer that closes its end while a response goes out must cost only its
+    // own connection: sendfile(2), unlike asio's sends (MSG_NOSIGNAL), raises
+    // SIGPIPE on a closed socket, whose default action kills the process.
+    // With it ignored the write fails with EPIPE and the connection closes.
+    std::signal(SIGPIPE, SIG_IGN);
     // Catch SIGINT/SIGTERM from the very start: one that arrives while the
     // logs load is delivered once the broker is up, and it then stops cleanly.
     asio::io_context signals_ctx(1);

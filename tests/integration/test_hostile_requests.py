@@ -2,6 +2,7 @@
 answered (or refused) without taking the process down, and leave it serving
 other connections."""
 import os
+import socket
 import struct
 import time
 
@@ -141,3 +142,26 @@ def test_long_poll_on_an_empty_partition_sleeps(start_broker):
     assert waited >= wait_ms / 1000 * 0.9
     # A sleeping wait costs next to nothing; a spinning one a whole core.
     assert used < waited / 3, f"{used:.2f} s of CPU in a {waited:.2f} s long poll"
+
+
+def test_a_consumer_closing_during_a_zero_copy_response_costs_only_its_connection(start_broker):
+    # Fetch responses go out with sendfile(2), which raises SIGPIPE on a
+    # socket the peer has closed; the broker must see EPIPE, not die.
+    broker = start_broker(overrides={"num.io.threads": 1})
+    topic = "bulky"
+    create_topic(broker.bootstrap, topic)
+    p = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 20})
+    for _ in range(300):
+        p.produce(topic, os.urandom(16 * 1024), partition=0)
+    assert p.flush(60) == 0
+    body = (kw.int32(-1) + kw.int32(0) + kw.int32(1) + kw.int32(64 << 20) + kw.int8(0) +
+            kw.array([kw.string(topic) + kw.array([struct.pack(">iqi", 0, 0, 64 << 20)])]))
+    for _ in range(20):
+        conn = kw.KafkaConnection.to(broker)
+        conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        conn.send_request(kw.API_FETCH, 4, body)
+        conn.sock.recv(1024)  # the response has started
+        # Close with a reset, the rest of the response unread.
+        conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+    assert_still_serving(broker)

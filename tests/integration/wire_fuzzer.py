@@ -110,7 +110,12 @@ class WireFuzzer:
         self.recent = (self.recent + [wire])[-5:]
         for _ in range(2):
             if self.sock is None:
-                self.sock = self.connect()
+                try:
+                    self.sock = self.connect()
+                except OSError as e:
+                    raise Failure(f"cannot connect before case {self.cases} (seed "
+                                  f"{self.seed}): {e!r}; last frames: "
+                                  f"{[f.hex()[:400] for f in self.recent]}") from e
             try:
                 self.sock.sendall(wire)
                 self.sock.settimeout(0.01)
