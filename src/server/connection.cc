@@ -284,19 +284,25 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
     // (and librdkafka 2.0 then follows them back). So a request starts once
     // every earlier one is answered; only Produce requests overlap each
     // other, which keeps a producer's pipelined batches flowing.
-    // Counted from the spawn (read_loop) to here, whatever way this ends.
-    struct request_done {
+    // queued.max.requests counts a request from when it was read until its
+    // processing starts, as Kafka's request queue holds requests until a
+    // handler thread takes them: a long poll parked in the purgatory no longer
+    // counts (closed connections' polls would otherwise fill the queue).
+    struct queued {
         connection_quotas* q;
-        ~request_done() {
+        void leave() {
             if (q) {
                 q->request_done();
+                q = nullptr;
             }
         }
-    } done{_broker.quotas};
+        ~queued() { leave(); }
+    } in_queue{_broker.quotas};
     while (!_closed && must_wait_for_earlier(*slot)) {
         std::error_code ec;
         co_await _handler_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
+    in_queue.leave();
     if (_closed) {
         slot->result = handler_result::no_response();
         slot->ready = true;

@@ -5,9 +5,10 @@
 // over a limit is closed as soon as it is accepted, with a log line. The
 // controller listener is exempt: client load never locks the quorum out.
 //
-// It also bounds the requests being processed broker-wide (queued.max.requests):
-// a connection stops reading new requests while the bound is reached, as
-// Kafka's network threads stop when its request queue is full.
+// It also bounds the requests read but not yet being processed, broker-wide
+// (queued.max.requests): a connection stops reading new requests while the
+// bound is reached, as Kafka's network threads stop when its request queue is
+// full. A request leaves the count when its processing starts.
 //
 // Threading: every member may be called from any reactor.
 #include <atomic>
@@ -40,7 +41,7 @@ class connection_quotas {
     bool try_acquire(const std::string& address, std::string& why);
     void release(const std::string& address);
 
-    // Requests being processed broker-wide.
+    // Requests read and not yet being processed, broker-wide.
     bool may_take_request() const {
         return _requests.load(std::memory_order_relaxed) < _limits.queued_max_requests;
     }
