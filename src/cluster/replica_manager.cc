@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <asio/post.hpp>
+#include <chrono>
 
 #include "common/clock.h"
 
@@ -163,23 +164,55 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
         if (work[i].empty()) {
             continue;
         }
-        auto run = [jobs = std::move(work[i])] {
-            for (const auto& j : jobs) {
+        auto& s = *_shards[i];
+        auto& ctx = *s.ctx;
+        std::unique_lock lock(s.pending_mutex);
+        // Before the reactors run (start-up), or on the shard itself with
+        // nothing queued before it: run inline.
+        if (s.pending.empty() && !s.draining &&
+            (ctx.stopped() || ctx.get_executor().running_in_this_thread() || !_started)) {
+            lock.unlock();
+            for (const auto& j : work[i]) {
                 j();
             }
-        };
-        auto& ctx = *_shards[i]->ctx;
-        // Before the reactors run (start-up) or on the shard itself: run inline.
-        if (ctx.stopped() || ctx.get_executor().running_in_this_thread() || !_started) {
-            run();
             continue;
         }
         // Not waited for: the metadata thread must not stall behind a shard
         // (becoming leader writes the leader-epoch checkpoint with an fsync),
-        // or every later image, and the Raft replica, stall with it. A shard
-        // runs what is posted to it in order, so images still apply in order,
-        // and before any request that reaches the shard after this post.
-        asio::post(ctx, std::move(run));
+        // or every later image, and the Raft replica, stall with it. The
+        // shard runs its queue in order, so images still apply in order; it
+        // runs it in time slices, so that an image creating thousands of
+        // partitions (a single CreateTopics may) does not stop the shard from
+        // answering requests for minutes.
+        for (auto& j : work[i]) {
+            s.pending.push_back(std::move(j));
+        }
+        if (!s.draining) {
+            s.draining = true;
+            asio::post(ctx, [this, &s] { drain_pending(s); });
+        }
+    }
+}
+
+void replica_manager::drain_pending(shard_state& s) {
+    constexpr auto k_slice = std::chrono::milliseconds(20);
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        std::function<void()> job;
+        {
+            std::lock_guard lock(s.pending_mutex);
+            if (s.pending.empty()) {
+                s.draining = false;
+                return;
+            }
+            if (std::chrono::steady_clock::now() - start >= k_slice) {
+                asio::post(*s.ctx, [this, &s] { drain_pending(s); });
+                return;
+            }
+            job = std::move(s.pending.front());
+            s.pending.pop_front();
+        }
+        job();
     }
 }
 

@@ -18,8 +18,10 @@
 #include <asio/use_awaitable.hpp>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -96,7 +98,17 @@ class replica_manager {
         std::unordered_map<storage::topic_partition, std::shared_ptr<partition>,
                            storage::topic_partition_hash>
             partitions;
+        // Metadata work waiting to run on the shard, in image order, and
+        // whether a drain is posted (guarded by `pending_mutex`).
+        std::mutex pending_mutex;
+        std::deque<std::function<void()>> pending;
+        bool draining = false;
     };
+
+    // Runs the shard's pending metadata work for at most one time slice,
+    // then posts itself again: requests on the shard are served between
+    // slices, however much work an image brings (partition creation fsyncs).
+    void drain_pending(shard_state& s);
 
     // On the partition's shard.
     void notify_leadership(shard_state& s, const storage::topic_partition& tp, partition* p,
