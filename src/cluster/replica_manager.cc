@@ -129,7 +129,11 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
     // Work per shard, built here and run on each shard.
     std::vector<std::vector<std::function<void()>>> work(_shards.size());
 
-    for (const auto& [name, topic] : next.topics_by_name) {
+    for (const auto& entry : next.topics_by_name) {
+        // Named, not a structured binding: clang 14 (the fuzz build) cannot
+        // capture bindings in the lambdas below.
+        const auto& name = entry.first;
+        const auto& topic = entry.second;
         partition_config cfg = config_for(next, *topic);
         for (const auto& reg : topic->partitions) {
             size_t shard = shard_of(topic->id, reg.partition);

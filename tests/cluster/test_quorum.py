@@ -178,3 +178,37 @@ def test_a_node_behind_the_log_start_catches_up_from_the_leaders_snapshot(cluste
     wait_until(lambda: all(topic_view(away, f"while-away-{i}") for i in range(5)), 30,
                "the returning node sees every topic created while it was away")
     assert "event=raft_snapshot_installed" in away.log_text()
+
+
+def test_nodes_formatted_with_different_cluster_ids_say_so_and_name_the_fix():
+    # Started as the README shows but each with its own cluster id (as a first
+    # start without --cluster-id formats them): they never form a quorum, and
+    # every refused exchange is logged with both ids and the way out.
+    from cluster_harness import Cluster
+
+    cluster = Cluster(2, overrides=FAST)
+    try:
+        import base64
+        import uuid
+        ids = [base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+               for _ in cluster.nodes]
+        for node, cid in zip(cluster.nodes, ids):
+            node.cluster_id = cid
+        for node in cluster.nodes:
+            node.start(wait_ready=False)
+        line = None
+        deadline = time.monotonic() + 30
+        while line is None and time.monotonic() < deadline:
+            for node in cluster.nodes:
+                for l in node.log_text().splitlines():
+                    if "event=quorum_cluster_id_mismatch" in l and "peer_cluster_id=" in l:
+                        line = l
+            time.sleep(0.2)
+        assert line is not None, cluster.nodes[0].log_text()[-3000:]
+        assert all(cid in line for cid in ids), line
+        assert "--cluster-id" in line, line
+        assert any("event=quorum_cluster_id_mismatch" in l and "node " in l
+                   for n in cluster.nodes for l in n.log_text().splitlines()), \
+            "the refused side's peer does not say why"
+    finally:
+        cluster.cleanup()
