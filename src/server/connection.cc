@@ -47,7 +47,8 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
       _queue_drained(_socket.get_executor()),
       _handler_done(_socket.get_executor()),
       _counted_address(std::move(counted_address)),
-      _idle(_socket.get_executor()) {
+      _idle(_socket.get_executor()),
+      _request_started(_socket.get_executor()) {
     _response_ready.expires_at(asio::steady_timer::time_point::max());
     _queue_drained.expires_at(asio::steady_timer::time_point::max());
     // Never re-armed: several gated handlers wait on it at once, and setting
@@ -140,6 +141,7 @@ void connection::close(std::string_view reason) {
     _response_ready.cancel();
     _queue_drained.cancel();
     _handler_done.cancel();
+    _request_started.cancel();
 }
 
 bool connection::parse_header(bytes_view frame, request_header& h, size_t& body_offset) {
@@ -181,6 +183,11 @@ asio::awaitable<void> connection::read_loop() {
         while (!_closed && _queue.size() >= _broker.settings.max_inflight_requests_per_connection) {
             std::error_code ec;
             co_await _queue_drained.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        while (!_closed && _waiting_to_start > 0) {
+            std::error_code ec;
+            _request_started.expires_at(asio::steady_timer::time_point::max());
+            co_await _request_started.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         }
         co_await wait_for_request_room();
         if (_closed) {
@@ -249,6 +256,7 @@ asio::awaitable<void> connection::read_loop() {
         if (_broker.quotas) {
             _broker.quotas->request_started();
         }
+        ++_waiting_to_start;
         asio::co_spawn(
             _socket.get_executor(),
             [self, slot, ctx = std::move(ctx), handler]() mutable {
@@ -289,15 +297,19 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
     // handler thread takes them: a long poll parked in the purgatory no longer
     // counts (closed connections' polls would otherwise fill the queue).
     struct queued {
-        connection_quotas* q;
+        connection* c;
         void leave() {
-            if (q) {
-                q->request_done();
-                q = nullptr;
+            if (c) {
+                if (c->_broker.quotas) {
+                    c->_broker.quotas->request_done();
+                }
+                --c->_waiting_to_start;
+                c->_request_started.cancel();
+                c = nullptr;
             }
         }
         ~queued() { leave(); }
-    } in_queue{_broker.quotas};
+    } in_queue{this};
     while (!_closed && must_wait_for_earlier(*slot)) {
         std::error_code ec;
         co_await _handler_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));

@@ -71,6 +71,12 @@ class connection : public std::enable_shared_from_this<connection> {
     asio::steady_timer _handler_done;    // wakes requests waiting for earlier ones
     std::string _counted_address;        // released at close
     asio::steady_timer _idle;            // connections.max.idle.ms
+    // Requests read but not started (waiting for earlier ones). The reader
+    // reads no further while there is one, as Kafka mutes a connection with
+    // a request in progress: a client cannot pile requests up behind a long
+    // poll (and so fill queued.max.requests for everyone).
+    int _waiting_to_start = 0;
+    asio::steady_timer _request_started;  // wakes the reader
     std::chrono::steady_clock::time_point _last_activity = std::chrono::steady_clock::now();
     bool _closed = false;
 };
