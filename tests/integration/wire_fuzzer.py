@@ -157,6 +157,24 @@ class WireFuzzer:
         self.check()
 
 
+def raw_fetch(bootstrap: str, topic: str, offset: int) -> str:
+    """What a plain Fetch v4 of partition 0 says, for a failure message."""
+    host, port = bootstrap.rsplit(":", 1)
+    body = (kw.int32(-1) + kw.int32(0) + kw.int32(1) + kw.int32(1 << 20) + kw.int8(0) +
+            kw.array([kw.string(topic) + kw.array([struct.pack(">iqi", 0, offset, 1 << 20)])]))
+    try:
+        with kw.KafkaConnection(host, int(port), timeout=10) as conn:
+            conn.send_request(kw.API_FETCH, 4, body)
+            _, payload = conn.read_response(kw.API_FETCH, 4)
+        r = kw.Reader(payload)
+        r.int32(), r.int32(), r.string(), r.int32(), r.int32()
+        error, hw = r.int16(), r.int64()
+        r.int64(), r.int32()
+        return f"raw fetch: error {error}, high watermark {hw}, {r.int32()} record bytes"
+    except Exception as e:  # noqa: BLE001 - diagnostics only
+        return f"raw fetch failed: {e!r}"
+
+
 def librdkafka_round_trip(bootstrap: str) -> Callable[[], None]:
     from confluent_kafka import Consumer, Producer, TopicPartition
 
@@ -172,13 +190,19 @@ def librdkafka_round_trip(bootstrap: str) -> Callable[[], None]:
         c = Consumer({"bootstrap.servers": bootstrap, "group.id": "wire-fuzz",
                       "enable.auto.commit": False})
         c.assign([TopicPartition(topic, 0, offset)])
-        deadline = time.monotonic() + 20
+        # Generous: a loaded 2-core machine can be slow, and a slow answer is
+        # not what this looks for.
+        deadline = time.monotonic() + 60
+        seen = []
         try:
             while time.monotonic() < deadline:
                 m = c.poll(0.5)
+                if m is not None and m.error():
+                    seen.append(str(m.error()))
                 if m is not None and not m.error() and m.value() == value:
                     return
-            raise Failure("the produced record did not come back")
+            raise Failure(f"the record produced at offset {offset} did not come back; "
+                          f"consumer errors: {seen[-5:]}; {raw_fetch(bootstrap, topic, offset)}")
         finally:
             c.close()
     return run
