@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
 #include <asio/io_context.hpp>
 #include <asio/signal_set.hpp>
 #include <csignal>
@@ -29,6 +30,24 @@ std::string join_listeners(const std::vector<config::listener>& ls) {
     return out;
 }
 
+// Every partition holds its segment and index files open (as Kafka's do), so
+// a broker with thousands of partitions needs thousands of descriptors: take
+// the hard limit, as Kafka's packaging asks of operators, and say what it is.
+void raise_open_file_limit() {
+    struct rlimit lim {};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) {
+        return;
+    }
+    if (lim.rlim_cur < lim.rlim_max) {
+        struct rlimit raised = lim;
+        raised.rlim_cur = lim.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+            lim = raised;
+        }
+    }
+    spdlog::info("event=open_file_limit limit={}", static_cast<uint64_t>(lim.rlim_cur));
+}
+
 }  // namespace
 
 int run_server_command(const server_command& cmd) {
@@ -42,6 +61,7 @@ int run_server_command(const server_command& cmd) {
     // SIGPIPE on a closed socket, whose default action kills the process.
     // With it ignored the write fails with EPIPE and the connection closes.
     std::signal(SIGPIPE, SIG_IGN);
+    raise_open_file_limit();
     // Catch SIGINT/SIGTERM from the very start: one that arrives while the
     // logs load is delivered once the broker is up, and it then stops cleanly.
     asio::io_context signals_ctx(1);

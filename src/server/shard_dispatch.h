@@ -21,8 +21,11 @@ asio::awaitable<void> dispatch_to_shards(cluster::replica_manager& rm, std::vect
     for (auto& it : items) {
         by_shard[it.shard].push_back(&it);
     }
-    for (auto& [shard, group] : by_shard) {
-        auto run_group = [&rm, shard = shard, &group, &fn] {
+    for (auto& entry : by_shard) {
+        // Named, not bound: clang 14 (the fuzz build) cannot capture bindings.
+        const size_t shard = entry.first;
+        auto& group = entry.second;
+        auto run_group = [&rm, shard, &group, &fn] {
             for (Item* it : group) {
                 fn(rm.get(shard, it->tp), *it);
             }
