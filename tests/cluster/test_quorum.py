@@ -22,10 +22,14 @@ FAST = {
 
 
 def admin(bootstrap):
-    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 5000})
+    # Longer than CreateTopics' operation timeout below: a broker holds a
+    # forwarded request until a controller answers or that timeout passes (as
+    # Kafka's forwarding manager does), so a shorter client timeout would give
+    # up first on a loaded machine.
+    return AdminClient({"bootstrap.servers": bootstrap, "socket.timeout.ms": 15000})
 
 
-def create_topic(bootstrap, name, partitions=3, rf=3, timeout=20.0):
+def create_topic(bootstrap, name, partitions=3, rf=3, timeout=45.0):
     """Creates `name`, retrying while the controller moves (NOT_CONTROLLER)."""
     deadline = time.monotonic() + timeout
     client = admin(bootstrap)  # alive until its futures resolve
@@ -34,7 +38,7 @@ def create_topic(bootstrap, name, partitions=3, rf=3, timeout=20.0):
             [NewTopic(name, num_partitions=partitions, replication_factor=rf)],
             operation_timeout=10)[name]
         try:
-            fut.result(timeout=15)
+            fut.result(timeout=25)
             return
         except Exception as e:  # KafkaException with the broker's error
             if time.monotonic() >= deadline:
