@@ -1,17 +1,22 @@
 #pragma once
-// The controller id a client is shown (Metadata, DescribeCluster): this
-// broker, as KRaft brokers answer with a live broker rather than the active
-// controller (clients cannot reach controllers; any broker forwards their
-// admin requests, and this one is alive, since it answered). Naming the Raft
-// leader instead sent clients to a controller that had just died: a node that
-// had not yet heard of the election named the dead one, librdkafka waited for
-// it to come back, and CreateTopics timed out after a failover.
+// The controller id a client is shown (Metadata, DescribeCluster): the active
+// controller when it is also an unfenced broker clients can reach (combined
+// mode), else this node, as KRaft brokers answer with a broker id.
 #include "metadata/metadata_image.h"
 #include "server/broker_context.h"
+#include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
 
-inline int32_t visible_controller_id(const broker_context& b, const metadata::metadata_image&) {
+inline int32_t visible_controller_id(const broker_context& b,
+                                     const metadata::metadata_image& image) {
+    if (b.quorum) {
+        const int32_t leader = b.quorum->leader().leader.value();
+        auto it = image.brokers.find(leader);
+        if (it != image.brokers.end() && !it->second.fenced) {
+            return leader;
+        }
+    }
     return b.settings.node_id;
 }
 
