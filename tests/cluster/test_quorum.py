@@ -32,8 +32,12 @@ def admin(bootstrap):
 def create_topic(bootstrap, name, partitions=3, rf=3, timeout=45.0):
     """Creates `name`, retrying while the controller moves (NOT_CONTROLLER)."""
     deadline = time.monotonic() + timeout
-    client = admin(bootstrap)  # alive until its futures resolve
     while True:
+        # A fresh client each try: librdkafka keeps waiting for the controller
+        # its first Metadata answer named, which right after a failover may be
+        # the node just killed (a survivor not yet told of the election still
+        # names it).
+        client = admin(bootstrap)  # alive until its futures resolve
         fut = client.create_topics(
             [NewTopic(name, num_partitions=partitions, replication_factor=rf)],
             operation_timeout=10)[name]
