@@ -124,7 +124,8 @@ status server::start() {
     _data.replicas().mark_started();
     _reactors.start();
     _data.start();
-    _fetchers = std::make_unique<replication::replica_fetcher_manager>(_cfg, _data.replicas());
+    _fetchers =
+        std::make_unique<cluster::replication::replica_fetcher_manager>(_cfg, _data.replicas());
     _running = true;
     _controller->start();
     _quorum->start();

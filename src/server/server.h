@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/replication/replica_fetcher.h"
 #include "common/config/broker_config.h"
 #include "common/result.h"
 #include "coordinator/group/group_coordinator.h"
@@ -23,7 +24,6 @@
 #include "server/quorum/controller_channel.h"
 #include "server/quorum/metadata_quorum.h"
 #include "server/reactor_pool.h"
-#include "server/replication/replica_fetcher.h"
 
 namespace samsa::server {
 
@@ -69,7 +69,7 @@ class server {
     std::unique_ptr<quorum::controller_channel> _channel;
     std::unique_ptr<quorum::broker_lifecycle> _lifecycle;
     // Follower replication: fetches the partitions this broker follows.
-    std::unique_ptr<replication::replica_fetcher_manager> _fetchers;
+    std::unique_ptr<cluster::replication::replica_fetcher_manager> _fetchers;
     std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
     std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;

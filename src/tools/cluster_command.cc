@@ -8,9 +8,9 @@
 #include <memory>
 #include <optional>
 
+#include "net/kafka_rpc_client.h"
 #include "protocol/generated/describe_quorum_request.h"
 #include "protocol/generated/describe_quorum_response.h"
-#include "server/quorum/kafka_rpc_client.h"
 
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
@@ -44,11 +44,11 @@ void print_quorum(const cluster_options& o) {
     const int16_t version = 1;
     req.encode(w, version);
     asio::io_context io;
-    auto client = server::quorum::kafka_rpc_client::create(io.get_executor(), host, port,
-                                                           "samsa-cluster", o.client.timeout);
-    std::optional<result<server::quorum::rpc_answer>> answer;
+    auto client = net::kafka_rpc_client::create(io.get_executor(), host, port, "samsa-cluster",
+                                                o.client.timeout);
+    std::optional<result<net::rpc_answer>> answer;
     client->call(protocol::describe_quorum_request::api_key, version, std::move(w.buffer()),
-                 [&](result<server::quorum::rpc_answer> r) {
+                 [&](result<net::rpc_answer> r) {
                      answer.emplace(std::move(r));
                      client->close();
                  });

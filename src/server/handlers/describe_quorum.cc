@@ -5,10 +5,10 @@
 #include <asio/post.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include "net/await_callback.h"
 #include "protocol/generated/describe_quorum_request.h"
 #include "protocol/generated/describe_quorum_response.h"
 #include "raft/raft_wire.h"
-#include "server/await_callback.h"
 #include "server/quorum/controller_channel.h"
 #include "server/quorum/metadata_quorum.h"
 
@@ -23,7 +23,7 @@ asio::awaitable<raft::quorum_description> describe(quorum::metadata_quorum& q) {
     auto start = [&q](std::function<void(raft::quorum_description)> done) {
         q.describe_async(std::move(done));
     };
-    co_return co_await await_callback<raft::quorum_description>(start);
+    co_return co_await net::await_callback<raft::quorum_description>(start);
 }
 
 void fill(describe_quorum_response::topic_data::partition_data& p,

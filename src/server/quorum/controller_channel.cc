@@ -13,9 +13,9 @@
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include "net/await_callback.h"
 #include "protocol/generated/allocate_producer_ids_request.h"
 #include "protocol/generated/allocate_producer_ids_response.h"
-#include "server/await_callback.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
@@ -156,16 +156,16 @@ bool controller_channel::local_is_active() const {
     return _local && _quorum.is_local_leader();
 }
 
-std::shared_ptr<kafka_rpc_client> controller_channel::client_for(int32_t node) {
+std::shared_ptr<net::kafka_rpc_client> controller_channel::client_for(int32_t node) {
     std::lock_guard lock(_mutex);
     if (auto it = _clients.find(node); it != _clients.end()) {
         return it->second;
     }
     for (const auto& v : _cfg.controller_quorum_voters) {
         if (v.id == node) {
-            auto c = kafka_rpc_client::create(_ex, v.host, v.port,
-                                              fmt::format("samsa-broker-{}", _cfg.node_id),
-                                              std::chrono::milliseconds(_cfg.request_timeout_ms));
+            auto c = net::kafka_rpc_client::create(
+                _ex, v.host, v.port, fmt::format("samsa-broker-{}", _cfg.node_id),
+                std::chrono::milliseconds(_cfg.request_timeout_ms));
             _clients.emplace(node, c);
             return c;
         }
@@ -180,11 +180,11 @@ asio::awaitable<result<bytes>> controller_channel::forward(int16_t api_key, int1
     if (!client) {
         co_return error(error_code::not_controller, "no active controller is known");
     }
-    kafka_rpc_client* c = client.get();
-    auto start = [c, api_key, version, &body](std::function<void(result<rpc_answer>)> done) {
+    net::kafka_rpc_client* c = client.get();
+    auto start = [c, api_key, version, &body](std::function<void(result<net::rpc_answer>)> done) {
         c->call(api_key, version, body, std::move(done));
     };
-    auto answer = co_await await_callback<result<rpc_answer>>(start);
+    auto answer = co_await net::await_callback<result<net::rpc_answer>>(start);
     if (!answer) {
         co_return error(error_code::not_controller, answer.err().message);
     }

@@ -17,6 +17,7 @@
 
 #include "common/config/broker_config.h"
 #include "metadata/controller.h"
+#include "net/kafka_rpc_client.h"
 #include "protocol/generated/alter_partition_request.h"
 #include "protocol/generated/alter_partition_response.h"
 #include "protocol/generated/broker_heartbeat_request.h"
@@ -25,7 +26,6 @@
 #include "protocol/generated/broker_registration_response.h"
 #include "protocol/generated/elect_leaders_request.h"
 #include "protocol/generated/elect_leaders_response.h"
-#include "server/quorum/kafka_rpc_client.h"
 
 namespace samsa::server::quorum {
 
@@ -84,14 +84,14 @@ class controller_channel {
     // deadline (its timeout_ms, or request.timeout.ms).
     template <typename Request, typename Response, typename Local>
     asio::awaitable<result<Response>> on_controller(Request request, int16_t version, Local local);
-    std::shared_ptr<kafka_rpc_client> client_for(int32_t node);
+    std::shared_ptr<net::kafka_rpc_client> client_for(int32_t node);
 
     const config::broker_config& _cfg;
     metadata::controller* _local;
     metadata_quorum& _quorum;
     asio::any_io_executor _ex;
     std::mutex _mutex;
-    std::map<int32_t, std::shared_ptr<kafka_rpc_client>> _clients;
+    std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
 };
 
 }  // namespace samsa::server::quorum

@@ -271,7 +271,7 @@ void metadata_quorum::flush_outbox() {
         const int16_t key = w.api_key;
         const int16_t version = w.api_version;
         client->call(key, version, std::move(w.body),
-                     [this, to, key, version, corr](result<rpc_answer> r) {
+                     [this, to, key, version, corr](result<net::rpc_answer> r) {
                          if (_stopped || !_started) {
                              return;
                          }
@@ -306,14 +306,14 @@ void metadata_quorum::flush_outbox() {
     }
 }
 
-std::shared_ptr<kafka_rpc_client> metadata_quorum::peer(raft::node_id id) {
+std::shared_ptr<net::kafka_rpc_client> metadata_quorum::peer(raft::node_id id) {
     auto it = _peers.find(id.value());
     if (it != _peers.end()) {
         return it->second;
     }
     for (const auto& v : _cfg.controller_quorum_voters) {
         if (v.id == id.value()) {
-            auto c = kafka_rpc_client::create(
+            auto c = net::kafka_rpc_client::create(
                 _io.get_executor(), v.host, v.port, fmt::format("samsa-raft-{}", _cfg.node_id),
                 std::chrono::milliseconds(_cfg.quorum_request_timeout_ms));
             _peers.emplace(id.value(), c);

@@ -33,10 +33,10 @@
 #include "metadata/metadata_delta.h"
 #include "metadata/metadata_image.h"
 #include "metadata/metadata_log_writer.h"
+#include "net/kafka_rpc_client.h"
 #include "raft/quorum_state_file.h"
 #include "raft/raft_node.h"
 #include "raft/storage_raft_log.h"
-#include "server/quorum/kafka_rpc_client.h"
 
 namespace samsa::server::quorum {
 
@@ -109,7 +109,7 @@ class metadata_quorum final : public raft::raft_transport,
     void flush_outbox();
     void arm_timer(raft::raft_time next);
     void expire_inbound();
-    std::shared_ptr<kafka_rpc_client> peer(raft::node_id id);
+    std::shared_ptr<net::kafka_rpc_client> peer(raft::node_id id);
     void publish(std::shared_ptr<const metadata::metadata_image> next);
     // Takes a snapshot of the committed image ending at `end_offset` when
     // metadata.log.max.record.bytes.between.snapshots bytes or
@@ -148,7 +148,7 @@ class metadata_quorum final : public raft::raft_transport,
     bool _stopped = false;
 
     std::vector<std::pair<raft::node_id, raft::raft_message>> _outbox;
-    std::map<int32_t, std::shared_ptr<kafka_rpc_client>> _peers;
+    std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _peers;
     std::map<int32_t, inbound> _inbound;  // by the correlation id we gave it
     int32_t _next_inbound = 1;
 

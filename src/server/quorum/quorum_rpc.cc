@@ -7,8 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "net/await_callback.h"
 #include "raft/raft_wire.h"
-#include "server/await_callback.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
@@ -17,7 +17,7 @@ asio::awaitable<raft::raft_message> ask_quorum(metadata_quorum& q, raft::raft_me
     auto start = [&q, &request](std::function<void(raft::raft_message)> done) {
         q.handle_request(std::move(request), std::move(done));
     };
-    co_return co_await await_callback<raft::raft_message>(start);
+    co_return co_await net::await_callback<raft::raft_message>(start);
 }
 
 asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {

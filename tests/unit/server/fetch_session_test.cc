@@ -5,14 +5,14 @@
 
 #include <algorithm>
 
+#include "cluster/replication/fetch_session_handler.h"
 #include "server/fetch/fetch_plan.h"
-#include "server/replication/fetch_session_handler.h"
 
 namespace samsa::server {
 namespace {
 
-using replication::fetch_session_handler;
-using replication::partition_fetch_state;
+using cluster::replication::fetch_session_handler;
+using cluster::replication::partition_fetch_state;
 
 const uuid k_topic_a = uuid::random();
 const uuid k_topic_b = uuid::random();

@@ -27,7 +27,7 @@
 #include "common/bytes.h"
 #include "common/result.h"
 
-namespace samsa::server::quorum {
+namespace samsa::net {
 
 // An answer: the frame as read (not copied, not zero-filled first: replica
 // fetches carry megabytes) and its body after the response header.
@@ -83,4 +83,4 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     uint64_t _generation = 0;  // one per connection attempt; stale loops stop
 };
 
-}  // namespace samsa::server::quorum
+}  // namespace samsa::net

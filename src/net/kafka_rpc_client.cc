@@ -1,4 +1,4 @@
-#include "server/quorum/kafka_rpc_client.h"
+#include "net/kafka_rpc_client.h"
 
 #include <fmt/format.h>
 
@@ -16,7 +16,7 @@
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
 
-namespace samsa::server::quorum {
+namespace samsa::net {
 
 namespace {
 
@@ -207,4 +207,4 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
     }
 }
 
-}  // namespace samsa::server::quorum
+}  // namespace samsa::net

@@ -1,6 +1,6 @@
-#include "server/replication/fetch_session_handler.h"
+#include "cluster/replication/fetch_session_handler.h"
 
-namespace samsa::server::replication {
+namespace samsa::cluster::replication {
 
 namespace {
 
@@ -92,4 +92,4 @@ void fetch_session_handler::handle_error() {
     _pending.clear();
 }
 
-}  // namespace samsa::server::replication
+}  // namespace samsa::cluster::replication

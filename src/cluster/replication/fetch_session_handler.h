@@ -27,7 +27,7 @@
 #include "common/uuid.h"
 #include "protocol/generated/fetch_request.h"
 
-namespace samsa::server::replication {
+namespace samsa::cluster::replication {
 
 // What a follower asks of one partition.
 struct partition_fetch_state {
@@ -74,4 +74,4 @@ class fetch_session_handler {
     bool _pending_incremental = false;
 };
 
-}  // namespace samsa::server::replication
+}  // namespace samsa::cluster::replication

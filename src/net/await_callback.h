@@ -19,7 +19,7 @@
 #include <memory>
 #include <optional>
 
-namespace samsa::server {
+namespace samsa::net {
 
 template <typename T, typename Start>
 asio::awaitable<T> await_callback(Start& start) {
@@ -39,4 +39,4 @@ asio::awaitable<T> await_callback(Start& start) {
     co_return std::move(*out);
 }
 
-}  // namespace samsa::server
+}  // namespace samsa::net

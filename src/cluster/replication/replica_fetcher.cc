@@ -1,4 +1,4 @@
-#include "server/replication/replica_fetcher.h"
+#include "cluster/replication/replica_fetcher.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -11,14 +11,14 @@
 #include <asio/redirect_error.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include "cluster/replication/fetch_session_handler.h"
 #include "common/clock.h"
+#include "net/await_callback.h"
+#include "net/kafka_rpc_client.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
-#include "server/await_callback.h"
-#include "server/quorum/kafka_rpc_client.h"
-#include "server/replication/fetch_session_handler.h"
 
-namespace samsa::server::replication {
+namespace samsa::cluster::replication {
 
 namespace {
 
@@ -79,14 +79,14 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
         std::error_code ec;
         co_await _wake.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
-    asio::awaitable<result<quorum::rpc_answer>> call(const bytes& body);
+    asio::awaitable<result<net::rpc_answer>> call(const bytes& body);
 
     const config::broker_config& _cfg;
     cluster::replica_manager& _rm;
     asio::any_io_executor _ex;
     int32_t _leader;
     asio::steady_timer _wake;
-    std::shared_ptr<quorum::kafka_rpc_client> _client;
+    std::shared_ptr<net::kafka_rpc_client> _client;
     std::string _client_endpoint;
     fetch_session_handler _session;
 
@@ -97,12 +97,12 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     bool _stopped = false;
 };
 
-asio::awaitable<result<quorum::rpc_answer>> replica_fetcher::call(const bytes& body) {
-    quorum::kafka_rpc_client* c = _client.get();
-    auto start = [c, &body](std::function<void(result<quorum::rpc_answer>)> done) {
+asio::awaitable<result<net::rpc_answer>> replica_fetcher::call(const bytes& body) {
+    net::kafka_rpc_client* c = _client.get();
+    auto start = [c, &body](std::function<void(result<net::rpc_answer>)> done) {
         c->call(protocol::fetch_request::api_key, k_fetch_version, body, std::move(done));
     };
-    co_return co_await await_callback<result<quorum::rpc_answer>>(start);
+    co_return co_await net::await_callback<result<net::rpc_answer>>(start);
 }
 
 asio::awaitable<void> replica_fetcher::run() {
@@ -130,7 +130,7 @@ asio::awaitable<void> replica_fetcher::run() {
             if (_client) {
                 _client->close();
             }
-            _client = quorum::kafka_rpc_client::create(
+            _client = net::kafka_rpc_client::create(
                 _ex, host, port, fmt::format("samsa-replica-fetcher-{}", _cfg.node_id),
                 std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms +
                                           _cfg.request_timeout_ms));
@@ -345,4 +345,4 @@ void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image)
     }
 }
 
-}  // namespace samsa::server::replication
+}  // namespace samsa::cluster::replication

@@ -30,7 +30,7 @@
 #include "common/config/broker_config.h"
 #include "metadata/metadata_image.h"
 
-namespace samsa::server::replication {
+namespace samsa::cluster::replication {
 
 struct followed_partition {
     storage::topic_partition tp;
@@ -59,4 +59,4 @@ class replica_fetcher_manager {
     bool _stopped = false;
 };
 
-}  // namespace samsa::server::replication
+}  // namespace samsa::cluster::replication
