@@ -8,13 +8,10 @@
 #include <future>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "common/clock.h"
-#include "metadata/image_records.h"
-#include "metadata/metadata_delta.h"
 #include "metadata/metadata_log.h"
-#include "protocol/generated/snapshot_footer_record.h"
-#include "protocol/generated/snapshot_header_record.h"
 #include "raft/raft_batch_codec.h"
 #include "raft/raft_wire.h"
 
@@ -119,7 +116,10 @@ metadata_quorum::metadata_quorum(const config::broker_config& cfg, asio::io_cont
       _io(io),
       _cache(cache),
       _base(base),
-      _image(std::move(base)),
+      _published(base),
+      _loader(std::move(base)),
+      _snapshots(cfg.metadata_log_max_record_bytes_between_snapshots,
+                 std::chrono::milliseconds(cfg.metadata_log_max_snapshot_interval_ms)),
       _origin(std::chrono::steady_clock::now()),
       _timer(io) {}
 
@@ -417,155 +417,54 @@ void metadata_quorum::when_committed(int64_t offset, std::function<void(status)>
 // ---- what commits
 
 void metadata_quorum::handle_commit(const raft::raft_batch& batch) {
-    if (batch.is_control()) {
-        return;
-    }
-    // Decoded whole first: a batch that cannot be read is left out entirely.
-    std::vector<metadata::metadata_record> records;
-    records.reserve(batch.records.size());
-    for (const auto& value : batch.records) {
-        auto rec = metadata::decode_metadata_record(value);
-        if (!rec) {
-            spdlog::critical("event=metadata_record_undecodable offset={} error=\"{}\"",
-                             batch.base_offset.value(), rec.err().message);
-            return;
-        }
-        records.push_back(std::move(*rec));
-    }
-    if (!_pending) {
-        _pending.emplace(_image);
-    }
-    for (const auto& value : batch.records) {
-        _bytes_since_snapshot += int64_t(value.size());
-    }
-    for (const auto& rec : records) {
-        if (auto st = _pending->apply(rec); !st) {
-            // The controller applied the same records before appending them,
-            // so this means the log holds what no controller wrote.
-            spdlog::critical("event=metadata_record_inconsistent offset={} error=\"{}\"",
-                             batch.base_offset.value(), st.err().message);
-        }
-    }
-    _pending_last_offset = batch.last_offset().value();
-    _last_commit_wall_ms = wall_clock_ms();
-    _pending_end_offset = batch.end_offset().value();
-    _pending_epoch = batch.epoch;
+    _loader.handle_commit(batch);
 }
 
 void metadata_quorum::end_of_commits() {
-    // One image for the run of batches committed together: during a failover
-    // hundreds of small batches (fencing, ISR changes) commit at once, and
-    // every published image makes each listener walk every partition.
-    if (!_pending) {
-        return;
+    if (auto next = _loader.end_of_commits()) {
+        publish(std::move(next));
+        maybe_snapshot();
     }
-    auto next = _pending->build(_pending_last_offset);
-    _pending.reset();
-    publish(std::move(next));
-    maybe_snapshot(_pending_end_offset, _pending_epoch);
 }
 
-void metadata_quorum::maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch) {
-    const auto interval = std::chrono::milliseconds(_cfg.metadata_log_max_snapshot_interval_ms);
-    const bool by_bytes =
-        _bytes_since_snapshot >= _cfg.metadata_log_max_record_bytes_between_snapshots;
-    const bool by_time = interval.count() > 0 && _bytes_since_snapshot > 0 &&
-                         std::chrono::steady_clock::now() - _last_snapshot >= interval;
-    if (!by_bytes && !by_time) {
+void metadata_quorum::maybe_snapshot() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!_snapshots.due(_loader.bytes_since_snapshot(), now)) {
         return;
     }
-    // As Kafka's snapshot writer lays a snapshot out (KIP-630): a
-    // SnapshotHeaderRecord control batch, the image as records in batches of
-    // up to 1000, and a SnapshotFooterRecord control batch; each a record
-    // batch v2 like the log's, offsets counting from 0 within the snapshot.
-    // The header's last contained log timestamp is when the last batch in it
-    // was applied here (on the leader, within moments of its append).
-    auto records = metadata::image_to_records(*_image);
-    bytes data;
-    int64_t next_offset = 0;
-    auto add = [&](raft::raft_batch b) {
-        b.base_offset = raft::raft_offset{next_offset};
-        b.epoch = epoch;
-        next_offset += int64_t(b.records.size());
-        auto encoded = raft::encode_record_batch(b, wall_clock_ms());
-        if (!encoded) {
-            spdlog::error("event=metadata_snapshot_failed error=\"{}\"", encoded.err().message);
-            return false;
-        }
-        data.insert(data.end(), encoded->begin(), encoded->end());
-        return true;
-    };
-    raft::raft_batch header;
-    header.control = raft::control_record_type::snapshot_header;
-    {
-        protocol::snapshot_header_record h;
-        h.last_contained_log_timestamp = _last_commit_wall_ms;
-        protocol::writer w;
-        h.encode(w, 0);
-        header.records.push_back(std::move(w.buffer()));
-    }
-    if (!add(std::move(header))) {
+    const int64_t end_offset = _loader.end_offset();
+    auto data = metadata::encode_snapshot(*_loader.image(), _loader.epoch(),
+                                          _loader.last_commit_wall_ms(), wall_clock_ms());
+    if (!data) {
+        spdlog::error("event=metadata_snapshot_failed error=\"{}\"", data.err().message);
         return;
     }
-    for (size_t i = 0; i < records.size(); i += 1000) {
-        raft::raft_batch b;
-        for (size_t j = i; j < std::min(records.size(), i + 1000); ++j) {
-            b.records.push_back(metadata::encode_metadata_record(records[j]));
-        }
-        if (!add(std::move(b))) {
-            return;
-        }
-    }
-    raft::raft_batch footer;
-    footer.control = raft::control_record_type::snapshot_footer;
-    {
-        protocol::snapshot_footer_record f;
-        protocol::writer w;
-        f.encode(w, 0);
-        footer.records.push_back(std::move(w.buffer()));
-    }
-    if (!add(std::move(footer))) {
-        return;
-    }
-    auto id = _node->create_snapshot(raft::raft_offset{end_offset}, std::move(data));
+    const size_t size = data->size();
+    auto id = _node->create_snapshot(raft::raft_offset{end_offset}, std::move(*data));
     if (!id) {
         spdlog::error("event=metadata_snapshot_failed end_offset={} error=\"{}\"", end_offset,
                       id.err().message);
         return;
     }
-    _bytes_since_snapshot = 0;
-    _last_snapshot = std::chrono::steady_clock::now();
+    _loader.reset_bytes();
+    _snapshots.taken(now);
     auto dropped = _node->delete_log_before_snapshot();
-    spdlog::info("event=metadata_snapshot end_offset={} epoch={} records={} log_truncated={}",
-                 id->offset.value(), id->epoch.value(), records.size(), dropped && *dropped);
+    spdlog::info("event=metadata_snapshot end_offset={} epoch={} bytes={} log_truncated={}",
+                 id->offset.value(), id->epoch.value(), size, dropped && *dropped);
 }
 
 void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {
-    _pending.reset();  // the snapshot holds all of it
-    auto batches = raft::decode_record_batches(*snapshot.data);
-    if (!batches) {
-        spdlog::critical("event=metadata_snapshot_undecodable error=\"{}\"", batches.err().message);
+    auto next = _loader.load_snapshot(snapshot);
+    if (!next) {
+        spdlog::critical("event=metadata_snapshot_inconsistent offset={} error=\"{}\"",
+                         snapshot.id.offset.value(), next.err().message);
         return;
     }
-    metadata::metadata_delta delta(_base);
-    for (const auto& b : *batches) {
-        if (b.is_control()) {
-            continue;  // SnapshotHeader / SnapshotFooter
-        }
-        for (const auto& value : b.records) {
-            auto rec = metadata::decode_metadata_record(value);
-            if (!rec || !delta.apply(*rec)) {
-                spdlog::critical("event=metadata_snapshot_inconsistent");
-                return;
-            }
-        }
-    }
-    publish(delta.build(snapshot.id.offset.value() - 1));
+    publish(std::move(*next));
 }
 
 void metadata_quorum::publish(std::shared_ptr<const metadata::metadata_image> next) {
-    auto prev = std::move(_image);
-    _image = next;
+    auto prev = std::exchange(_published, next);
     _cache.update(next);
     for (const auto& l : _image_listeners) {
         l(prev, next);

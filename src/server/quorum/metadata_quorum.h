@@ -4,13 +4,14 @@
 // (the controller's io_context: one thread owns the node, the Raft log and the
 // controller's state), carries the node's messages over the controller
 // listener (kafka_rpc_client to each voter; peers' requests arrive through the
-// Vote/BeginQuorumEpoch/EndQuorumEpoch/Fetch/FetchSnapshot handlers), and
-// turns what commits into MetadataImages:
+// Vote/BeginQuorumEpoch/EndQuorumEpoch/Fetch/FetchSnapshot handlers), hands
+// what commits to the metadata_loader and publishes the images it builds,
+// on every node alike, leader or not:
 //
-//   committed batch -> metadata records -> metadata_delta -> image
-//                   -> metadata_cache (every reader) -> image listeners
+//   committed batches -> metadata_loader -> image
+//                     -> metadata_cache (every reader) -> image listeners
 //
-// on every node alike, leader or not. It is also the controller's
+// and snapshots the image when the snapshot_generator says one is due. It is also the controller's
 // metadata_log_writer: the active controller (the Raft leader) appends through
 // it and hears when its batch commits.
 //
@@ -30,9 +31,10 @@
 #include "common/config/broker_config.h"
 #include "metadata/controller.h"
 #include "metadata/metadata_cache.h"
-#include "metadata/metadata_delta.h"
 #include "metadata/metadata_image.h"
+#include "metadata/metadata_loader.h"
 #include "metadata/metadata_log_writer.h"
+#include "metadata/snapshot_generator.h"
 #include "net/kafka_rpc_client.h"
 #include "raft/quorum_state_file.h"
 #include "raft/raft_node.h"
@@ -111,11 +113,9 @@ class metadata_quorum final : public raft::raft_transport,
     void expire_inbound();
     std::shared_ptr<net::kafka_rpc_client> peer(raft::node_id id);
     void publish(std::shared_ptr<const metadata::metadata_image> next);
-    // Takes a snapshot of the committed image ending at `end_offset` when
-    // metadata.log.max.record.bytes.between.snapshots bytes or
-    // metadata.log.max.snapshot.interval.ms have passed since the last one,
-    // and drops the log below it.
-    void maybe_snapshot(int64_t end_offset, raft::raft_epoch epoch);
+    // Snapshots the committed image when the generator says one is due, and
+    // drops the log below it.
+    void maybe_snapshot();
 
     struct inbound {
         std::function<void(raft::raft_message)> answer;
@@ -127,13 +127,9 @@ class metadata_quorum final : public raft::raft_transport,
     asio::io_context& _io;
     metadata::metadata_cache& _cache;
     std::shared_ptr<const metadata::metadata_image> _base;
-    std::shared_ptr<const metadata::metadata_image> _image;  // committed, controller thread
-    // Committed batches applied since the last publish (end_of_commits).
-    std::optional<metadata::metadata_delta> _pending;
-    int64_t _pending_last_offset = -1;
-    int64_t _pending_end_offset = 0;
-    raft::raft_epoch _pending_epoch{0};
-    int64_t _last_commit_wall_ms = 0;  // for the snapshot header
+    std::shared_ptr<const metadata::metadata_image> _published;  // controller thread
+    metadata::metadata_loader _loader;
+    metadata::snapshot_generator _snapshots;
     std::vector<metadata::image_listener> _image_listeners;
     std::vector<leader_listener> _leader_listeners;
 
@@ -157,8 +153,6 @@ class metadata_quorum final : public raft::raft_transport,
     std::atomic<int64_t> _applied{-1};
     std::atomic<int64_t> _known_hw{-1};
     raft::raft_epoch _controller_epoch{-1};
-    int64_t _bytes_since_snapshot = 0;
-    std::chrono::steady_clock::time_point _last_snapshot = std::chrono::steady_clock::now();
 };
 
 }  // namespace samsa::server::quorum
