@@ -7,70 +7,13 @@
 
 #include "metadata/config_alteration.h"
 #include "metadata/config_view.h"
+#include "metadata/controller_apis.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/partition_creation.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_deletion.h"
 
 namespace samsa::metadata {
-
-namespace {
-
-// When the batch could not be committed, nothing happened: every item that
-// would have succeeded gets the commit's error instead.
-std::optional<std::string> message_of(const error& e) {
-    return e.message.empty() ? std::nullopt : std::optional(e.message);
-}
-
-void fail_all(protocol::create_topics_response& r, const error& e) {
-    for (auto& t : r.topics) {
-        if (t.error_code == 0) {
-            t.error_code = to_wire(e.code);
-            t.error_message = message_of(e);
-            t.configs.emplace();
-            t.num_partitions = -1;
-            t.replication_factor = -1;
-        }
-    }
-}
-
-void fail_all(protocol::delete_topics_response& r, const error& e) {
-    for (auto& t : r.responses) {
-        if (t.error_code == 0) {
-            t.error_code = to_wire(e.code);
-            t.error_message = message_of(e);
-        }
-    }
-}
-
-void fail_all(protocol::create_partitions_response& r, const error& e) {
-    for (auto& t : r.results) {
-        if (t.error_code == 0) {
-            t.error_code = to_wire(e.code);
-            t.error_message = message_of(e);
-        }
-    }
-}
-
-template <typename Response>
-void fail_all_resources(Response& r, const error& e) {
-    for (auto& t : r.responses) {
-        if (t.error_code == 0) {
-            t.error_code = to_wire(e.code);
-            t.error_message = message_of(e);
-        }
-    }
-}
-
-void fail_all(protocol::alter_configs_response& r, const error& e) {
-    fail_all_resources(r, e);
-}
-
-void fail_all(protocol::incremental_alter_configs_response& r, const error& e) {
-    fail_all_resources(r, e);
-}
-
-}  // namespace
 
 controller::controller(const config::broker_config& config, metadata_log_writer& log,
                        metadata_cache& cache, std::shared_ptr<const metadata_image> replayed,
@@ -210,15 +153,15 @@ void controller::publish(std::shared_ptr<const metadata_image> next) {
     }
 }
 
-template <typename Response, typename Plan>
-Response controller::run(Plan&& plan_fn) {
+template <typename Request, typename Plan>
+auto controller::run(Plan&& plan_fn) {
     const config::config_set broker =
         effective_broker_config(_config.values, *_image, _config.node_id);
     const controller_state state{*_image, _config, broker, _rng};
     auto plan = plan_fn(state);
     if (!plan.records.empty()) {
         if (auto committed = commit(std::move(plan.records)); !committed) {
-            fail_all(plan.response, committed.err());
+            fail_pending<Request>(plan.response, committed.err());
         }
     }
     return std::move(plan.response);
@@ -269,31 +212,31 @@ result<int64_t> controller::do_register_broker(const broker_registration& reg) {
 
 protocol::create_topics_response controller::do_create_topics(
     const protocol::create_topics_request& req) {
-    return run<protocol::create_topics_response>(
+    return run<protocol::create_topics_request>(
         [&](const controller_state& s) { return plan_create_topics(s, req); });
 }
 
 protocol::delete_topics_response controller::do_delete_topics(
     const protocol::delete_topics_request& req) {
-    return run<protocol::delete_topics_response>(
+    return run<protocol::delete_topics_request>(
         [&](const controller_state& s) { return plan_delete_topics(s, req); });
 }
 
 protocol::create_partitions_response controller::do_create_partitions(
     const protocol::create_partitions_request& req) {
-    return run<protocol::create_partitions_response>(
+    return run<protocol::create_partitions_request>(
         [&](const controller_state& s) { return plan_create_partitions(s, req); });
 }
 
 protocol::alter_configs_response controller::do_alter_configs(
     const protocol::alter_configs_request& req) {
-    return run<protocol::alter_configs_response>(
+    return run<protocol::alter_configs_request>(
         [&](const controller_state& s) { return plan_alter_configs(s, req); });
 }
 
 protocol::incremental_alter_configs_response controller::do_incremental_alter_configs(
     const protocol::incremental_alter_configs_request& req) {
-    return run<protocol::incremental_alter_configs_response>(
+    return run<protocol::incremental_alter_configs_request>(
         [&](const controller_state& s) { return plan_incremental_alter_configs(s, req); });
 }
 
@@ -339,61 +282,6 @@ result<int64_t> controller::register_broker_blocking(broker_registration reg) {
     std::promise<result<int64_t>> done;
     asio::post(_io, [&] { done.set_value(do_register_broker(reg)); });
     return done.get_future().get();
-}
-
-asio::awaitable<protocol::create_topics_response> controller::create_topics(
-    protocol::create_topics_request req) {
-    std::optional<protocol::create_topics_response> out;
-    auto op = [&](std::function<void()> finish) {
-        out.emplace(do_create_topics(req));
-        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
-    };
-    co_await on_controller_async(op);
-    co_return std::move(*out);
-}
-
-asio::awaitable<protocol::delete_topics_response> controller::delete_topics(
-    protocol::delete_topics_request req) {
-    std::optional<protocol::delete_topics_response> out;
-    auto op = [&](std::function<void()> finish) {
-        out.emplace(do_delete_topics(req));
-        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
-    };
-    co_await on_controller_async(op);
-    co_return std::move(*out);
-}
-
-asio::awaitable<protocol::create_partitions_response> controller::create_partitions(
-    protocol::create_partitions_request req) {
-    std::optional<protocol::create_partitions_response> out;
-    auto op = [&](std::function<void()> finish) {
-        out.emplace(do_create_partitions(req));
-        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
-    };
-    co_await on_controller_async(op);
-    co_return std::move(*out);
-}
-
-asio::awaitable<protocol::alter_configs_response> controller::alter_configs(
-    protocol::alter_configs_request req) {
-    std::optional<protocol::alter_configs_response> out;
-    auto op = [&](std::function<void()> finish) {
-        out.emplace(do_alter_configs(req));
-        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
-    };
-    co_await on_controller_async(op);
-    co_return std::move(*out);
-}
-
-asio::awaitable<protocol::incremental_alter_configs_response> controller::incremental_alter_configs(
-    protocol::incremental_alter_configs_request req) {
-    std::optional<protocol::incremental_alter_configs_response> out;
-    auto op = [&](std::function<void()> finish) {
-        out.emplace(do_incremental_alter_configs(req));
-        after_commit(std::move(finish), [&](const error& e) { fail_all(*out, e); });
-    };
-    co_await on_controller_async(op);
-    co_return std::move(*out);
 }
 
 asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(int32_t count) {

@@ -1,5 +1,5 @@
 #pragma once
-// The active controller (DESIGN.md §6; this node, in a one-node cluster): the
+// The active controller (docs/architecture.md, "Metadata"; this node, in a one-node cluster): the
 // only writer of cluster metadata. Every change runs on ONE dedicated thread
 // with its own io_context, so changes are serialised without locks: an
 // operation reads the current image, plans records (metadata/*_creation.h,
@@ -10,7 +10,7 @@
 // Handlers on reactor threads simply co_await an operation; it hops to the
 // controller thread and the handler resumes on its own reactor with the result:
 //
-//   auto resp = co_await ctx.broker->controller->create_topics(std::move(req));
+//   auto resp = co_await submit(controller, std::move(create_topics_request));
 //
 // Listeners (the replica manager) subscribe before start(); they are called on
 // the controller thread after each publish, and once by start() with the image
@@ -125,16 +125,8 @@ class controller {
     // For the server's start, from a thread that is not the controller's.
     result<int64_t> register_broker_blocking(broker_registration registration);
 
-    asio::awaitable<protocol::create_topics_response> create_topics(
-        protocol::create_topics_request request);
-    asio::awaitable<protocol::delete_topics_response> delete_topics(
-        protocol::delete_topics_request request);
-    asio::awaitable<protocol::create_partitions_response> create_partitions(
-        protocol::create_partitions_request request);
-    asio::awaitable<protocol::alter_configs_response> alter_configs(
-        protocol::alter_configs_request request);
-    asio::awaitable<protocol::incremental_alter_configs_response> incremental_alter_configs(
-        protocol::incremental_alter_configs_request request);
+    // The admin APIs clients send (CreateTopics, DeleteTopics, ...): one
+    // do_ operation each below, run with submit() (metadata/controller_apis.h).
     // The next block of producer ids for this broker (ProducerIdsRecord).
     asio::awaitable<result<producer_id_block>> allocate_producer_ids(
         int32_t count = producer_id_block_size);
@@ -179,6 +171,17 @@ class controller {
     asio::awaitable<void> run_on_controller(F& fn) {
         co_await on_controller(fn);
     }
+    // Any thread: runs `op()` on the controller thread, and resumes on the
+    // caller's executor once what it appended has committed; when that
+    // commit failed, `on_failure(error)` runs first. References only, as above.
+    template <typename Op, typename Fail>
+    asio::awaitable<void> run_committed(Op& op, Fail& on_failure) {
+        auto fn = [this, &op, &on_failure](std::function<void()> finish) {
+            op();
+            after_commit(std::move(finish), [&on_failure](const error& e) { on_failure(e); });
+        };
+        co_await on_controller_async(fn);
+    }
 
   private:
     // Runs `fn(finish)` on the controller thread; the caller resumes on its own
@@ -221,8 +224,8 @@ class controller {
 
     // Plans with the current image and commits what was planned; on a failed
     // commit every item of the response carries the error.
-    template <typename Response, typename Plan>
-    Response run(Plan&& plan_fn);
+    template <typename Request, typename Plan>
+    auto run(Plan&& plan_fn);
 
     // Appends `records` as one batch, applies them and publishes the image.
     result<int64_t> commit(std::vector<metadata_record> records);

@@ -28,7 +28,7 @@ namespace samsa::server {
 
 namespace quorum {
 class metadata_quorum;
-class controller_channel;
+class controller_frontend;
 }  // namespace quorum
 class handler_registry;
 namespace fetch {
@@ -61,7 +61,7 @@ struct broker_context {
     // Set by the server before listeners start: the controller's operations run
     // here when this node is the active controller, and are forwarded to the
     // active controller's listener otherwise.
-    quorum::controller_channel* controller = nullptr;
+    quorum::controller_frontend* controller = nullptr;
     // This node's replica of the metadata quorum (KRaft RPCs, DescribeQuorum).
     quorum::metadata_quorum* quorum = nullptr;
     // Local partitions: produce, fetch, list offsets, delete records.

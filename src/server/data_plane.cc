@@ -7,14 +7,14 @@
 
 #include "cluster/partition_config.h"
 #include "common/clock.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server {
 
 namespace {
 
 // Blocking work (fsync) runs on the pool; its completion is posted back to the
-// reactor that asked, which owns the log (DESIGN.md §4).
+// reactor that asked, which owns the log (docs/architecture.md, "Threads").
 storage::blocking_executor make_blocking_executor(asio::thread_pool& pool) {
     return [&pool](std::function<status()> job, std::function<void(status)> done) {
         asio::io_context* home = reactor_pool::current();

@@ -224,7 +224,7 @@ status server::open_quorum() {
     }
     _controller->set_log(*_quorum);
     _context.quorum = _quorum.get();
-    _channel = std::make_unique<quorum::controller_channel>(
+    _channel = std::make_unique<quorum::controller_frontend>(
         _cfg, _cfg.is_controller() ? _controller.get() : nullptr, *_quorum,
         _controller->io().get_executor());
     _context.controller = _channel.get();

@@ -21,7 +21,7 @@
 #include "server/handler_registry.h"
 #include "server/listener.h"
 #include "server/quorum/broker_lifecycle.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
 #include "server/reactor_pool.h"
 
@@ -66,7 +66,7 @@ class server {
     // the channel and the lifecycle run on it, so they go before it.
     std::unique_ptr<metadata::controller> _controller;
     std::unique_ptr<quorum::metadata_quorum> _quorum;
-    std::unique_ptr<quorum::controller_channel> _channel;
+    std::unique_ptr<quorum::controller_frontend> _channel;
     std::unique_ptr<quorum::broker_lifecycle> _lifecycle;
     // Follower replication: fetches the partitions this broker follows.
     std::unique_ptr<cluster::replication::replica_fetcher_manager> _fetchers;

@@ -2,7 +2,7 @@
 
 #include "protocol/generated/allocate_producer_ids_request.h"
 #include "protocol/generated/allocate_producer_ids_response.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
 

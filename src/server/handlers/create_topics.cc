@@ -3,7 +3,7 @@
 #include "common/error.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
 
@@ -14,16 +14,9 @@ using protocol::create_topics_response;
 
 asio::awaitable<create_topics_response> handle(request_context& ctx, create_topics_request& req) {
     if (!ctx.broker->controller) {
-        create_topics_response resp;
-        for (const auto& t : req.topics) {
-            auto& r = resp.topics.emplace_back();
-            r.name = t.name;
-            r.error_code = to_wire(error_code::not_controller);
-            r.error_message = std::nullopt;
-        }
-        co_return resp;
+        co_return metadata::answer_with(req, error_code::not_controller);
     }
-    co_return co_await ctx.broker->controller->create_topics(std::move(req));
+    co_return co_await ctx.broker->controller->call(std::move(req));
 }
 
 }  // namespace

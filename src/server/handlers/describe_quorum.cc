@@ -9,7 +9,7 @@
 #include "protocol/generated/describe_quorum_request.h"
 #include "protocol/generated/describe_quorum_response.h"
 #include "raft/raft_wire.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::handlers {

@@ -1,6 +1,6 @@
 #include "server/handlers/elect_leaders.h"
 
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
 

@@ -8,7 +8,7 @@
 #include "metadata/topic_creation.h"
 #include "protocol/generated/find_coordinator_request.h"
 #include "protocol/generated/find_coordinator_response.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
 
@@ -77,7 +77,7 @@ asio::awaitable<void> ensure_offsets_topic(request_context& ctx) {
         metadata::auto_created_topic(coordinator::offsets_topic, *ctx.broker->config));
     // The call and the co_await are separate statements: no temporary of the
     // call lives in the co_await operand (GCC 12 destroys those twice).
-    auto creating = ctx.broker->controller->create_topics(std::move(creq));
+    auto creating = ctx.broker->controller->call(std::move(creq));
     auto created = co_await std::move(creating);
     for (const auto& t : created.topics) {
         auto ec = error_code(t.error_code);

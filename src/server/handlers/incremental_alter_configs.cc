@@ -3,7 +3,7 @@
 #include "common/error.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
 
@@ -15,17 +15,9 @@ using protocol::incremental_alter_configs_response;
 asio::awaitable<incremental_alter_configs_response> handle(request_context& ctx,
                                                            incremental_alter_configs_request& req) {
     if (!ctx.broker->controller) {
-        incremental_alter_configs_response resp;
-        for (const auto& r : req.resources) {
-            auto& out = resp.responses.emplace_back();
-            out.resource_type = r.resource_type;
-            out.resource_name = r.resource_name;
-            out.error_code = to_wire(error_code::not_controller);
-            out.error_message = std::nullopt;
-        }
-        co_return resp;
+        co_return metadata::answer_with(req, error_code::not_controller);
     }
-    co_return co_await ctx.broker->controller->incremental_alter_configs(std::move(req));
+    co_return co_await ctx.broker->controller->call(std::move(req));
 }
 
 }  // namespace

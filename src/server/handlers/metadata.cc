@@ -13,7 +13,7 @@
 #include "metadata/topic_name.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
 
@@ -82,7 +82,7 @@ asio::awaitable<void> auto_create(request_context& ctx, const std::vector<std::s
     for (const auto& n : names) {
         creq.topics.push_back(metadata::auto_created_topic(n, *ctx.broker->config));
     }
-    auto created = co_await ctx.broker->controller->create_topics(std::move(creq));
+    auto created = co_await ctx.broker->controller->call(std::move(creq));
     std::map<std::string, int16_t> outcome;
     for (const auto& r : created.topics) {
         auto code = error_code(r.error_code);

@@ -146,7 +146,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         }
         if (acks == -1) {
             // Complete once the high watermark passes the batch: every ISR
-            // member has it (DESIGN.md §3, §7).
+            // member has it (docs/architecture.md, "Produce" and "Replication").
             ++need_replicated;
             const size_t i = it.index;
             p->when_replicated(it.result.last_offset + 1, [replicated, i](error_code ec) {

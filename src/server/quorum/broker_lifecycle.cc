@@ -9,7 +9,7 @@
 #include <asio/use_awaitable.hpp>
 #include <thread>
 
-#include "server/quorum/controller_channel.h"
+#include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
@@ -22,7 +22,7 @@ constexpr auto k_fast = std::chrono::milliseconds(100);
 
 }  // namespace
 
-broker_lifecycle::broker_lifecycle(const config::broker_config& cfg, controller_channel& channel,
+broker_lifecycle::broker_lifecycle(const config::broker_config& cfg, controller_frontend& channel,
                                    metadata_quorum& quorum, asio::any_io_executor ex,
                                    protocol::broker_registration_request registration)
     : _cfg(cfg),

@@ -21,12 +21,12 @@
 
 namespace samsa::server::quorum {
 
-class controller_channel;
+class controller_frontend;
 class metadata_quorum;
 
 class broker_lifecycle {
   public:
-    broker_lifecycle(const config::broker_config& cfg, controller_channel& channel,
+    broker_lifecycle(const config::broker_config& cfg, controller_frontend& channel,
                      metadata_quorum& quorum, asio::any_io_executor ex,
                      protocol::broker_registration_request registration);
 
@@ -52,7 +52,7 @@ class broker_lifecycle {
     asio::awaitable<void> run();
 
     const config::broker_config& _cfg;
-    controller_channel& _channel;
+    controller_frontend& _channel;
     metadata_quorum& _quorum;
     asio::any_io_executor _ex;
     protocol::broker_registration_request _registration;

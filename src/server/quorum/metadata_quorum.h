@@ -1,6 +1,6 @@
 #pragma once
 // metadata_quorum: this node's replica of the Raft-replicated metadata log
-// (DESIGN.md §6, KIP-595). It drives the raft_node on the controller thread
+// (docs/architecture.md, "Metadata"; KIP-595). It drives the raft_node on the controller thread
 // (the controller's io_context: one thread owns the node, the Raft log and the
 // controller's state), carries the node's messages over the controller
 // listener (kafka_rpc_client to each voter; peers' requests arrive through the

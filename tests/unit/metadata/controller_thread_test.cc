@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "controller_fixture.h"
+#include "metadata/controller_apis.h"
 
 namespace samsa::metadata {
 namespace {
@@ -42,7 +43,7 @@ TEST_F(controller_thread, awaited_operations_run_on_the_controller_and_resume_th
                 t.replication_factor = 1;
                 t.configs.emplace_back().name = "retention.ms";
                 t.configs.back().value = "86400000";
-                auto resp = co_await ctl().create_topics(std::move(req));
+                auto resp = co_await submit(ctl(), std::move(req));
                 codes[i] = resp.topics.at(0).error_code;
                 resumed_on[i] = std::this_thread::get_id();
                 ++done;
@@ -93,7 +94,7 @@ TEST_F(controller_thread, producer_ids_and_configs_through_the_awaitables) {
             auto& c = r.configs.emplace_back();
             c.name = "log.retention.ms";
             c.value = "1000";
-            altered.emplace(co_await ctl().incremental_alter_configs(std::move(req)));
+            altered.emplace(co_await submit(ctl(), std::move(req)));
         },
         asio::detached);
     reactor.run();
