@@ -3,7 +3,7 @@
 // its log, its place in the replica set (leader, epoch, replicas, ISR) as the
 // metadata image says, and the operations clients run against it.
 //
-// Owned by one shard (DESIGN.md §4): every method runs on that shard's thread,
+// Owned by one shard (docs/architecture.md, "Threads"): every method runs on that shard's thread,
 // so nothing here locks.
 #include <cstdint>
 #include <functional>
@@ -130,7 +130,7 @@ class partition {
     // watermark (log start offset).
     result<int64_t> delete_records(int64_t offset, int64_t now_ms);
 
-    // ---- replication (partition_replication.cc; DESIGN.md §7)
+    // ---- replication (partition_replication.cc; docs/architecture.md, "Replication")
     int32_t leader_id() const { return _leader; }
     const std::vector<int32_t>& isr() const { return _isr; }
     // Leader: a follower's fetch. Records the follower's log end offset (its

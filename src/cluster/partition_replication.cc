@@ -1,4 +1,4 @@
-// partition: the replication half (DESIGN.md §7, the seeds' ISR and high
+// partition: the replication half (docs/architecture.md, "Replication", the seeds' ISR and high
 // watermark rules with Kafka's later leader-epoch fixes). Part of the
 // partition class (partition.h); runs on the partition's shard.
 #include <algorithm>

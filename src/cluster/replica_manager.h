@@ -1,6 +1,6 @@
 #pragma once
 // replica_manager: the partitions this broker hosts (Kafka's ReplicaManager),
-// spread over the reactor shards (DESIGN.md §4).
+// spread over the reactor shards (docs/architecture.md, "Threads").
 //
 // Each partition belongs to the shard chosen by a hash of its topic id and
 // partition number; its `partition` object lives in that shard's table and is
@@ -11,7 +11,7 @@
 // The metadata image drives the set of partitions: on every new image,
 // apply_metadata() creates the local logs of partitions this node now
 // replicates, updates leaders / ISR / configs, and deletes the logs of topics
-// that are gone (DESIGN.md §6: what LeaderAndIsr and StopReplica used to do).
+// that are gone (docs/architecture.md, "Metadata": what LeaderAndIsr and StopReplica used to do).
 #include <asio/awaitable.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/io_context.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // How the broker's configs look once the metadata image's dynamic configs are
-// layered on the static ones (DESIGN.md §6: per-broker dynamic > cluster-wide
+// layered on the static ones (docs/architecture.md, "Metadata": per-broker dynamic > cluster-wide
 // dynamic > static file > default), and their DescribeConfigs entries.
 //
 //   auto broker = effective_broker_config(cfg.values, *image, cfg.node_id);

@@ -1,5 +1,5 @@
 #pragma once
-// An immutable snapshot of cluster metadata (DESIGN.md §6): brokers, topics
+// An immutable snapshot of cluster metadata (docs/architecture.md, "Metadata"): brokers, topics
 // with their partitions and configs, broker dynamic configs, feature levels and
 // the next producer id block. Readers take the current image from the
 // metadata_cache and never see it change; metadata_delta builds the next image

@@ -1,6 +1,6 @@
 #pragma once
 // metadata_log: the local metadata log `<metadata.log.dir>/__cluster_metadata-0`
-// (DESIGN.md §6), a storage::log of v2 record batches whose records carry
+// (docs/architecture.md, "Metadata"), a storage::log of v2 record batches whose records carry
 // metadata record frames (metadata/metadata_record_serde.h) as values and null
 // keys. One controller change is one batch, so a multi-record change (a topic
 // and its partitions) is applied whole or not at all; each append is

@@ -4,7 +4,7 @@
 //  * Decoded from a request it views the request frame: the frame must outlive it
 //    (handlers keep the frame until they have answered).
 //  * In a response it is a chain of memory pieces and file ranges; the connection
-//    sends file ranges with sendfile(2) on plaintext listeners (DESIGN.md §9).
+//    sends file ranges with sendfile(2) on plaintext listeners (docs/architecture.md, "Fetch").
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -404,7 +404,7 @@ asio::awaitable<bool> connection::send_response(response_slot& slot) {
 }
 
 asio::awaitable<bool> connection::send_file_range(const protocol::file_range& f) {
-    // Zero copy (DESIGN.md §9): the kernel moves segment bytes to the socket.
+    // Zero copy (docs/architecture.md, "Fetch"): the kernel moves segment bytes to the socket.
     _socket.non_blocking(true);
     off_t offset = off_t(f.offset);
     size_t left = f.length;

@@ -1,5 +1,5 @@
 #pragma once
-// One client connection (DESIGN.md §3). Owned by one reactor thread: every
+// One client connection (docs/architecture.md, "Requests"). Owned by one reactor thread: every
 // member is touched only from its socket's executor, so nothing here locks.
 //
 // The read loop reads frames (4-byte big-endian size, then header and body),

@@ -1,5 +1,5 @@
 #pragma once
-// The handler interface (DESIGN.md §3). Each Kafka API has one handler file in
+// The handler interface (docs/architecture.md, "Requests"). Each Kafka API has one handler file in
 // server/handlers/ that states the versions it serves once, in its
 // `api_handler` entry; ApiVersions is derived from the registry of entries.
 #include <asio/awaitable.hpp>

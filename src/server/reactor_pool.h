@@ -1,5 +1,5 @@
 #pragma once
-// The reactor threads (DESIGN.md §4): one asio::io_context per thread, each
+// The reactor threads (docs/architecture.md, "Threads"): one asio::io_context per thread, each
 // running coroutines. Connections are spread round-robin; later, each
 // partition is owned by one reactor (its shard).
 //

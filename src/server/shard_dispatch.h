@@ -1,5 +1,5 @@
 #pragma once
-// Runs per-partition work on the partitions' owning shards (DESIGN.md §4):
+// Runs per-partition work on the partitions' owning shards (docs/architecture.md, "Threads"):
 // items are grouped by shard and each group is processed in one hop, in order.
 // `fn(cluster::partition* p, Item& item)` runs on the owning shard with the
 // local partition (nullptr when this broker does not host it) and records its

@@ -15,7 +15,7 @@
 // not overlapping; the last one is the active segment, the only one appended
 // to; log start offset <= high watermark <= LEO; recovery point <= LEO.
 //
-// Threading (DESIGN.md §4): a log is owned by one shard and is NOT thread-safe.
+// Threading (docs/architecture.md, "Threads"): a log is owned by one shard and is NOT thread-safe.
 // What may happen elsewhere:
 //  * blocking flushes run on the `blocking_executor` given at open (a background
 //    pool); it must call `done` back on the owner's shard;

@@ -1,5 +1,5 @@
 #pragma once
-// The `samsa` command-line verbs other than `server` (DESIGN.md §2): topics,
+// The `samsa` command-line verbs other than `server` (docs/architecture.md, "Rooms"): topics,
 // produce, consume, groups, configs, cluster, delete-records and perf. Each
 // verb lives in its own file and registers itself on the top-level CLI11 app;
 // main.cc runs the one the command line selected.

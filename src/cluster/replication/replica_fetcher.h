@@ -1,5 +1,5 @@
 #pragma once
-// Follower replication (DESIGN.md §7): for every partition this broker hosts
+// Follower replication (docs/architecture.md, "Replication"): for every partition this broker hosts
 // but does not lead, fetch from its leader with this broker's replica id and
 // append what comes back with the leader's offsets and epochs.
 //

@@ -1,7 +1,7 @@
 #pragma once
 // The definition of every broker key Samsa knows: Kafka's names, types, defaults,
 // validators and dynamic update modes (Kafka 3.9, KRaft mode), with Samsa's own
-// defaults where DESIGN.md chooses differently:
+// defaults where Samsa chooses differently (docs/architecture.md, "Decisions"):
 //   log.dir        ./data   (Kafka: /tmp/kafka-logs)
 //   num.io.threads 0        (Kafka: 8) — 0 means one reactor thread per core
 // Keys Kafka requires in KRaft mode (process.roles, node.id,

@@ -33,7 +33,7 @@ enum class config_source : int8_t {
 // Kafka's name: "DYNAMIC_TOPIC_CONFIG", "STATIC_BROKER_CONFIG", ...
 std::string_view source_name(config_source s);
 
-// Layers in increasing precedence (DESIGN.md §6: per-broker dynamic > cluster-wide
+// Layers in rising precedence (docs/architecture.md, "Metadata": per-broker dynamic > cluster-wide
 // dynamic > static file > default). The command line's overrides sit above the file
 // and, as in Kafka, are reported as STATIC_BROKER_CONFIG too.
 enum class config_layer : uint8_t {

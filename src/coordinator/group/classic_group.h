@@ -1,6 +1,6 @@
 #pragma once
 // classic_group: the state of one consumer group under the classic rebalance
-// protocol (Kafka's GroupMetadata / ClassicGroup; DESIGN.md §8, seed
+// protocol (Kafka's GroupMetadata / ClassicGroup; docs/architecture.md, "Coordinators", seed
 // inventory GRP-05..19): its state (group_state.h), generation, members,
 // leader, chosen protocol and committed offsets.
 //

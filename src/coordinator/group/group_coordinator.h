@@ -1,6 +1,6 @@
 #pragma once
 // group_coordinator: the entry point of the group coordinator on this broker
-// (DESIGN.md §8). It owns one group_manager per reactor shard and routes each
+// (docs/architecture.md, "Coordinators"). It owns a group_manager per reactor shard and routes each
 // request to the manager of the shard that owns the group's
 // __consumer_offsets partition (group_partitioner.h): the handler's
 // coroutine hops there, the work runs on that shard (possibly waiting, for

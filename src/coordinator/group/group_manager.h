@@ -1,7 +1,7 @@
 #pragma once
 // group_manager: the group coordinator of one reactor shard (Kafka's
 // GroupCoordinator and GroupMetadataManager for the __consumer_offsets
-// partitions this shard leads; DESIGN.md §4, §8).
+// partitions this shard leads; docs/architecture.md, "Threads" and "Coordinators").
 //
 // A group lives on the shard that owns its __consumer_offsets partition
 // (group_partitioner.h). Everything about the partition's groups - their

@@ -1,5 +1,5 @@
 #pragma once
-// Which __consumer_offsets partition holds a group (DESIGN.md §8, seed
+// Which __consumer_offsets partition holds a group (docs/architecture.md, "Coordinators", seed
 // inventory GRP-01): Kafka's GroupCoordinator.partitionFor,
 //
 //   Utils.abs(groupId.hashCode()) % offsets.topic.num.partitions
