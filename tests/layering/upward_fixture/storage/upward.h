@@ -1,0 +1,3 @@
+#pragma once
+// An upward include the room-order check must refuse.
+#include "cluster/partition.h"
