@@ -21,10 +21,10 @@ std::vector<protocol::list_groups_response::listed_group> group_manager::list_gr
     if (!filter.classic_type) {
         return out;
     }
-    for (const auto& [p, part] : _partitions) {
-        if (part.loading) {
+    for_each_partition([&](group_coordinator_shard& part, bool part_loading) {
+        if (part_loading) {
             loading = true;
-            continue;
+            return;
         }
         for (const auto& [id, g] : part.groups) {
             if (g->is(group_state::dead)) {
@@ -39,7 +39,7 @@ std::vector<protocol::list_groups_response::listed_group> group_manager::list_gr
             lg.group_state = std::string(group_state_name(g->state()));
             lg.group_type = "classic";
         }
-    }
+    });
     return out;
 }
 
@@ -105,11 +105,11 @@ error_code group_manager::delete_group(const std::string& group_id) {
 }
 
 void group_manager::remove_offsets_of_topics(const std::set<std::string>& topics) {
-    for (auto& [p, part] : _partitions) {
-        if (part.loading) {
+    for_each_partition([&](group_coordinator_shard& part, bool loading) {
+        if (loading) {
             // Applied when the load finishes, to what it loaded.
             part.deleted_topics.insert(topics.begin(), topics.end());
-            continue;
+            return;
         }
         std::vector<group_ptr> groups;
         for (const auto& [id, g] : part.groups) {
@@ -119,15 +119,15 @@ void group_manager::remove_offsets_of_topics(const std::set<std::string>& topics
             auto removed = g->offsets().remove_topics(topics);
             cleanup_group(part, g, removed);
         }
-    }
+    });
 }
 
 size_t group_manager::expire_offsets() {
     const int64_t now = _wall_clock();
     size_t expired = 0;
-    for (auto& [p, part] : _partitions) {
-        if (part.loading) {
-            continue;
+    for_each_partition([&](group_coordinator_shard& part, bool loading) {
+        if (loading) {
+            return;
         }
         std::vector<group_ptr> groups;
         for (const auto& [id, g] : part.groups) {
@@ -138,7 +138,7 @@ size_t group_manager::expire_offsets() {
             expired += removed.size();
             cleanup_group(part, g, removed);
         }
-    }
+    });
     if (expired > 0) {
         spdlog::info("event=offsets_expired count={}", expired);
     }

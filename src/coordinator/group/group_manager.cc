@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <asio/post.hpp>
 #include <cstdio>
 
 #include "common/uuid.h"
@@ -11,8 +10,6 @@
 #include "coordinator/group/group_partitioner.h"
 #include "coordinator/group/offsets_loader.h"
 #include "coordinator/group/offsets_record_serde.h"
-#include "record/batch_builder.h"
-#include "record/batch_iterator.h"
 
 namespace samsa::coordinator {
 
@@ -34,7 +31,12 @@ group_manager::group_manager(group_config config, cluster::purgatory_driver& dri
       _wall_clock(std::move(wall_clock)),
       _joins("group-join", driver),
       _syncs("group-sync", driver),
-      _heartbeats("group-heartbeat", driver) {
+      _heartbeats("group-heartbeat", driver),
+      _runtime(coordinator_runtime_config{std::string(offsets_topic), _config.load_chunk_bytes,
+                                          _config.offset_commit_timeout_ms},
+               driver, _wall_clock, [this](int32_t partition) {
+                   return std::make_unique<group_coordinator_shard>(*this, partition);
+               }) {
     _expiration_task = std::make_unique<callback_task>([this] {
         expire_offsets();
         arm_expiration_timer();
@@ -43,7 +45,6 @@ group_manager::group_manager(group_config config, cluster::purgatory_driver& dri
 }
 
 group_manager::~group_manager() {
-    _alive.reset();
     _expiration_task.reset();
 }
 
@@ -59,38 +60,30 @@ int32_t group_manager::partition_of(const std::string& group_id) const {
 }
 
 error_code group_manager::coordinator_status(const std::string& group_id) const {
-    auto it = _partitions.find(partition_of(group_id));
-    if (it == _partitions.end()) {
-        return error_code::not_coordinator;
-    }
-    return it->second.loading ? error_code::coordinator_load_in_progress : error_code::none;
+    return _runtime.status(partition_of(group_id));
 }
 
 bool group_manager::is_loading(int32_t partition) const {
-    auto it = _partitions.find(partition);
-    return it != _partitions.end() && it->second.loading;
+    return _runtime.is_loading(partition);
 }
 
 bool group_manager::is_loaded(int32_t partition) const {
-    auto it = _partitions.find(partition);
-    return it != _partitions.end() && !it->second.loading;
+    return _runtime.is_loaded(partition);
 }
 
 bool group_manager::any_loading() const {
-    for (const auto& [p, part] : _partitions) {
-        if (part.loading) {
-            return true;
-        }
-    }
-    return false;
+    return _runtime.any_loading();
 }
 
-group_manager::offsets_partition* group_manager::serving_partition(const std::string& group_id) {
-    auto it = _partitions.find(partition_of(group_id));
-    if (it == _partitions.end() || it->second.loading) {
-        return nullptr;
-    }
-    return &it->second;
+group_coordinator_shard* group_manager::serving_partition(const std::string& group_id) {
+    return static_cast<group_coordinator_shard*>(_runtime.loaded(partition_of(group_id)));
+}
+
+void group_manager::for_each_partition(
+    const std::function<void(group_coordinator_shard&, bool)>& fn) const {
+    _runtime.for_each([&](int32_t, coordinator_shard& s, bool loading) {
+        fn(static_cast<group_coordinator_shard&>(s), loading);
+    });
 }
 
 group_manager::group_ptr group_manager::find_group(const std::string& group_id) {
@@ -124,107 +117,32 @@ void group_manager::remove_dead_group(const std::string& group_id) {
 }
 
 std::shared_ptr<classic_group> group_manager::group(const std::string& group_id) const {
-    auto it = _partitions.find(partition_of(group_id));
-    if (it == _partitions.end()) {
+    auto* part = static_cast<group_coordinator_shard*>(_runtime.shard(partition_of(group_id)));
+    if (!part) {
         return nullptr;
     }
-    auto g = it->second.groups.find(group_id);
-    return g == it->second.groups.end() ? nullptr : g->second;
+    auto g = part->groups.find(group_id);
+    return g == part->groups.end() ? nullptr : g->second;
 }
 
 size_t group_manager::group_count() const {
     size_t n = 0;
-    for (const auto& [p, part] : _partitions) {
-        n += part.groups.size();
-    }
+    for_each_partition([&](group_coordinator_shard& part, bool) { n += part.groups.size(); });
     return n;
 }
 
 // ---- partition lifecycle ----------------------------------------------------
 
 void group_manager::on_elected(int32_t partition, cluster::partition* log) {
-    if (auto it = _partitions.find(partition); it != _partitions.end()) {
-        if (!it->second.loading) {
-            // A new leader epoch while we stayed leader: every record of the
-            // partition went through this cache, which is therefore current.
-            it->second.log = log;
-            return;
-        }
-        on_resigned(partition);  // loading: start over
-    }
-    auto& part = _partitions[partition];
-    part.log = log;
-    part.loading = true;
-    part.epoch = ++_elections;
-    spdlog::debug("event=offsets_partition_loading partition={} leader_epoch={}", partition,
-                  log->leader_epoch());
-    auto loader = std::make_shared<offsets_loader>();
-    const int64_t start = log->log()->log_start_offset();
-    const uint64_t epoch = part.epoch;
-    asio::post(_driver.executor(),
-               [this, alive = std::weak_ptr<char>(_alive), partition, epoch, start, loader] {
-                   if (alive.lock()) {
-                       load_step(partition, epoch, start, loader);
-                   }
-               });
+    _runtime.on_elected(partition, log);
 }
 
-void group_manager::load_step(int32_t partition, uint64_t epoch, int64_t next_offset,
-                              std::shared_ptr<offsets_loader> loader) {
-    auto it = _partitions.find(partition);
-    if (it == _partitions.end() || it->second.epoch != epoch || !it->second.loading) {
-        return;  // resigned (or re-elected) meanwhile
-    }
-    auto& part = it->second;
-    const auto& log = *part.log->log();
-    next_offset = std::max(next_offset, log.log_start_offset());
-    if (next_offset >= log.log_end_offset()) {
-        finish_load(part, partition, *loader);
-        return;
-    }
-    auto read = log.read(next_offset, _config.load_chunk_bytes, -1, true);
-    if (!read) {
-        // Kafka serves what it loaded when a load fails; so do we.
-        spdlog::error("event=offsets_load_failed partition={} offset={} error=\"{}\"", partition,
-                      next_offset, read.err().message);
-        finish_load(part, partition, *loader);
-        return;
-    }
-    auto data = read->records.read();
-    if (!data) {
-        spdlog::error("event=offsets_load_failed partition={} offset={} error=\"{}\"", partition,
-                      next_offset, data.err().message);
-        finish_load(part, partition, *loader);
-        return;
-    }
-    record::batch_iterator batches(*data);
-    int64_t advanced_to = next_offset;
-    while (auto b = batches.next()) {
-        if (b->header.last_offset() < next_offset) {
-            continue;  // the read starts at the segment position of an earlier batch
-        }
-        if (auto st = loader->apply_batch(b->data); !st) {
-            spdlog::warn("event=offsets_load_batch_skipped partition={} offset={} error=\"{}\"",
-                         partition, b->header.base_offset, st.err().message);
-        }
-        advanced_to = b->header.last_offset() + 1;
-    }
-    if (advanced_to == next_offset) {
-        // Nothing whole to read here: the rest of the log is not ours to load.
-        finish_load(part, partition, *loader);
-        return;
-    }
-    // One chunk per turn of the reactor: other work runs between chunks.
-    asio::post(_driver.executor(),
-               [this, alive = std::weak_ptr<char>(_alive), partition, epoch, advanced_to, loader] {
-                   if (alive.lock()) {
-                       load_step(partition, epoch, advanced_to, loader);
-                   }
-               });
+void group_manager::on_resigned(int32_t partition) {
+    _runtime.on_resigned(partition);
 }
 
-void group_manager::finish_load(offsets_partition& part, int32_t partition,
-                                offsets_loader& loader) {
+void group_manager::finish_load(group_coordinator_shard& part, offsets_loader& loader) {
+    const int32_t partition = part.partition();
     size_t offsets = 0;
     for (auto& g : loader.finish(_wall_clock())) {
         offsets += g->offsets().size();
@@ -237,7 +155,6 @@ void group_manager::finish_load(offsets_partition& part, int32_t partition,
             complete_and_schedule_next_heartbeat(shared, *m, m->session_timeout_ms());
         }
     }
-    part.loading = false;
     if (!part.deleted_topics.empty()) {
         auto topics = std::move(part.deleted_topics);
         part.deleted_topics.clear();
@@ -255,17 +172,12 @@ void group_manager::finish_load(offsets_partition& part, int32_t partition,
                 partition, part.groups.size(), offsets, loader.records_read());
 }
 
-void group_manager::on_resigned(int32_t partition) {
-    auto it = _partitions.find(partition);
-    if (it == _partitions.end()) {
-        return;
-    }
-    auto groups = std::move(it->second.groups);
-    _partitions.erase(it);
+void group_manager::unload_partition(group_coordinator_shard& part) {
+    auto groups = std::move(part.groups);
     for (auto& [id, g] : groups) {
         unload_group(*g);
     }
-    spdlog::info("event=offsets_partition_unloaded partition={} groups={}", partition,
+    spdlog::info("event=offsets_partition_unloaded partition={} groups={}", part.partition(),
                  groups.size());
 }
 
@@ -303,67 +215,13 @@ void group_manager::unload_group(classic_group& group) {
 
 void group_manager::when_appends_replicated(const std::string& group_id,
                                             std::function<void(error_code)> done) {
-    auto it = _partitions.find(partition_of(group_id));
-    if (it == _partitions.end() || !it->second.log) {
-        done(error_code::not_coordinator);
-        return;
-    }
-    cluster::partition* p = it->second.log;
     // Bounded by offsets.commit.timeout.ms, as Kafka bounds every append of
-    // the coordinator (commits and group assignments alike): REQUEST_TIMED_OUT
-    // when the ISR does not catch up in time. Whichever comes first answers.
-    struct pending {
-        std::function<void(error_code)> done;
-        std::unique_ptr<callback_task> timeout;
-        // Answers once: by the replication or by the timeout, whichever first.
-        void finish(error_code ec) {
-            if (done) {
-                auto d = std::move(done);
-                done = nullptr;
-                d(ec);
-            }
-        }
-    };
-    auto state = std::make_shared<pending>();
-    state->done = std::move(done);
-    std::weak_ptr<pending> weak = state;
-    state->timeout = std::make_unique<callback_task>([weak] {
-        if (auto s = weak.lock()) {
-            s->finish(error_code::request_timed_out);
-        }
-    });
-    _driver.schedule(*state->timeout, std::max(1, _config.offset_commit_timeout_ms));
-    p->when_replicated(p->log()->log_end_offset(), [state](error_code ec) {
-        state->timeout->cancel();
-        state->finish(ec);
-    });
+    // the coordinator (commits and group assignments alike).
+    _runtime.when_replicated(partition_of(group_id), std::move(done));
 }
 
 error_code group_manager::append(const std::string& group_id, std::vector<record_kv> records) {
-    auto it = _partitions.find(partition_of(group_id));
-    if (it == _partitions.end() || it->second.loading || !it->second.log) {
-        return error_code::not_leader_or_follower;
-    }
-    const int64_t now = _wall_clock();
-    record::batch_builder builder;
-    for (const auto& r : records) {
-        std::optional<bytes_view> value;
-        if (r.value) {
-            value = bytes_view(*r.value);
-        }
-        builder.add(now, bytes_view(r.key), value);
-    }
-    auto batch = builder.build();
-    if (!batch) {
-        return batch.err().code;
-    }
-    auto out = it->second.log->append_internal(*batch, now);
-    if (out.error.code != error_code::none) {
-        spdlog::warn("event=offsets_append_failed group={} error=\"{}\"", group_id,
-                     out.error.message.empty() ? std::string(error_name(out.error.code))
-                                               : out.error.message);
-    }
-    return out.error.code;
+    return _runtime.append(partition_of(group_id), records);
 }
 
 error_code group_manager::store_group(classic_group& group,

@@ -9,9 +9,10 @@
 // appends that persist them - happens here, on that shard's thread, so
 // nothing locks. group_coordinator routes each request here.
 //
-// Partition lifecycle (from the replica manager's leadership listener):
-//   on_elected   -> loading: the log is read in chunks posted to the shard,
-//                   every request for its groups gets
+// Partition lifecycle (from the replica manager's leadership listener), run
+// by the coordinator runtime (coordinator/common/coordinator_runtime.h):
+//   on_elected   -> loading: the log is replayed in chunks posted to the
+//                   shard, every request for its groups gets
 //                   COORDINATOR_LOAD_IN_PROGRESS; then loaded;
 //   on_resigned  -> its groups are unloaded: Dead, and whatever waited on
 //                   them answered NOT_COORDINATOR.
@@ -44,8 +45,10 @@
 #include "cluster/partition.h"
 #include "cluster/purgatory/purgatory.h"
 #include "cluster/purgatory/purgatory_driver.h"
+#include "coordinator/common/coordinator_runtime.h"
 #include "coordinator/group/classic_group.h"
 #include "coordinator/group/group_config.h"
+#include "coordinator/group/group_coordinator_shard.h"
 #include "protocol/generated/delete_groups_response.h"
 #include "protocol/generated/describe_groups_response.h"
 #include "protocol/generated/heartbeat_request.h"
@@ -180,34 +183,27 @@ class group_manager {
     size_t group_count() const;
 
   private:
-    struct offsets_partition {
-        cluster::partition* log = nullptr;
-        bool loading = true;
-        uint64_t epoch = 0;  // election count: a stale load step stops
-        std::map<std::string, std::shared_ptr<classic_group>> groups;
-        // Topics deleted while loading: their offsets go once loaded.
-        std::set<std::string> deleted_topics;
-    };
     using group_ptr = std::shared_ptr<classic_group>;
 
     // ---- lookup
     int32_t partition_of(const std::string& group_id) const;
-    offsets_partition* serving_partition(const std::string& group_id);
+    // The group's partition once loaded, else nullptr.
+    group_coordinator_shard* serving_partition(const std::string& group_id);
+    // fn(partition, loading) for every partition this shard leads.
+    void for_each_partition(const std::function<void(group_coordinator_shard&, bool)>& fn) const;
     group_ptr find_group(const std::string& group_id);
     group_ptr get_or_create_group(const std::string& group_id);
     void remove_dead_group(const std::string& group_id);
 
-    // ---- loading (group_manager.cc)
-    void load_step(int32_t partition, uint64_t epoch, int64_t next_offset,
-                   std::shared_ptr<class offsets_loader> loader);
-    void finish_load(offsets_partition& part, int32_t partition, offsets_loader& loader);
+    // ---- loading and unloading (group_manager.cc; run by the coordinator
+    // runtime through group_coordinator_shard)
+    friend class group_coordinator_shard;
+    void finish_load(group_coordinator_shard& part, offsets_loader& loader);
+    void unload_partition(group_coordinator_shard& part);
     void unload_group(classic_group& group);
 
     // ---- persistence (group_manager.cc)
-    struct record_kv {
-        bytes key;
-        std::optional<bytes> value;  // nullopt: tombstone
-    };
+    using record_kv = coordinator_record;
     // Appends the records as one batch to the group's partition. Errors as
     // the append's, mapped by the caller.
     error_code append(const std::string& group_id, std::vector<record_kv> records);
@@ -220,7 +216,7 @@ class group_manager {
     // After offsets of `group` were removed: tombstones for them, and an
     // empty group left without offsets goes too (Kafka's
     // cleanupGroupMetadata). Returns true if the group was removed.
-    bool cleanup_group(offsets_partition& part, const group_ptr& group,
+    bool cleanup_group(group_coordinator_shard& part, const group_ptr& group,
                        const std::vector<storage::topic_partition>& removed);
 
     // ---- rebalance internals (group_join.cc, group_membership.cc)
@@ -264,11 +260,9 @@ class group_manager {
     cluster::purgatory<std::string> _joins;
     cluster::purgatory<std::string> _syncs;
     cluster::purgatory<std::string> _heartbeats;
-    std::unordered_map<int32_t, offsets_partition> _partitions;
+    // The __consumer_offsets partitions this shard leads, loaded and unloaded.
+    coordinator_runtime _runtime;
     std::unique_ptr<callback_task> _expiration_task;
-    uint64_t _elections = 0;
-    // Expires with the manager, for load steps posted but not run yet.
-    std::shared_ptr<char> _alive = std::make_shared<char>();
 };
 
 // Kafka's java.util.UUID.toString form ("8-4-4-4-12" lower-case hex) of a

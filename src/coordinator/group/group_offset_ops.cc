@@ -192,7 +192,7 @@ error_code group_manager::delete_offsets(const std::string& group_id,
     return error_code::none;
 }
 
-bool group_manager::cleanup_group(offsets_partition& part, const group_ptr& group,
+bool group_manager::cleanup_group(group_coordinator_shard& part, const group_ptr& group,
                                   const std::vector<storage::topic_partition>& removed) {
     // A group with members-to-be (pending ids, KIP-394) is about to be used.
     const bool gone =
