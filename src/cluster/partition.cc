@@ -295,6 +295,17 @@ result<int64_t> partition::delete_records(int64_t offset, int64_t now_ms) {
     if (!is_leader()) {
         return error_code::not_leader_or_follower;
     }
+    // KIP-107: Kafka's Partition.deleteRecordsOnLeader refuses a log whose
+    // cleanup.policy lacks "delete" (pure compact), before looking at the
+    // offset: moving the log start offset would drop keys compaction is meant
+    // to keep. "compact,delete" still allows it. The check lives here rather
+    // than in storage::log because the metadata log moves its start offset
+    // through the same log call.
+    if (!_log->config().cleanup_delete) {
+        return error{error_code::policy_violation,
+                     "Records of partition " + _tp.to_string() +
+                         " can not be deleted due to the configured policy"};
+    }
     if (offset == -1) {
         offset = high_watermark();
     }

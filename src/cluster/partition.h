@@ -127,7 +127,8 @@ class partition {
                                                   int32_t leader_epoch) const;
 
     // DeleteRecords: offset -1 means the high watermark. Returns the new low
-    // watermark (log start offset).
+    // watermark (log start offset); POLICY_VIOLATION when cleanup.policy does
+    // not include "delete", as Kafka answers.
     result<int64_t> delete_records(int64_t offset, int64_t now_ms);
 
     // ---- replication (partition_replication.cc; docs/architecture.md, "Replication")

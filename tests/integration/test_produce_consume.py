@@ -24,6 +24,9 @@ def create_topic(bootstrap, name, partitions=1, config=None):
              "topic has leaders")
 
 
+POLICY_VIOLATION = 44
+
+
 def delete_records_raw(broker, topic, partition, offset):
     """DeleteRecords v1 (key 21); returns (error_code, low_watermark)."""
     body = (kw.array([kw.string(topic) + kw.array([struct.pack(">iq", partition, offset)])]) +
@@ -177,6 +180,17 @@ def test_delete_records_then_fetch_below_start_resets(broker):
     # A fetch below the log start offset: auto.offset.reset=earliest moves to 60.
     got = consume_all(broker.bootstrap, topic, 40)
     assert [m.offset() for m in got] == list(range(60, 100))
+
+
+def test_delete_records_on_compacted_topic_is_policy_violation(broker):
+    # Kafka refuses DeleteRecords unless cleanup.policy includes "delete".
+    create_topic(broker.bootstrap, "delrec-compact", config={"cleanup.policy": "compact"})
+    produce(broker.bootstrap, "delrec-compact", [(b"k%d" % i, b"v", None) for i in range(5)])
+    assert delete_records_raw(broker, "delrec-compact", 0, 3) == (POLICY_VIOLATION, -1)
+
+    create_topic(broker.bootstrap, "delrec-both", config={"cleanup.policy": "compact,delete"})
+    produce(broker.bootstrap, "delrec-both", [(b"k%d" % i, b"v", None) for i in range(5)])
+    assert delete_records_raw(broker, "delrec-both", 0, 3) == (0, 3)
 
 
 def test_acknowledged_records_survive_sigkill_during_produce(start_broker):

@@ -114,9 +114,9 @@ def delete_topics_v(broker, version, names):
     return out
 
 
-def describe_cluster(broker, endpoint_type=1, authorized_operations=False):
+def describe_cluster(broker, endpoint_type=1, authorized_operations=False, port=None):
     body = kw.boolean(authorized_operations) + kw.int8(endpoint_type) + kw.EMPTY_TAGS
-    with kw.KafkaConnection.to(broker) as c:
+    with kw.KafkaConnection(broker.host, port or broker.port) as c:
         cid = c.send_request(API_DESCRIBE_CLUSTER, 1, body, header_version=2)
         r = kw.Reader(c.read_frame())
     assert r.int32() == cid
@@ -416,6 +416,20 @@ def test_describe_cluster(broker):
 
     resp = describe_cluster(broker, endpoint_type=2)
     assert resp["error_code"] == MISMATCHED_ENDPOINT_TYPE
+
+
+def test_describe_cluster_on_controller_listener(broker):
+    # KIP-919: the controller listener lists the controllers (endpoint type 2).
+    resp = describe_cluster(broker, endpoint_type=2, port=broker.controller_port)
+    assert resp["error_code"] == 0
+    assert resp["endpoint_type"] == 2
+    assert resp["cluster_id"] == broker.meta_properties()["cluster.id"]
+    assert resp["controller_id"] == 1
+    assert resp["brokers"] == [(1, broker.host, broker.controller_port, None)]
+
+    resp = describe_cluster(broker, endpoint_type=1, port=broker.controller_port)
+    assert resp["error_code"] == MISMATCHED_ENDPOINT_TYPE
+    assert resp["brokers"] == []
 
 
 # --- restart ------------------------------------------------------------------------

@@ -13,6 +13,9 @@ namespace {
 using protocol::api_versions_request;
 using protocol::api_versions_response;
 
+// The oldest version served; the newest is what the generated code parses.
+constexpr int16_t k_min_version = 0;
+
 void fill_api_keys(const request_context& ctx, api_versions_response& resp) {
     for (const auto& h : ctx.broker->handlers->all()) {
         if (!handler_registry::served_on(h.key, ctx.controller_listener)) {
@@ -58,14 +61,21 @@ asio::awaitable<api_versions_response> handle(request_context& ctx, api_versions
 }  // namespace
 
 api_handler api_versions_handler() {
-    return {api_versions_request::api_key, 0, api_versions_request::max_version,
+    return {api_versions_request::api_key, k_min_version, api_versions_request::max_version,
             &typed_handler<api_versions_request, api_versions_response, &handle>};
 }
 
-handler_result api_versions_unsupported(request_context& ctx) {
+handler_result api_versions_unsupported(request_context&) {
+    // KIP-511: only ApiVersions' own range, as Kafka's
+    // ApiVersionsRequest.getErrorResponse builds it. The client learns the
+    // version to retry with; the full table comes with the retry, whose
+    // answer is the one it keeps.
     api_versions_response resp;
     resp.error_code = to_wire(error_code::unsupported_version);
-    fill_api_keys(ctx, resp);
+    auto& k = resp.api_keys.emplace_back();
+    k.api_key = api_versions_request::api_key;
+    k.min_version = k_min_version;
+    k.max_version = api_versions_request::max_version;
     handler_result out;
     resp.encode(out.body, 0);
     return out;

@@ -1,7 +1,8 @@
 #pragma once
 // DescribeCluster (key 60, v0-1): the cluster id, the controller and the
-// brokers reachable on the request's listener; v1 asks for an endpoint type,
-// and a broker only answers for brokers (MISMATCHED_ENDPOINT_TYPE otherwise).
+// nodes reachable on the request's listener. v1 asks for an endpoint type
+// (KIP-919): the client listener answers for brokers and the controller
+// listener for controllers, MISMATCHED_ENDPOINT_TYPE for the other one.
 #include "server/handler.h"
 
 namespace samsa::server::handlers {

@@ -91,14 +91,33 @@ TEST_F(delete_records_test, partition_beyond_count_is_unknown_topic_or_partition
     EXPECT_ERROR(remove(name, 5, 0).error_code, error_code::unknown_topic_or_partition);
 }
 
-// Samsa deletes records of a compacted topic and answers NONE; Kafka's
-// Partition.deleteRecordsOnLeader refuses a topic without the delete cleanup
-// policy with POLICY_VIOLATION.
-TEST_F(delete_records_test, DISABLED_compacted_topic_is_policy_violation) {
+// Kafka's Partition.deleteRecordsOnLeader refuses a topic whose
+// cleanup.policy lacks "delete" with POLICY_VIOLATION.
+TEST_F(delete_records_test, compacted_topic_is_policy_violation) {
     const auto name = unique_name("dr-compact");
     broker().create_topic(name, 1, 1, {{"cleanup.policy", "compact"}});
     ASSERT_ERROR(broker().produce(name, 0, 2).error_code, error_code::none);
-    EXPECT_ERROR(remove(name, 0, 1).error_code, error_code::policy_violation);
+    auto r = remove(name, 0, 1);
+    EXPECT_ERROR(r.error_code, error_code::policy_violation);
+    EXPECT_EQ(r.low_watermark, -1);
+    EXPECT_EQ(earliest(name), 0);
+}
+
+// The policy is checked before the offset.
+TEST_F(delete_records_test, compacted_topic_is_policy_violation_for_any_offset) {
+    const auto name = unique_name("dr-compact-oor");
+    broker().create_topic(name, 1, 1, {{"cleanup.policy", "compact"}});
+    EXPECT_ERROR(remove(name, 0, 10).error_code, error_code::policy_violation);
+}
+
+TEST_F(delete_records_test, compact_and_delete_policy_allows_deletion) {
+    const auto name = unique_name("dr-compact-delete");
+    broker().create_topic(name, 1, 1, {{"cleanup.policy", "compact,delete"}});
+    ASSERT_ERROR(broker().produce(name, 0, 3).error_code, error_code::none);
+    auto r = remove(name, 0, 2);
+    EXPECT_ERROR(r.error_code, error_code::none);
+    EXPECT_EQ(r.low_watermark, 2);
+    EXPECT_EQ(earliest(name), 2);
 }
 
 }  // namespace

@@ -52,22 +52,39 @@ TEST_F(describe_cluster_test, unknown_endpoint_type_is_unsupported_endpoint_type
     EXPECT_ERROR(describe(7).error_code, error_code::unsupported_endpoint_type);
 }
 
-// KIP-919: the controller listener serves DescribeCluster for controllers.
-// Samsa answers there as on the client listener (MISMATCHED_ENDPOINT_TYPE
-// for controllers); Kafka's ControllerApis lists the controllers.
-TEST_F(describe_cluster_test, DISABLED_controllers_on_controller_listener) {
+// KIP-919: the controller listener serves DescribeCluster for controllers
+// (Kafka's ControllerApis.handleDescribeCluster): the voters at their
+// controller listener address, the active controller and the cluster id.
+TEST_F(describe_cluster_test, controllers_on_controller_listener) {
     auto resp = describe(k_controllers, 1, listener_kind::controller);
     EXPECT_ERROR(resp.error_code, error_code::none);
+    EXPECT_EQ(resp.endpoint_type, k_controllers);
+    EXPECT_EQ(resp.cluster_id, broker().cluster_id());
+    EXPECT_EQ(resp.controller_id, broker().node_id());
     ASSERT_EQ(resp.brokers.size(), 1u);
     EXPECT_EQ(resp.brokers[0].broker_id, broker().node_id());
+    EXPECT_EQ(resp.brokers[0].host, "127.0.0.1");
     EXPECT_EQ(resp.brokers[0].port, broker().port(listener_kind::controller));
+    EXPECT_EQ(resp.brokers[0].rack, std::nullopt);
+    EXPECT_EQ(resp.cluster_authorized_operations, INT32_MIN) << "not asked for";
 }
 
-// Samsa lists the brokers with NONE; Kafka's ControllerApis expects the
-// controller endpoint type there and answers MISMATCHED_ENDPOINT_TYPE.
-TEST_F(describe_cluster_test, DISABLED_brokers_on_controller_listener_is_mismatched_endpoint_type) {
-    EXPECT_ERROR(describe(k_brokers, 1, listener_kind::controller).error_code,
-                 error_code::mismatched_endpoint_type);
+TEST_F(describe_cluster_test, brokers_on_controller_listener_is_mismatched_endpoint_type) {
+    auto resp = describe(k_brokers, 1, listener_kind::controller);
+    EXPECT_ERROR(resp.error_code, error_code::mismatched_endpoint_type);
+    EXPECT_TRUE(resp.brokers.empty());
+}
+
+// v0 has no endpoint type: it asks for brokers, which the controller
+// listener does not serve, and v0 has no MISMATCHED_ENDPOINT_TYPE.
+TEST_F(describe_cluster_test, v0_on_controller_listener_is_invalid_request) {
+    EXPECT_ERROR(describe(k_brokers, 0, listener_kind::controller).error_code,
+                 error_code::invalid_request);
+}
+
+TEST_F(describe_cluster_test, unknown_endpoint_type_on_controller_listener) {
+    EXPECT_ERROR(describe(7, 1, listener_kind::controller).error_code,
+                 error_code::unsupported_endpoint_type);
 }
 
 }  // namespace
