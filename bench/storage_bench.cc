@@ -251,7 +251,7 @@ void BM_read(benchmark::State& state) {
     int64_t offset = 0;
     int64_t bytes_read = 0;
     for (auto _ : state) {
-        auto r = f.log->read(offset, int64_t(batch_bytes), -1, true);
+        auto r = f.log->read(kafka_offset{offset}, int64_t(batch_bytes), std::nullopt, true);
         auto data = r->records.read();
         bytes_read += int64_t(data->size());
         offset += int64_t(batch_bytes / record_bytes);
@@ -288,7 +288,7 @@ void BM_offset_lookup(benchmark::State& state) {
     std::mt19937_64 rng(42);
     int64_t leo = f.log->log_end_offset();
     for (auto _ : state) {
-        auto r = f.log->read(int64_t(rng() % uint64_t(leo)), 1, -1, false);
+        auto r = f.log->read(kafka_offset{int64_t(rng() % uint64_t(leo))}, 1, std::nullopt, false);
         benchmark::DoNotOptimize(r);
     }
 }

@@ -207,9 +207,11 @@ produce_outcome partition::append_internal(std::span<uint8_t> batch, int64_t now
     return out;
 }
 
-fetch_outcome partition::read(int64_t offset, int64_t max_bytes, isolation_level isolation,
-                              bool min_one_message, int32_t current_leader_epoch,
-                              bool from_follower_replica) const {
+fetch_outcome partition::read(kafka_offset fetch_offset, int64_t max_bytes,
+                              isolation_level isolation, bool min_one_message,
+                              samsa::leader_epoch current, bool from_follower_replica) const {
+    const int64_t offset = fetch_offset.value();
+    const int32_t current_leader_epoch = current.value();
     fetch_outcome out;
     out.high_watermark = high_watermark();
     out.last_stable_offset = last_stable_offset();
@@ -227,7 +229,7 @@ fetch_outcome partition::read(int64_t offset, int64_t max_bytes, isolation_level
     }
     int64_t bound =
         isolation == isolation_level::read_committed ? last_stable_offset() : high_watermark();
-    auto r = _log->read(offset, max_bytes, bound, min_one_message);
+    auto r = _log->read(fetch_offset, max_bytes, kafka_offset{bound}, min_one_message);
     if (!r) {
         out.error = r.err();
         return out;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster/partition_config.h"
+#include "common/kafka_types.h"
 #include "common/result.h"
 #include "common/uuid.h"
 #include "metadata/metadata_image.h"
@@ -40,7 +41,7 @@ struct fetch_outcome {
     // A follower's fetch whose (offset, last fetched epoch) is not on the
     // leader's log: the largest epoch <= its last one and where it ends there
     // (KIP-595's diverging epoch, which Kafka uses for data partitions too).
-    std::optional<std::pair<int32_t, int64_t>> diverging_epoch;
+    std::optional<epoch_end_offset> diverging_epoch;
     storage::file_slice records;
     int64_t high_watermark = -1;
     int64_t last_stable_offset = -1;
@@ -111,8 +112,8 @@ class partition {
     // `from_follower_replica`: a consumer that may read from a follower
     // (KIP-392, Fetch v11+); a follower then serves it up to its own high
     // watermark when the epoch matches.
-    fetch_outcome read(int64_t offset, int64_t max_bytes, isolation_level isolation,
-                       bool min_one_message, int32_t current_leader_epoch,
+    fetch_outcome read(kafka_offset offset, int64_t max_bytes, isolation_level isolation,
+                       bool min_one_message, samsa::leader_epoch current_leader_epoch,
                        bool from_follower_replica = false) const;
     const std::vector<int32_t>& replicas() const { return _replicas; }
 
@@ -137,20 +138,20 @@ class partition {
     // Leader: a follower's fetch. Records the follower's log end offset (its
     // fetch offset) and caught-up time, may advance the high watermark, and
     // reads up to the log end. NOT_LEADER_OR_FOLLOWER from a non-replica.
-    fetch_outcome read_for_follower(int32_t replica_id, int64_t offset, int64_t max_bytes,
-                                    bool min_one_message, int32_t current_leader_epoch,
-                                    int32_t last_fetched_epoch, int64_t now_ms);
+    fetch_outcome read_for_follower(node_id replica, kafka_offset offset, int64_t max_bytes,
+                                    bool min_one_message, samsa::leader_epoch current_leader_epoch,
+                                    samsa::leader_epoch last_fetched_epoch, int64_t now_ms);
     // Follower: appends what the leader sent (its offsets and epochs) and
     // takes the leader's high watermark, bounded by the local log end.
     status append_as_follower(bytes_view batches, int64_t leader_high_watermark, int64_t now_ms);
     // Follower: drops the log from `offset` on.
     status truncate_to(int64_t offset, int64_t now_ms);
-    // Follower: the leader says our log diverges; (epoch, end_offset) is the
-    // largest epoch it has at or below our last one, and where it ends there.
+    // Follower: the leader says our log diverges; `diverging` is the largest
+    // epoch it has at or below our last one, and where it ends there.
     // Truncates to where our logs agree, as Kafka's fetcher does: our own end
     // of that epoch when we have it (and never past the leader's end of it),
     // else the end of our largest epoch below it. Returns the new log end.
-    result<int64_t> truncate_to_diverging_epoch(int32_t epoch, int64_t end_offset, int64_t now_ms);
+    result<int64_t> truncate_to_diverging_epoch(epoch_end_offset diverging, int64_t now_ms);
     // The epoch of the last batch in the local log (-1 when empty).
     int32_t last_log_epoch() const;
     // acks=all: `done(code)` on this shard once the high watermark reaches

@@ -64,9 +64,14 @@ void partition::when_replicated(int64_t end_offset, std::function<void(error_cod
     maybe_advance_high_watermark();
 }
 
-fetch_outcome partition::read_for_follower(int32_t replica_id, int64_t offset, int64_t max_bytes,
-                                           bool min_one_message, int32_t current_leader_epoch,
-                                           int32_t last_fetched_epoch, int64_t now_ms) {
+fetch_outcome partition::read_for_follower(node_id replica, kafka_offset fetch_offset,
+                                           int64_t max_bytes, bool min_one_message,
+                                           samsa::leader_epoch current,
+                                           samsa::leader_epoch last_fetched, int64_t now_ms) {
+    const int32_t replica_id = replica.value();
+    const int64_t offset = fetch_offset.value();
+    const int32_t current_leader_epoch = current.value();
+    const int32_t last_fetched_epoch = last_fetched.value();
     fetch_outcome out;
     out.log_start_offset = _log->log_start_offset();
     if (!is_leader() ||
@@ -89,7 +94,8 @@ fetch_outcome partition::read_for_follower(int32_t replica_id, int64_t offset, i
     if (last_fetched_epoch >= 0) {
         auto e = _log->leader_epochs().end_offset_for(last_fetched_epoch, leo);
         if (e.epoch != last_fetched_epoch || e.start_offset < offset) {
-            out.diverging_epoch = std::make_pair(e.epoch, e.start_offset);
+            out.diverging_epoch =
+                epoch_end_offset{samsa::leader_epoch{e.epoch}, kafka_offset{e.start_offset}};
             out.high_watermark = high_watermark();
             out.last_stable_offset = last_stable_offset();
             return out;
@@ -111,7 +117,7 @@ fetch_outcome partition::read_for_follower(int32_t replica_id, int64_t offset, i
 
     out.high_watermark = high_watermark();
     out.last_stable_offset = last_stable_offset();
-    auto r = _log->read(offset, max_bytes, -1, min_one_message);
+    auto r = _log->read(kafka_offset{offset}, max_bytes, std::nullopt, min_one_message);
     if (!r) {
         out.error = r.err();
         return out;
@@ -219,8 +225,9 @@ status partition::truncate_to(int64_t offset, int64_t now_ms) {
     return _log->truncate_to(offset, now_ms);
 }
 
-result<int64_t> partition::truncate_to_diverging_epoch(int32_t epoch, int64_t end_offset,
-                                                       int64_t now_ms) {
+result<int64_t> partition::truncate_to_diverging_epoch(epoch_end_offset diverging, int64_t now_ms) {
+    const int32_t epoch = diverging.epoch.value();
+    const int64_t end_offset = diverging.end_offset.value();
     const int64_t leo = _log->log_end_offset();
     auto mine = _log->leader_epochs().end_offset_for(epoch, leo);
     // Our end of the leader's epoch (or, when we never had that epoch, of our

@@ -77,7 +77,7 @@ status metadata_log::replay(const batch_fn& fn) const {
     int64_t offset = _log->log_start_offset();
     const int64_t end = _log->log_end_offset();
     while (offset < end) {
-        auto read = _log->read(offset, replay_read_bytes, -1, true);
+        auto read = _log->read(kafka_offset{offset}, replay_read_bytes, std::nullopt, true);
         if (!read) {
             return read.err();
         }

@@ -12,20 +12,12 @@
 
 #include <fmt/format.h>
 
+#include "common/kafka_types.h"
+#include "common/strong_value.h"
+
 namespace samsa::raft {
 
-template <typename T, typename Tag>
-class strong_value {
-  public:
-    using value_type = T;
-    constexpr strong_value() = default;
-    constexpr explicit strong_value(T v) : _v(v) {}
-    constexpr T value() const { return _v; }
-    constexpr auto operator<=>(const strong_value&) const = default;
-
-  private:
-    T _v{};
-};
+using samsa::strong_value;
 
 // The Raft epoch (Kafka: "leader epoch" of the metadata partition; the
 // controller epoch). Starts at 0 on a fresh quorum; never decreases on a node.
@@ -51,14 +43,10 @@ class raft_offset : public strong_value<int64_t, raft_offset_tag> {
     constexpr int64_t operator-(raft_offset o) const { return value() - o.value(); }
 };
 
-// A replica of the metadata partition: `node.id` of a controller or broker.
-struct node_id_tag {};
-class node_id : public strong_value<int32_t, node_id_tag> {
-  public:
-    using strong_value::strong_value;
-    constexpr bool is_valid() const { return value() >= 0; }
-};
-inline constexpr node_id no_node{-1};
+// A replica of the metadata partition: `node.id` of a controller or broker,
+// the same id as everywhere else.
+using samsa::no_node;
+using samsa::node_id;
 
 // (end offset, epoch): the end of a log (the epoch of its last entry), the id of
 // a snapshot (KIP-630: covers offsets below end_offset; epoch of the entry at
@@ -98,30 +86,6 @@ struct raft_time {
 
 }  // namespace samsa::raft
 
-template <>
-struct std::hash<samsa::raft::node_id> {
-    size_t operator()(samsa::raft::node_id v) const { return std::hash<int32_t>{}(v.value()); }
-};
-
-// Logged as their plain numbers: `epoch=3 offset=17 node=2`.
-template <>
-struct fmt::formatter<samsa::raft::raft_epoch> : fmt::formatter<int32_t> {
-    auto format(samsa::raft::raft_epoch v, format_context& ctx) const {
-        return fmt::formatter<int32_t>::format(v.value(), ctx);
-    }
-};
-template <>
-struct fmt::formatter<samsa::raft::raft_offset> : fmt::formatter<int64_t> {
-    auto format(samsa::raft::raft_offset v, format_context& ctx) const {
-        return fmt::formatter<int64_t>::format(v.value(), ctx);
-    }
-};
-template <>
-struct fmt::formatter<samsa::raft::node_id> : fmt::formatter<int32_t> {
-    auto format(samsa::raft::node_id v, format_context& ctx) const {
-        return fmt::formatter<int32_t>::format(v.value(), ctx);
-    }
-};
 template <>
 struct fmt::formatter<samsa::raft::raft_time> : fmt::formatter<int64_t> {
     auto format(samsa::raft::raft_time v, format_context& ctx) const {

@@ -133,7 +133,7 @@ result<std::vector<raft_batch>> storage_raft_log::read(raft_offset from, int64_t
     if (from < start_offset() || from >= end_offset()) {
         return error_code::offset_out_of_range;
     }
-    auto r = _log->read(from.value(), max_bytes, -1, true);
+    auto r = _log->read(kafka_offset{from.value()}, max_bytes, std::nullopt, true);
     if (!r) {
         return r.err();
     }

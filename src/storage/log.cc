@@ -337,8 +337,9 @@ error log::read_failed(error e) const {
     return e;
 }
 
-result<log_read> log::read(int64_t offset, int64_t max_bytes, int64_t max_offset,
-                           bool min_one_message) const {
+result<log_read> log::read(kafka_offset from, int64_t max_bytes,
+                           std::optional<kafka_offset> max_offset, bool min_one_message) const {
+    const int64_t offset = from.value();
     if (_failure) {
         return *_failure;
     }
@@ -352,7 +353,8 @@ result<log_read> log::read(int64_t offset, int64_t max_bytes, int64_t max_offset
     out.log_start_offset = _log_start_offset;
     out.log_end_offset = _log_end_offset;
     out.high_watermark = _high_watermark;
-    int64_t bound = max_offset < 0 ? _log_end_offset : std::min(max_offset, _log_end_offset);
+    const int64_t bound =
+        max_offset ? std::min(max_offset->value(), _log_end_offset) : _log_end_offset;
     if (offset >= bound) {
         return out;
     }

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kafka_types.h"
 #include "common/result.h"
 #include "common/uuid.h"
 #include "storage/deletion_queue.h"
@@ -196,11 +197,11 @@ class log : public std::enable_shared_from_this<log> {
 
     // Fetch: bytes from the batch holding `offset`, at most `max_bytes` (the
     // first batch whole when `min_one_message`, KIP-74), only batches below
-    // `max_offset` (exclusive: the high watermark for consumers; -1 = LEO),
-    // from a single segment. OFFSET_OUT_OF_RANGE outside [log start, LEO];
-    // at LEO or at/above max_offset an empty result.
-    result<log_read> read(int64_t offset, int64_t max_bytes, int64_t max_offset,
-                          bool min_one_message) const;
+    // `max_offset` (exclusive: the high watermark for consumers; nullopt: the
+    // LEO), from a single segment. OFFSET_OUT_OF_RANGE outside [log start,
+    // LEO]; at LEO or at/above max_offset an empty result.
+    result<log_read> read(kafka_offset offset, int64_t max_bytes,
+                          std::optional<kafka_offset> max_offset, bool min_one_message) const;
 
     // ListOffsets: for a timestamp >= 0, the first record with timestamp >= it
     // (nullopt when none); latest_timestamp -> LEO, earliest_timestamp and

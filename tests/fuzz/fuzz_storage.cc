@@ -58,7 +58,7 @@ void load_and_read(const std::string& dir, bool clean) {
     }
     auto& log = **l;
     for (int64_t offset = log.log_start_offset(); offset < log.log_end_offset();) {
-        auto r = log.read(offset, 1 << 20, -1, true);
+        auto r = log.read(kafka_offset{offset}, 1 << 20, std::nullopt, true);
         if (!r || r->records.length == 0) {
             break;
         }

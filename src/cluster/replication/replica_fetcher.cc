@@ -240,9 +240,10 @@ asio::awaitable<void> replica_fetcher::run() {
                             "diverging_epoch={} truncate_to={} log_end_offset={}",
                             p->tp().to_string(), _leader, pd->diverging_epoch.epoch,
                             pd->diverging_epoch.end_offset, p->log()->log_end_offset());
-                        if (auto st = p->truncate_to_diverging_epoch(
-                                pd->diverging_epoch.epoch, pd->diverging_epoch.end_offset, now);
-                            !st) {
+                        const epoch_end_offset diverging{
+                            leader_epoch{pd->diverging_epoch.epoch},
+                            kafka_offset{pd->diverging_epoch.end_offset}};
+                        if (auto st = p->truncate_to_diverging_epoch(diverging, now); !st) {
                             failed = true;
                         }
                         continue;

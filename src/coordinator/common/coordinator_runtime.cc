@@ -72,7 +72,7 @@ void coordinator_runtime::load_step(int32_t partition, uint64_t election, int64_
                       _config.topic, partition, next_offset, e.message);
         finish_load(partition, s);
     };
-    auto read = log.read(next_offset, _config.load_chunk_bytes, -1, true);
+    auto read = log.read(kafka_offset{next_offset}, _config.load_chunk_bytes, std::nullopt, true);
     if (!read) {
         fail(read.err());
         return;

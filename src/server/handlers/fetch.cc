@@ -67,9 +67,10 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                 bool min_one = budget.bytes_read == 0;
                 if (replica_id >= 0) {
                     const int64_t hw = p->high_watermark();
-                    out[i] = p->read_for_follower(
-                        replica_id, t.fetch_offset, std::max<int64_t>(0, limit), min_one,
-                        t.current_leader_epoch, t.last_fetched_epoch, now);
+                    out[i] = p->read_for_follower(node_id{replica_id}, kafka_offset{t.fetch_offset},
+                                                  std::max<int64_t>(0, limit), min_one,
+                                                  leader_epoch{t.current_leader_epoch},
+                                                  leader_epoch{t.last_fetched_epoch}, now);
                     if (p->high_watermark() > hw) {
                         moved.push_back(p->tp());
                     }
@@ -80,11 +81,13 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                 }
                 if (limit <= 0 && !min_one) {
                     // Still report the partition's offsets, without records.
-                    out[i] = p->read(t.fetch_offset, 0, isolation, false, t.current_leader_epoch,
+                    out[i] = p->read(kafka_offset{t.fetch_offset}, 0, isolation, false,
+                                     leader_epoch{t.current_leader_epoch},
                                      replica_id == consumer_may_use_follower);
                     continue;
                 }
-                out[i] = p->read(t.fetch_offset, limit, isolation, min_one, t.current_leader_epoch,
+                out[i] = p->read(kafka_offset{t.fetch_offset}, limit, isolation, min_one,
+                                 leader_epoch{t.current_leader_epoch},
                                  replica_id == consumer_may_use_follower);
                 int64_t n = out[i].records.length;
                 budget.bytes_read += n;
@@ -170,8 +173,8 @@ void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fe
     pd.last_stable_offset = o.last_stable_offset;
     pd.log_start_offset = o.log_start_offset;
     if (o.diverging_epoch) {
-        pd.diverging_epoch.epoch = o.diverging_epoch->first;
-        pd.diverging_epoch.end_offset = o.diverging_epoch->second;
+        pd.diverging_epoch.epoch = o.diverging_epoch->epoch.value();
+        pd.diverging_epoch.end_offset = o.diverging_epoch->end_offset.value();
     }
     if (isolation == cluster::isolation_level::read_uncommitted) {
         pd.aborted_transactions = std::nullopt;

@@ -65,7 +65,8 @@ class replication_test : public ::testing::Test {
     }
     fetch_outcome follower_fetch(int32_t replica, int64_t offset, int32_t last_epoch = -1,
                                  int64_t now = wall_clock_ms()) {
-        return _leader->read_for_follower(replica, offset, 1 << 20, true, 5, last_epoch, now);
+        return _leader->read_for_follower(node_id{replica}, kafka_offset{offset}, 1 << 20, true,
+                                          leader_epoch{5}, leader_epoch{last_epoch}, now);
     }
 
     std::string _dir;
@@ -155,7 +156,7 @@ TEST_F(replication_test, the_follower_appends_what_the_leader_sent_and_keeps_its
     follower_fetch(3, end);
     // Follower side (node 2, led by 1).
     lead(_follower.get(), {1, 2, 3}, {1, 2, 3}, 5, 1);
-    auto read = _leader->log()->read(0, 1 << 20, -1, true);
+    auto read = _leader->log()->read(kafka_offset{0}, 1 << 20, std::nullopt, true);
     ASSERT_TRUE(read);
     bytes data(size_t(read->records.length));
     ASSERT_EQ(::pread(read->records.fd(), data.data(), data.size(), read->records.position),
@@ -177,7 +178,7 @@ TEST_F(replication_test, the_follower_appends_what_the_leader_sent_and_keeps_its
 // it wrote as leader at 6.. are not the leader's.
 TEST_F(replication_test, diverging_truncation_stops_where_the_logs_agree) {
     const int64_t end = produce(6);  // leader: epoch 5, offsets 0..5
-    auto read = _leader->log()->read(0, 1 << 20, -1, true);
+    auto read = _leader->log()->read(kafka_offset{0}, 1 << 20, std::nullopt, true);
     ASSERT_TRUE(read);
     bytes data(size_t(read->records.length));
     ASSERT_EQ(::pread(read->records.fd(), data.data(), data.size(), read->records.position),
@@ -199,7 +200,8 @@ TEST_F(replication_test, diverging_truncation_stops_where_the_logs_agree) {
     ASSERT_EQ(_follower->last_log_epoch(), 8);
     // Back to following leader 1, whose epoch 5 went on to offset 9.
     lead(_follower.get(), {1, 2, 3}, {1, 3}, 9, 1);
-    auto cut = _follower->truncate_to_diverging_epoch(5, 9, wall_clock_ms());
+    auto cut =
+        _follower->truncate_to_diverging_epoch({leader_epoch{5}, kafka_offset{9}}, wall_clock_ms());
     ASSERT_TRUE(cut);
     EXPECT_EQ(*cut, end);
     EXPECT_EQ(_follower->last_log_epoch(), 5);

@@ -85,7 +85,8 @@ TEST_F(partition_test, fetch_returns_the_batches_from_an_offset) {
     auto b2 = batch(2, now);
     produce(b1);
     produce(b2);
-    auto f = _p->read(3, 1 << 20, isolation_level::read_uncommitted, true, -1);
+    auto f = _p->read(kafka_offset{3}, 1 << 20, isolation_level::read_uncommitted, true,
+                      leader_epoch{-1});
     ASSERT_EQ(f.error.code, error_code::none);
     EXPECT_EQ(f.high_watermark, 5);
     EXPECT_EQ(f.log_start_offset, 0);
@@ -93,20 +94,28 @@ TEST_F(partition_test, fetch_returns_the_batches_from_an_offset) {
     ASSERT_TRUE(bytes);
     ASSERT_EQ(bytes->size(), b2.size());
     EXPECT_EQ(record::decode_batch_header(bytes->data()).base_offset, 3);
-    auto past = _p->read(6, 1 << 20, isolation_level::read_uncommitted, true, -1);
+    auto past = _p->read(kafka_offset{6}, 1 << 20, isolation_level::read_uncommitted, true,
+                         leader_epoch{-1});
     EXPECT_EQ(past.error.code, error_code::offset_out_of_range);
-    auto at_end = _p->read(5, 1 << 20, isolation_level::read_uncommitted, true, -1);
+    auto at_end = _p->read(kafka_offset{5}, 1 << 20, isolation_level::read_uncommitted, true,
+                           leader_epoch{-1});
     EXPECT_EQ(at_end.error.code, error_code::none);
     EXPECT_TRUE(at_end.records.empty());
 }
 
 TEST_F(partition_test, fetch_checks_the_current_leader_epoch_kip_320) {
-    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, 2).error.code,
-              error_code::fenced_leader_epoch);
-    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, 4).error.code,
-              error_code::unknown_leader_epoch);
-    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, 3).error.code,
-              error_code::none);
+    EXPECT_EQ(
+        _p->read(kafka_offset{0}, 100, isolation_level::read_uncommitted, true, leader_epoch{2})
+            .error.code,
+        error_code::fenced_leader_epoch);
+    EXPECT_EQ(
+        _p->read(kafka_offset{0}, 100, isolation_level::read_uncommitted, true, leader_epoch{4})
+            .error.code,
+        error_code::unknown_leader_epoch);
+    EXPECT_EQ(
+        _p->read(kafka_offset{0}, 100, isolation_level::read_uncommitted, true, leader_epoch{3})
+            .error.code,
+        error_code::none);
 }
 
 TEST_F(partition_test, list_offsets_earliest_latest_and_by_timestamp) {
@@ -155,8 +164,10 @@ TEST_F(partition_test, a_follower_refuses_produce_and_fetch) {
     _p->update_registration(reg);
     auto b = batch(1, wall_clock_ms());
     EXPECT_EQ(produce(b).error.code, error_code::not_leader_or_follower);
-    EXPECT_EQ(_p->read(0, 100, isolation_level::read_uncommitted, true, -1).error.code,
-              error_code::not_leader_or_follower);
+    EXPECT_EQ(
+        _p->read(kafka_offset{0}, 100, isolation_level::read_uncommitted, true, leader_epoch{-1})
+            .error.code,
+        error_code::not_leader_or_follower);
 }
 
 TEST_F(partition_test, delete_records_moves_the_log_start_offset) {
@@ -165,8 +176,10 @@ TEST_F(partition_test, delete_records_moves_the_log_start_offset) {
     auto low = _p->delete_records(3, wall_clock_ms());
     ASSERT_TRUE(low);
     EXPECT_EQ(*low, 3);
-    EXPECT_EQ(_p->read(1, 100, isolation_level::read_uncommitted, true, -1).error.code,
-              error_code::offset_out_of_range);
+    EXPECT_EQ(
+        _p->read(kafka_offset{1}, 100, isolation_level::read_uncommitted, true, leader_epoch{-1})
+            .error.code,
+        error_code::offset_out_of_range);
     auto all = _p->delete_records(-1, wall_clock_ms());
     ASSERT_TRUE(all);
     EXPECT_EQ(*all, 5);

@@ -93,7 +93,7 @@ std::vector<std::pair<record::batch_header, bytes>> read_all(const log& l) {
     std::vector<std::pair<record::batch_header, bytes>> out;
     int64_t next = l.log_start_offset();
     while (next < l.log_end_offset()) {
-        auto r = l.read(next, 8 << 20, -1, true);
+        auto r = l.read(kafka_offset{next}, 8 << 20, std::nullopt, true);
         EXPECT_TRUE(r.has_value());
         if (!r || r->records.empty()) {
             break;
@@ -344,12 +344,12 @@ TEST_F(hand_damage, a_read_of_a_clean_log_refuses_a_batch_that_fails_its_crc) {
     }
     auto l = reopen(dir, true);
     ASSERT_EQ(l->load_report().segments_recovered, 0);
-    auto r = l->read(0, 8 << 20, -1, true);
+    auto r = l->read(kafka_offset{0}, 8 << 20, std::nullopt, true);
     ASSERT_TRUE(r) << r.err().message;
     EXPECT_EQ(r->records.length, int64_t(appended[0].size() + appended[1].size()));
     const int64_t third_offset = record::decode_batch_header(appended[1].data()).records_count +
                                  record::decode_batch_header(appended[0].data()).records_count;
-    auto bad = l->read(third_offset, 8 << 20, -1, true);
+    auto bad = l->read(kafka_offset{third_offset}, 8 << 20, std::nullopt, true);
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.err().code, error_code::kafka_storage_error);
     EXPECT_NE(bad.err().message.find("CRC"), std::string::npos) << bad.err().message;

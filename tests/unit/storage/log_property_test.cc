@@ -239,17 +239,17 @@ class property_run {
     }
 
     void check_reads() {
-        ASSERT_EQ(_log->read(_m.log_end + 1, 100, -1, false).code(),
+        ASSERT_EQ(_log->read(kafka_offset{_m.log_end + 1}, 100, std::nullopt, false).code(),
                   error_code::offset_out_of_range);
         if (_m.log_start > 0) {
-            ASSERT_EQ(_log->read(_m.log_start - 1, 100, -1, false).code(),
+            ASSERT_EQ(_log->read(kafka_offset{_m.log_start - 1}, 100, std::nullopt, false).code(),
                       error_code::offset_out_of_range);
         }
         // A random start and a full scan: every batch byte for byte, in order.
         int64_t from = pick(_m.log_start, _m.log_end);
         int64_t next = from;
         while (next < _m.log_end) {
-            auto r = _log->read(next, 1 << 20, -1, true);
+            auto r = _log->read(kafka_offset{next}, 1 << 20, std::nullopt, true);
             ASSERT_TRUE(r) << r.err().message;
             auto data = r->records.read();
             ASSERT_TRUE(data);
@@ -280,7 +280,7 @@ class property_run {
     // only, a prefix of what the model holds from `from` on.
     void check_bounded_read() {
         int64_t from = pick(_m.log_start, _m.log_end);
-        auto r = _log->read(from, 1 << 20, _m.high_watermark, false);
+        auto r = _log->read(kafka_offset{from}, 1 << 20, kafka_offset{_m.high_watermark}, false);
         ASSERT_TRUE(r) << r.err().message;
         auto data = r->records.read();
         ASSERT_TRUE(data);

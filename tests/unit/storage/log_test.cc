@@ -63,10 +63,10 @@ struct log_fixture : ::testing::Test {
         return r ? *r : append_result{};
     }
 
-    static std::vector<record::batch_header> read_headers(const log& l, int64_t from,
-                                                          int64_t max_offset = -1) {
+    static std::vector<record::batch_header> read_headers(
+        const log& l, int64_t from, std::optional<kafka_offset> max_offset = std::nullopt) {
         std::vector<record::batch_header> out;
-        auto r = l.read(from, 1 << 30, max_offset, false);
+        auto r = l.read(kafka_offset{from}, 1 << 30, max_offset, false);
         EXPECT_TRUE(r.has_value());
         if (!r) {
             return out;
@@ -137,23 +137,25 @@ TEST_F(log_fixture, read_bounds_and_out_of_range) {
     for (int i = 0; i < 10; ++i) {
         append(*l, 3);
     }
-    EXPECT_EQ(l->read(31, 1000, -1, false).code(), error_code::offset_out_of_range);
-    EXPECT_EQ(l->read(-1, 1000, -1, false).code(), error_code::offset_out_of_range);
-    auto at_end = l->read(30, 1000, -1, false);
+    EXPECT_EQ(l->read(kafka_offset{31}, 1000, std::nullopt, false).code(),
+              error_code::offset_out_of_range);
+    EXPECT_EQ(l->read(kafka_offset{-1}, 1000, std::nullopt, false).code(),
+              error_code::offset_out_of_range);
+    auto at_end = l->read(kafka_offset{30}, 1000, std::nullopt, false);
     ASSERT_TRUE(at_end);
     EXPECT_TRUE(at_end->records.empty());
     EXPECT_EQ(at_end->log_end_offset, 30);
     // Bounded by a high watermark of 12: batches 0, 3, 6, 9 only.
-    auto h = read_headers(*l, 4, 12);
+    auto h = read_headers(*l, 4, kafka_offset{12});
     ASSERT_EQ(h.size(), 3u);
     EXPECT_EQ(h.front().base_offset, 3);
     EXPECT_EQ(h.back().base_offset, 9);
     // Inside the batch at the bound: nothing.
-    EXPECT_TRUE(l->read(13, 1000, 13, false)->records.empty());
+    EXPECT_TRUE(l->read(kafka_offset{13}, 1000, kafka_offset{13}, false)->records.empty());
     // max_bytes cuts; min_one_message returns the first batch whole.
-    auto cut = l->read(0, 10, -1, false);
+    auto cut = l->read(kafka_offset{0}, 10, std::nullopt, false);
     EXPECT_EQ(cut->records.length, 10);
-    auto one = l->read(0, 10, -1, true);
+    auto one = l->read(kafka_offset{0}, 10, std::nullopt, true);
     EXPECT_EQ(one->records.length, int64_t(producer_batch(3).size()));
 }
 
@@ -318,7 +320,8 @@ TEST_F(log_fixture, truncate_fully_and_start_at) {
     EXPECT_EQ(l->segment_count(), 1u);
     EXPECT_EQ(l->active_segment().base_offset(), 1000);
     EXPECT_TRUE(l->leader_epochs().entries().empty());
-    EXPECT_EQ(l->read(0, 100, -1, false).code(), error_code::offset_out_of_range);
+    EXPECT_EQ(l->read(kafka_offset{0}, 100, std::nullopt, false).code(),
+              error_code::offset_out_of_range);
     EXPECT_EQ(append(*l, 1).first_offset, 1000);
 }
 
@@ -337,7 +340,8 @@ TEST_F(log_fixture, delete_records_moves_log_start_and_drops_segments) {
     EXPECT_EQ(l->log_start_offset(), 25);
     EXPECT_LT(l->segment_count(), before);
     EXPECT_LE(l->segments().front()->base_offset(), 25);
-    EXPECT_EQ(l->read(24, 100, -1, false).code(), error_code::offset_out_of_range);
+    EXPECT_EQ(l->read(kafka_offset{24}, 100, std::nullopt, false).code(),
+              error_code::offset_out_of_range);
     auto h = read_headers(*l, 25);
     EXPECT_EQ(h.front().base_offset, 24);             // the batch holding 25, as Kafka returns it
     EXPECT_EQ(*l->delete_records_before(10, 0), 25);  // never backwards
@@ -519,7 +523,8 @@ TEST_F(log_fixture, flush_failure_fails_the_log_and_its_waiters) {
     ASSERT_TRUE(l->failure());
     auto b = producer_batch(1);
     EXPECT_EQ(l->append_as_leader(b, 0, 0).code(), error_code::kafka_storage_error);
-    EXPECT_EQ(l->read(0, 100, -1, false).code(), error_code::kafka_storage_error);
+    EXPECT_EQ(l->read(kafka_offset{0}, 100, std::nullopt, false).code(),
+              error_code::kafka_storage_error);
 }
 
 TEST_F(log_fixture, close_and_rename_for_delete_uses_kafka_naming) {
