@@ -28,6 +28,11 @@ bool leader_state::update_local(raft_offset durable_end, raft_time now) {
 
 bool leader_state::update_replica(node_id id, raft_offset fetch_offset, raft_offset leader_end,
                                   raft_time now) {
+    if (!id.is_valid()) {
+        // A fetcher that is no replica (e.g. a tool reading the log): Kafka's
+        // leader does not track it, nor list it among the observers.
+        return false;
+    }
     auto it = _voters.find(id);
     bool voter = it != _voters.end();
     replica_progress& p = voter ? it->second : _observers[id];
@@ -42,6 +47,9 @@ bool leader_state::update_replica(node_id id, raft_offset fetch_offset, raft_off
 }
 
 void leader_state::touch(node_id id, raft_time now) {
+    if (!id.is_valid()) {
+        return;
+    }
     auto it = _voters.find(id);
     replica_progress& p = it != _voters.end() ? it->second : _observers[id];
     p.id = id;

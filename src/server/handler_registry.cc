@@ -6,6 +6,7 @@
 
 #include "server/handlers/alter_configs.h"
 #include "server/handlers/api_versions.h"
+#include "server/handlers/controller_fetch.h"
 #include "server/handlers/create_partitions.h"
 #include "server/handlers/create_topics.h"
 #include "server/handlers/delete_records.h"
@@ -48,7 +49,8 @@
 namespace samsa::server {
 
 handler_registry::handler_registry() {
-    _handlers = {
+    // Each handler goes to the listeners its API's schema names.
+    const std::vector<api_handler> handlers = {
         handlers::api_versions_handler(),
         handlers::delete_records_handler(),
         handlers::describe_log_dirs_handler(),
@@ -92,14 +94,35 @@ handler_registry::handler_registry() {
         handlers::allocate_producer_ids_handler(),
         handlers::alter_partition_handler(),
     };
-    std::sort(_handlers.begin(), _handlers.end(),
-              [](const api_handler& a, const api_handler& b) { return a.key < b.key; });
+    // Served on controller listeners instead of the handler above of the same key.
+    const std::vector<api_handler> controller_only = {
+        handlers::controller_fetch_handler(),
+    };
+    auto has = [](const std::vector<api_handler>& list, int16_t key) {
+        return std::any_of(list.begin(), list.end(),
+                           [key](const api_handler& h) { return h.key == key; });
+    };
+    for (const auto& h : handlers) {
+        if (served_on(h.key, false)) {
+            _client.push_back(h);
+        }
+        if (served_on(h.key, true) && !has(controller_only, h.key)) {
+            _controller.push_back(h);
+        }
+    }
+    for (const auto& h : controller_only) {
+        _controller.push_back(h);
+    }
+    auto by_key = [](const api_handler& a, const api_handler& b) { return a.key < b.key; };
+    std::sort(_client.begin(), _client.end(), by_key);
+    std::sort(_controller.begin(), _controller.end(), by_key);
 }
 
-const api_handler* handler_registry::find(int16_t key) const {
-    auto it = std::lower_bound(_handlers.begin(), _handlers.end(), key,
+const api_handler* handler_registry::find(int16_t key, listener_kind listener) const {
+    auto list = all(listener);
+    auto it = std::lower_bound(list.begin(), list.end(), key,
                                [](const api_handler& h, int16_t k) { return h.key < k; });
-    return it != _handlers.end() && it->key == key ? &*it : nullptr;
+    return it != list.end() && it->key == key ? &*it : nullptr;
 }
 
 bool handler_registry::served_on(int16_t key, bool controller_listener) {
@@ -108,10 +131,6 @@ bool handler_registry::served_on(int16_t key, bool controller_listener) {
         return false;
     }
     return controller_listener ? schema->controller_listener : schema->broker_listener;
-}
-
-const api_handler* handler_registry::find(int16_t key, bool controller_listener) const {
-    return served_on(key, controller_listener) ? find(key) : nullptr;
 }
 
 }  // namespace samsa::server

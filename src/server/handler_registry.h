@@ -1,7 +1,7 @@
 #pragma once
-// Every API Samsa serves, each with the versions its handler supports. The
-// list is in handler_registry.cc; ApiVersions answers from it, so advertised
-// and implemented versions cannot drift.
+// Every API Samsa serves, each with the versions its handler supports, per
+// kind of listener. The lists are in handler_registry.cc; ApiVersions answers
+// from them, so advertised and implemented versions cannot drift.
 #include <span>
 #include <string>
 #include <vector>
@@ -10,20 +10,33 @@
 
 namespace samsa::server {
 
+// Which listener a request came in on: Kafka serves a broker's APIs
+// (KafkaApis) on client listeners and the controller's (ControllerApis) on
+// controller.listener.names.
+enum class listener_kind : uint8_t { client, controller };
+
 class handler_registry {
   public:
     handler_registry();
 
-    const api_handler* find(int16_t key) const;
-    // The handler of `key` if Kafka serves that API on this kind of listener
-    // (the schemas' "listeners": broker APIs on client listeners, KRaft and
-    // broker-lifecycle APIs on controller listeners, some on both).
-    const api_handler* find(int16_t key, bool controller_listener) const;
+    // The handler of `key` on that kind of listener, or nullptr when Kafka does
+    // not serve the API there (the schemas' "listeners"). An API served on
+    // both may have a handler of its own on each (Fetch: consumers and
+    // followers on a client listener, the metadata quorum on a controller one).
+    const api_handler* find(int16_t key, listener_kind listener) const;
+    const api_handler* find(int16_t key, bool controller_listener) const {
+        return find(key, controller_listener ? listener_kind::controller : listener_kind::client);
+    }
     static bool served_on(int16_t key, bool controller_listener);
-    std::span<const api_handler> all() const { return _handlers; }
+    // Every API served on that kind of listener, sorted by key: what
+    // ApiVersions advertises there.
+    std::span<const api_handler> all(listener_kind listener) const {
+        return listener == listener_kind::controller ? _controller : _client;
+    }
 
   private:
-    std::vector<api_handler> _handlers;  // sorted by key
+    std::vector<api_handler> _client;      // sorted by key
+    std::vector<api_handler> _controller;  // sorted by key
 };
 
 }  // namespace samsa::server

@@ -17,10 +17,9 @@ using protocol::api_versions_response;
 constexpr int16_t k_min_version = 0;
 
 void fill_api_keys(const request_context& ctx, api_versions_response& resp) {
-    for (const auto& h : ctx.broker->handlers->all()) {
-        if (!handler_registry::served_on(h.key, ctx.controller_listener)) {
-            continue;
-        }
+    const auto listener =
+        ctx.controller_listener ? listener_kind::controller : listener_kind::client;
+    for (const auto& h : ctx.broker->handlers->all(listener)) {
         auto& k = resp.api_keys.emplace_back();
         k.api_key = h.key;
         k.min_version = h.min_version;

@@ -1,8 +1,5 @@
 #include "server/handlers/fetch.h"
 
-#include "raft/raft_wire.h"
-#include "server/quorum/quorum_rpc.h"
-
 #include <map>
 
 #include "cluster/fetch_waiters.h"
@@ -193,20 +190,6 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     req.decode(r, version);
     if (!r.ok()) {
         co_return handler_result::close("request body failed to decode");
-    }
-    if (raft::is_metadata_fetch(req) && ctx.broker->quorum && ctx.controller_listener) {
-        // A replica of the metadata quorum fetching the Raft log (KIP-595).
-        raft::raft_message request = raft::raft_fetch_from_wire(req);
-        auto answer = co_await quorum::ask_quorum(*ctx.broker->quorum, request);
-        handler_result out;
-        if (auto* f = std::get_if<raft::fetch_response>(&answer)) {
-            raft::raft_fetch_to_wire(*f).encode(out.body, version);
-        } else {
-            fetch_response resp;
-            resp.error_code = to_wire(error_code::unknown_server_error);
-            resp.encode(out.body, version);
-        }
-        co_return out;
     }
     auto& rm = *ctx.broker->replicas;
     auto image = ctx.broker->metadata.read();
