@@ -3,12 +3,11 @@
 // log end offset), as kafka-cluster.sh (cluster-id) and kafka-metadata-quorum.sh
 // show them.
 #include <CLI/CLI.hpp>
-#include <asio/io_context.hpp>
 #include <cstdio>
 #include <memory>
 #include <optional>
 
-#include "net/kafka_rpc_client.h"
+#include "net/blocking_call.h"
 #include "protocol/generated/describe_quorum_request.h"
 #include "protocol/generated/describe_quorum_response.h"
 
@@ -40,29 +39,16 @@ void print_quorum(const cluster_options& o) {
     auto& t = req.topics.emplace_back();
     t.topic_name = "__cluster_metadata";
     t.partitions.emplace_back().partition_index = 0;
-    protocol::writer w;
     const int16_t version = 1;
-    req.encode(w, version);
-    asio::io_context io;
-    auto client = net::kafka_rpc_client::create(io.get_executor(), host, port, "samsa-cluster",
-                                                o.client.timeout);
-    std::optional<result<net::rpc_answer>> answer;
-    client->call(protocol::describe_quorum_request::api_key, version, std::move(w.buffer()),
-                 [&](result<net::rpc_answer> r) {
-                     answer.emplace(std::move(r));
-                     client->close();
-                 });
-    io.run_for(o.client.timeout);
-    if (!answer || !*answer) {
-        std::printf("Quorum: unavailable (%s)\n",
-                    answer ? answer->err().message.c_str() : "no answer");
+    auto answer = net::call_blocking<protocol::describe_quorum_response>(
+        {host, port, "samsa-cluster", o.client.timeout}, req, version);
+    if (!answer) {
+        std::printf("Quorum: unavailable (%s)\n", answer.err().message.c_str());
         return;
     }
-    protocol::describe_quorum_response resp;
-    protocol::reader r((*answer)->body);
-    resp.decode(r, version);
-    if (!r.ok() || resp.error_code != 0 || resp.topics.empty() ||
-        resp.topics[0].partitions.empty() || resp.topics[0].partitions[0].error_code != 0) {
+    const auto& resp = *answer;
+    if (resp.error_code != 0 || resp.topics.empty() || resp.topics[0].partitions.empty() ||
+        resp.topics[0].partitions[0].error_code != 0) {
         std::printf("Quorum: unavailable (no leader)\n");
         return;
     }

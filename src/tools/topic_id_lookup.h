@@ -5,7 +5,7 @@
 // (rd_kafka_DescribeTopics arrived in 2.3), yet `kafka-topics.sh --describe`
 // prints "TopicId: ...". Until the client library offers it, this sends the one
 // request that carries them — Metadata v12 for the named topics — over a plain
-// TCP connection to a bootstrap broker, with the protocol room's own codecs.
+// TCP connection to a bootstrap broker (net/blocking_call.h).
 // It is best effort: any failure (TLS/SASL listener, old broker, timeout) yields
 // no ids, and the describe output then omits TopicId as Kafka does for a zero id.
 #include <chrono>

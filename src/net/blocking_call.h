@@ -1,0 +1,56 @@
+#pragma once
+// One Kafka request from a thread that is not a reactor (the CLI): opens a
+// connection to host:port, sends the request, waits for its answer or the
+// timeout, and closes. The body of the answer after its response header, or
+// why there is none (NETWORK_EXCEPTION, REQUEST_TIMED_OUT).
+//
+//   auto body = net::call_blocking({host, port, "samsa-topics", 5s},
+//                                  metadata_request::api_key, 12, encoded);
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "common/bytes.h"
+#include "common/result.h"
+
+namespace samsa::net {
+
+struct blocking_target {
+    std::string host;
+    uint16_t port = 0;
+    std::string client_id;
+    std::chrono::milliseconds timeout{5000};
+};
+
+result<bytes> call_blocking(const blocking_target& to, int16_t api_key, int16_t api_version,
+                            bytes body);
+
+// A typed request: encoded in `version`, its answer decoded in the same.
+template <typename Response, typename Request>
+result<Response> call_blocking(const blocking_target& to, const Request& request, int16_t version);
+
+}  // namespace samsa::net
+
+#include "protocol/reader.h"
+#include "protocol/writer.h"
+
+namespace samsa::net {
+
+template <typename Response, typename Request>
+result<Response> call_blocking(const blocking_target& to, const Request& request, int16_t version) {
+    protocol::writer w;
+    request.encode(w, version);
+    auto body = call_blocking(to, Request::api_key, version, std::move(w.buffer()));
+    if (!body) {
+        return body.err();
+    }
+    Response resp;
+    protocol::reader r(*body);
+    resp.decode(r, version);
+    if (!r.ok()) {
+        return error(error_code::corrupt_message, "the answer did not decode");
+    }
+    return resp;
+}
+
+}  // namespace samsa::net
