@@ -254,9 +254,12 @@ status server::open_quorum() {
     });
     // The Raft leader is the active controller; its working image starts from
     // everything committed (the quorum delivers all of it before telling).
+    // The quorum's image, not the cache's: on a fresh log nothing is published
+    // yet, and the cache's empty image has no cluster id, which registrations
+    // are checked against.
     if (_cfg.is_controller()) {
         _quorum->on_leader_change([this](raft::leader_and_epoch, bool local) {
-            _controller->set_active(local, _context.metadata.read());
+            _controller->set_active(local, _quorum->committed_image());
         });
     }
     return {};

@@ -82,6 +82,9 @@ class metadata_quorum final : public raft::raft_transport,
     const std::vector<config::quorum_voter>& voters() const {
         return _cfg.controller_quorum_voters;
     }
+    // Controller thread: the last image published, from the base on (so it
+    // carries the cluster id even before anything committed).
+    std::shared_ptr<const metadata::metadata_image> committed_image() const { return _published; }
     // Controller thread: DescribeQuorum.
     raft::quorum_description describe() const;
     // Any thread: `done(description)` on the controller thread.
