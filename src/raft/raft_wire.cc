@@ -73,6 +73,23 @@ auto* only_partition(Topics& topics) {
     return &topics.front().partitions.front();
 }
 
+// The single partition of a Vote / BeginQuorumEpoch / EndQuorumEpoch request
+// when it is __cluster_metadata-0, else nullptr. Kafka's Raft client answers
+// any other request INVALID_REQUEST at the top level ("until multi-raft").
+template <typename Topics>
+auto* only_metadata_partition(Topics& topics) {
+    auto* p = only_partition(topics);
+    using partition_t = std::remove_reference_t<decltype(*p)>;
+    if (!p || topics.front().topic_name != metadata_topic_name || p->partition_index != 0) {
+        return static_cast<partition_t*>(nullptr);
+    }
+    return p;
+}
+
+error not_the_metadata_partition_request() {
+    return error(error_code::invalid_request, "the request is not for __cluster_metadata-0 alone");
+}
+
 // Response-level error first (e.g. INCONSISTENT_CLUSTER_ID), then the
 // partition's.
 template <typename Response>
@@ -304,9 +321,9 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
                 return r.err();
             }
             cluster_id = r->cluster_id;
-            auto* p = only_partition(r->topics);
+            auto* p = only_metadata_partition(r->topics);
             if (!p) {
-                return not_metadata_partition();
+                return not_the_metadata_partition_request();
             }
             vote_request out;
             out.candidate_epoch = raft_epoch{p->candidate_epoch};
@@ -320,9 +337,9 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
                 return r.err();
             }
             cluster_id = r->cluster_id;
-            auto* p = only_partition(r->topics);
+            auto* p = only_metadata_partition(r->topics);
             if (!p) {
-                return not_metadata_partition();
+                return not_the_metadata_partition_request();
             }
             begin_quorum_epoch_request out;
             out.leader = leader_of(p->leader_id, p->leader_epoch);
@@ -334,9 +351,9 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
                 return r.err();
             }
             cluster_id = r->cluster_id;
-            auto* p = only_partition(r->topics);
+            auto* p = only_metadata_partition(r->topics);
             if (!p) {
-                return not_metadata_partition();
+                return not_the_metadata_partition_request();
             }
             end_quorum_epoch_request out;
             out.leader = leader_of(p->leader_id, p->leader_epoch);

@@ -45,7 +45,9 @@ result<raft_message> decode_raft_response(int16_t api_key, int16_t version, byte
                                           int32_t correlation_id);
 
 // A peer's request (not Fetch: see below). The cluster id it carries, when it
-// carries one, goes to `cluster_id`.
+// carries one, goes to `cluster_id`. CORRUPT_MESSAGE when the body does not
+// decode; INVALID_REQUEST when a Vote, BeginQuorumEpoch or EndQuorumEpoch is
+// not for __cluster_metadata-0 alone (Kafka answers that, at the top level).
 result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes_view body,
                                          std::optional<std::string>& cluster_id);
 // Our answer to a peer's request, in the request's version.

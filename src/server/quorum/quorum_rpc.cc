@@ -25,10 +25,15 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
     const int16_t version = ctx.header.api_version;
     std::optional<std::string> cluster_id;
     auto request = raft::decode_raft_request(key, version, ctx.body, cluster_id);
+    handler_result out;
+    if (!request && request.err().code == error_code::invalid_request) {
+        // Well formed, but not for the one Raft log there is.
+        out.body.buffer() = raft::encode_raft_error_response(key, version, request.err().code);
+        co_return out;
+    }
     if (!request) {
         co_return handler_result::close("KRaft request failed to decode: " + request.err().message);
     }
-    handler_result out;
     auto* q = ctx.broker->quorum;
     if (q && cluster_id && *cluster_id != ctx.broker->settings.cluster_id) {
         // Nodes formatted apart (each with its own generated id) never form a

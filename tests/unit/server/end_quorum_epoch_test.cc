@@ -152,17 +152,14 @@ TEST_F(end_quorum_epoch_test, DISABLED_negative_epoch_is_fenced_leader_epoch) {
 }
 
 // Kafka (hasValidTopicPartition): INVALID_REQUEST at the top level for any
-// partition but __cluster_metadata-0. Samsa takes the single partition of a
-// request as the metadata partition whatever its name, and answers this one
-// (a stale epoch from a non-voter) at the partition level with
-// INCONSISTENT_VOTER_SET.
-TEST_F(end_quorum_epoch_test, DISABLED_other_topic_is_invalid_request) {
+// partition but __cluster_metadata-0.
+TEST_F(end_quorum_epoch_test, other_topic_is_invalid_request) {
     auto resp = send(end_epoch(k_other_node, _epoch - 1, "not-the-metadata-topic", 0));
     EXPECT_ERROR(resp.error_code, error_code::invalid_request);
     EXPECT_TRUE(resp.topics.empty());
 }
 
-TEST_F(end_quorum_epoch_test, DISABLED_other_partition_is_invalid_request) {
+TEST_F(end_quorum_epoch_test, other_partition_is_invalid_request) {
     auto resp = send(end_epoch(k_other_node, _epoch - 1, "__cluster_metadata", 1));
     EXPECT_ERROR(resp.error_code, error_code::invalid_request);
     EXPECT_TRUE(resp.topics.empty());

@@ -199,27 +199,23 @@ TEST_F(vote_test, DISABLED_candidate_epoch_below_current_is_fenced_leader_epoch)
     EXPECT_EQ(p->leader_epoch, _epoch);
 }
 
-// Kafka (hasValidTopicPartition): a Vote for any partition but
-// __cluster_metadata-0 is INVALID_REQUEST at the top level. Samsa takes the
-// single partition of a request as the metadata partition whatever its name,
-// and answers this one (a stale epoch from a non-voter) at the partition level
-// with INCONSISTENT_VOTER_SET.
-TEST_F(vote_test, DISABLED_other_topic_is_invalid_request) {
+// Kafka (hasValidTopicPartition): INVALID_REQUEST at the top level for any
+// partition but __cluster_metadata-0.
+TEST_F(vote_test, other_topic_is_invalid_request) {
     auto resp = send(vote(k_other_node, _epoch - 1, 0, 0, "not-the-metadata-topic", 0));
     EXPECT_ERROR(resp.error_code, error_code::invalid_request);
     EXPECT_TRUE(resp.topics.empty());
 }
 
 // As above, for another partition of the metadata topic.
-TEST_F(vote_test, DISABLED_other_partition_is_invalid_request) {
+TEST_F(vote_test, other_partition_is_invalid_request) {
     auto resp = send(vote(k_other_node, _epoch - 1, 0, 0, "__cluster_metadata", 1));
     EXPECT_ERROR(resp.error_code, error_code::invalid_request);
     EXPECT_TRUE(resp.topics.empty());
 }
 
-// Kafka answers a Vote of two partitions INVALID_REQUEST at the top level;
-// Samsa fails to decode it as a KRaft request and closes the connection.
-TEST_F(vote_test, DISABLED_two_partitions_are_invalid_request) {
+// Kafka answers a Vote of two partitions INVALID_REQUEST at the top level.
+TEST_F(vote_test, two_partitions_are_invalid_request) {
     auto req = vote(k_other_node, _epoch - 1, 0, 0);
     auto second = req.topics[0].partitions[0];
     second.partition_index = 1;
