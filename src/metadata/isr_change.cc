@@ -33,9 +33,13 @@ isr_change_plan plan_alter_partition(const metadata_image& image,
             auto& rp = rt.partitions.emplace_back();
             rp.partition_index = p.partition_index;
             auto fail = [&](error_code ec) { rp.error_code = to_wire(ec); };
-            if (!topic || p.partition_index < 0 ||
-                size_t(p.partition_index) >= topic->partitions.size()) {
+            if (!topic) {
                 fail(by_id ? error_code::unknown_topic_id : error_code::unknown_topic_or_partition);
+                continue;
+            }
+            if (p.partition_index < 0 || size_t(p.partition_index) >= topic->partitions.size()) {
+                // A known topic without that partition (Kafka's ReplicationControlManager).
+                fail(error_code::unknown_topic_or_partition);
                 continue;
             }
             const partition_registration& reg = topic->partitions[size_t(p.partition_index)];
@@ -43,11 +47,22 @@ isr_change_plan plan_alter_partition(const metadata_image& image,
                 fail(error_code::not_leader_or_follower);
                 continue;
             }
-            if (p.leader_epoch != reg.leader_epoch) {
+            // Epochs newer than this controller's mean this controller is behind
+            // (another one has moved on): NOT_CONTROLLER, so the leader asks the
+            // active one again. Older ones mean the leader is behind.
+            if (p.leader_epoch > reg.leader_epoch) {
+                fail(error_code::not_controller);
+                continue;
+            }
+            if (p.leader_epoch < reg.leader_epoch) {
                 fail(error_code::fenced_leader_epoch);
                 continue;
             }
-            if (p.partition_epoch != reg.partition_epoch) {
+            if (p.partition_epoch > reg.partition_epoch) {
+                fail(error_code::not_controller);
+                continue;
+            }
+            if (p.partition_epoch < reg.partition_epoch) {
                 fail(error_code::invalid_update_version);
                 continue;
             }

@@ -70,10 +70,16 @@ TEST(isr_change, only_the_current_leader_in_its_epochs_may_change_it) {
     auto img = image();
     EXPECT_EQ(partition_error(plan_alter_partition(*img, request(2, {1, 2, 3}), 2)),
               error_code::not_leader_or_follower);
-    EXPECT_EQ(partition_error(plan_alter_partition(*img, request(1, {1, 2, 3}, 5), 2)),
+    // Older epochs: the leader is behind. Newer ones: this controller is
+    // (another has moved on), NOT_CONTROLLER, as Kafka answers.
+    EXPECT_EQ(partition_error(plan_alter_partition(*img, request(1, {1, 2, 3}, -1), 2)),
               error_code::fenced_leader_epoch);
+    EXPECT_EQ(partition_error(plan_alter_partition(*img, request(1, {1, 2, 3}, 5), 2)),
+              error_code::not_controller);
     EXPECT_EQ(partition_error(plan_alter_partition(*img, request(1, {1, 2, 3}, 0, 0), 2)),
               error_code::invalid_update_version);
+    EXPECT_EQ(partition_error(plan_alter_partition(*img, request(1, {1, 2, 3}, 0, 2), 2)),
+              error_code::not_controller);
     auto stale = request(1, {1, 2, 3});
     stale.broker_epoch = 3;
     EXPECT_EQ(plan_alter_partition(*img, stale, 2).response.error_code,

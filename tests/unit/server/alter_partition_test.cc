@@ -150,24 +150,22 @@ TEST_F(alter_partition_test, older_partition_epoch_is_invalid_update_version) {
 
 // Kafka: a leader epoch above the controller's means this controller is
 // behind (no longer the active one): NOT_CONTROLLER, so the leader looks for
-// the new controller. Samsa answers FENCED_LEADER_EPOCH for any mismatch.
-TEST_F(alter_partition_test, DISABLED_newer_leader_epoch_is_not_controller) {
+// the new controller.
+TEST_F(alter_partition_test, newer_leader_epoch_is_not_controller) {
     auto resp = send(change(_partition.leader_epoch + 1, _partition.partition_epoch));
     EXPECT_ERROR(partition_error(resp), error_code::not_controller);
 }
 
-// As above for the partition epoch: Kafka NOT_CONTROLLER, Samsa
-// INVALID_UPDATE_VERSION for any mismatch.
-TEST_F(alter_partition_test, DISABLED_newer_partition_epoch_is_not_controller) {
+// As above for the partition epoch.
+TEST_F(alter_partition_test, newer_partition_epoch_is_not_controller) {
     auto resp = send(change(_partition.leader_epoch, _partition.partition_epoch + 1));
     EXPECT_ERROR(partition_error(resp), error_code::not_controller);
 }
 
 // Kafka: a known topic id with a partition it does not have is
 // UNKNOWN_TOPIC_OR_PARTITION (validateAlterPartitionData); UNKNOWN_TOPIC_ID is
-// for an unknown topic. Samsa answers UNKNOWN_TOPIC_ID for both in v2+.
-TEST_F(alter_partition_test,
-       DISABLED_unknown_partition_of_a_known_topic_is_unknown_topic_or_partition) {
+// for an unknown topic.
+TEST_F(alter_partition_test, unknown_partition_of_a_known_topic_is_unknown_topic_or_partition) {
     auto req = change();
     req.topics[0].partitions[0].partition_index = 5;
     auto resp = send(req);
