@@ -4,6 +4,9 @@
 // GroupCoordinatorShard). While loading it replays the partition's batches
 // into an offsets_loader; once loaded, group_manager serves its groups; on
 // resignation they are unloaded (Dead, waiters answered NOT_COORDINATOR).
+// What loading and unloading do to the groups is group_manager's, handed in
+// as callbacks.
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -15,16 +18,23 @@
 
 namespace samsa::coordinator {
 
-class group_manager;
-
 class group_coordinator_shard final : public coordinator_shard {
   public:
-    group_coordinator_shard(group_manager& manager, int32_t partition)
-        : _manager(manager), _partition(partition), _loader(std::make_unique<offsets_loader>()) {}
+    using loaded_fn = std::function<void(group_coordinator_shard&, offsets_loader&)>;
+    using unloaded_fn = std::function<void(group_coordinator_shard&)>;
+
+    group_coordinator_shard(int32_t partition, loaded_fn loaded, unloaded_fn unloaded)
+        : _partition(partition),
+          _loaded(std::move(loaded)),
+          _unloaded(std::move(unloaded)),
+          _loader(std::make_unique<offsets_loader>()) {}
 
     status replay(bytes_view batch) override { return _loader->apply_batch(batch); }
-    void on_loaded() override;
-    void on_unloaded() override;
+    void on_loaded() override {
+        auto loader = std::move(_loader);
+        _loaded(*this, *loader);
+    }
+    void on_unloaded() override { _unloaded(*this); }
 
     int32_t partition() const { return _partition; }
 
@@ -33,8 +43,9 @@ class group_coordinator_shard final : public coordinator_shard {
     std::set<std::string> deleted_topics;
 
   private:
-    group_manager& _manager;
     int32_t _partition;
+    loaded_fn _loaded;
+    unloaded_fn _unloaded;
     std::unique_ptr<offsets_loader> _loader;  // until loaded
 };
 

@@ -35,7 +35,12 @@ group_manager::group_manager(group_config config, cluster::purgatory_driver& dri
       _runtime(coordinator_runtime_config{std::string(offsets_topic), _config.load_chunk_bytes,
                                           _config.offset_commit_timeout_ms},
                driver, _wall_clock, [this](int32_t partition) {
-                   return std::make_unique<group_coordinator_shard>(*this, partition);
+                   return std::make_unique<group_coordinator_shard>(
+                       partition,
+                       [this](group_coordinator_shard& part, offsets_loader& loader) {
+                           finish_load(part, loader);
+                       },
+                       [this](group_coordinator_shard& part) { unload_partition(part); });
                }) {
     _expiration_task = std::make_unique<callback_task>([this] {
         expire_offsets();

@@ -197,7 +197,6 @@ class group_manager {
 
     // ---- loading and unloading (group_manager.cc; run by the coordinator
     // runtime through group_coordinator_shard)
-    friend class group_coordinator_shard;
     void finish_load(group_coordinator_shard& part, offsets_loader& loader);
     void unload_partition(group_coordinator_shard& part);
     void unload_group(classic_group& group);
