@@ -8,8 +8,8 @@
 // and moves the leadership of the partitions it led to the first replica of
 // the assignment that is in the new ISR and not fenced (Kafka's leader
 // election rule); with none, the partition has no leader (-1) until one
-// returns. `unclean.leader.election.enable` would allow a replica outside the
-// ISR; it is not consulted here yet.
+// returns, unless `unclean.leader.election.enable` of the topic allows a
+// replica outside the ISR (`unclean_allowed` below).
 #include <cstdint>
 #include <functional>
 #include <vector>

@@ -43,8 +43,8 @@ result<std::shared_ptr<storage::log>> open_metadata_partition(const std::string&
     // beginning rather than trust checkpoints the log manager does not keep for it.
     o.had_clean_shutdown = false;
     o.recovery_point = 0;
-    // Metadata is never deleted by time or size (Kafka's metadata log is
-    // trimmed by snapshots, which Samsa does not take yet).
+    // Metadata is never deleted by time or size: like Kafka's, the metadata
+    // log is trimmed below its latest snapshot (metadata/snapshot_generator.h).
     o.config.retention_ms = -1;
     o.config.retention_bytes = -1;
     o.config.max_message_bytes = 64 * 1024 * 1024;

@@ -2,7 +2,7 @@
 // Encoding of Kafka's primitive types. Bytes go into a growable buffer; a
 // `records` value made of file ranges is not copied: the writer notes a splice
 // (buffer position + file range), and the connection sends buffer slices and
-// file ranges in order (see protocol/frame_output.h).
+// file ranges in order (protocol/records.h).
 #include <cstdint>
 #include <optional>
 #include <string>

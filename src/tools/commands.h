@@ -1,6 +1,6 @@
 #pragma once
 // The `samsa` command-line verbs other than `server` (docs/architecture.md, "Rooms"): topics,
-// produce, consume, groups, configs, cluster, delete-records and perf. Each
+// produce, consume, groups, configs, cluster, delete-records, dump-log and perf. Each
 // verb lives in its own file and registers itself on the top-level CLI11 app;
 // main.cc runs the one the command line selected.
 #include <functional>
