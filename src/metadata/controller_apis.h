@@ -13,8 +13,8 @@
 //
 // Adding a forwarded admin API: its handler, its controller operation, and an
 // entry here (the frontend, server/quorum/controller_frontend.h, needs nothing).
-#include <asio/awaitable.hpp>
 #include <algorithm>
+#include <asio/awaitable.hpp>
 #include <functional>
 #include <optional>
 #include <string>
@@ -29,7 +29,9 @@ template <typename Request>
 struct controller_api;
 
 template <typename Request>
-concept controller_served = requires { typename controller_api<Request>::response; };
+concept controller_served = requires {
+    typename controller_api<Request>::response;
+};
 
 template <typename Request>
 using response_of = typename controller_api<Request>::response;
