@@ -9,11 +9,9 @@
 // the epoch it led before.
 #include <gtest/gtest.h>
 
-#include "broker_fixture.h"
-#include "protocol/generated/describe_quorum_request.h"
-#include "protocol/generated/describe_quorum_response.h"
 #include "protocol/generated/end_quorum_epoch_request.h"
 #include "protocol/generated/end_quorum_epoch_response.h"
+#include "quorum_test_support.h"
 
 namespace samsa::server::test {
 namespace {
@@ -24,49 +22,8 @@ using protocol::end_quorum_epoch_response;
 // A node id that is not a voter of the one-node quorum.
 constexpr int32_t k_other_node = 2;
 
-class end_quorum_epoch_test : public broker_test {
+class end_quorum_epoch_test : public quorum_test {
   protected:
-    void SetUp() override {
-        broker_test::SetUp();
-        if (HasFatalFailure()) {
-            return;
-        }
-        auto q = describe();
-        ASSERT_EQ(q.leader_id, broker().node_id()) << "the broker does not lead the quorum";
-        _epoch = q.leader_epoch;
-        ASSERT_GE(_epoch, 1);
-    }
-
-    void TearDown() override {
-        if (_epoch < 0) {
-            return;
-        }
-        auto q = describe();
-        EXPECT_EQ(q.leader_id, broker().node_id()) << "the broker no longer leads the quorum";
-        EXPECT_EQ(q.leader_epoch, _epoch) << "the quorum moved to another epoch";
-    }
-
-    struct quorum_view {
-        int32_t leader_id = -1;
-        int32_t leader_epoch = -1;
-    };
-
-    // DescribeQuorum of __cluster_metadata-0 on the controller listener.
-    quorum_view describe() {
-        protocol::describe_quorum_request req;
-        auto& t = req.topics.emplace_back();
-        t.topic_name = "__cluster_metadata";
-        t.partitions.emplace_back().partition_index = 0;
-        auto resp =
-            broker().call<protocol::describe_quorum_response>(req, 1, listener_kind::controller);
-        quorum_view v;
-        if (resp.topics.size() == 1 && resp.topics[0].partitions.size() == 1) {
-            v.leader_id = resp.topics[0].partitions[0].leader_id;
-            v.leader_epoch = resp.topics[0].partitions[0].leader_epoch;
-        }
-        return v;
-    }
-
     // `leader` resigning the leadership of `epoch`, naming this node its
     // successor.
     end_quorum_epoch_request end_epoch(int32_t leader, int32_t epoch,
@@ -99,8 +56,6 @@ class end_quorum_epoch_test : public broker_test {
         }
         return &resp.topics[0].partitions[0];
     }
-
-    int32_t _epoch = -1;  // the quorum's epoch when the test began
 };
 
 TEST_F(end_quorum_epoch_test, other_cluster_id_is_inconsistent_cluster_id) {

@@ -12,11 +12,9 @@
 
 #include <climits>
 
-#include "broker_fixture.h"
-#include "protocol/generated/describe_quorum_request.h"
-#include "protocol/generated/describe_quorum_response.h"
 #include "protocol/generated/fetch_snapshot_request.h"
 #include "protocol/generated/fetch_snapshot_response.h"
+#include "quorum_test_support.h"
 
 namespace samsa::server::test {
 namespace {
@@ -27,49 +25,8 @@ using protocol::fetch_snapshot_response;
 // A snapshot end offset no snapshot of the fixture's metadata log reaches.
 constexpr int64_t k_no_such_offset = int64_t(1) << 40;
 
-class fetch_snapshot_test : public broker_test {
+class fetch_snapshot_test : public quorum_test {
   protected:
-    void SetUp() override {
-        broker_test::SetUp();
-        if (HasFatalFailure()) {
-            return;
-        }
-        auto q = describe();
-        ASSERT_EQ(q.leader_id, broker().node_id()) << "the broker does not lead the quorum";
-        _epoch = q.leader_epoch;
-        ASSERT_GE(_epoch, 1);
-    }
-
-    void TearDown() override {
-        if (_epoch < 0) {
-            return;
-        }
-        auto q = describe();
-        EXPECT_EQ(q.leader_id, broker().node_id()) << "the broker no longer leads the quorum";
-        EXPECT_EQ(q.leader_epoch, _epoch) << "the quorum moved to another epoch";
-    }
-
-    struct quorum_view {
-        int32_t leader_id = -1;
-        int32_t leader_epoch = -1;
-    };
-
-    // DescribeQuorum of __cluster_metadata-0 on the controller listener.
-    quorum_view describe() {
-        protocol::describe_quorum_request req;
-        auto& t = req.topics.emplace_back();
-        t.topic_name = "__cluster_metadata";
-        t.partitions.emplace_back().partition_index = 0;
-        auto resp =
-            broker().call<protocol::describe_quorum_response>(req, 1, listener_kind::controller);
-        quorum_view v;
-        if (resp.topics.size() == 1 && resp.topics[0].partitions.size() == 1) {
-            v.leader_id = resp.topics[0].partitions[0].leader_id;
-            v.leader_epoch = resp.topics[0].partitions[0].leader_epoch;
-        }
-        return v;
-    }
-
     // A FetchSnapshot of snapshot (end_offset, snapshot_epoch) from position 0,
     // by a replica in `leader_epoch`.
     fetch_snapshot_request fetch(int32_t leader_epoch, int64_t end_offset, int32_t snapshot_epoch,
@@ -103,8 +60,6 @@ class fetch_snapshot_test : public broker_test {
         }
         return &resp.topics[0].partitions[0];
     }
-
-    int32_t _epoch = -1;  // the quorum's epoch when the test began
 };
 
 TEST_F(fetch_snapshot_test, other_cluster_id_is_inconsistent_cluster_id) {

@@ -12,11 +12,9 @@
 
 #include <climits>
 
-#include "broker_fixture.h"
-#include "protocol/generated/describe_quorum_request.h"
-#include "protocol/generated/describe_quorum_response.h"
 #include "protocol/generated/vote_request.h"
 #include "protocol/generated/vote_response.h"
+#include "quorum_test_support.h"
 
 namespace samsa::server::test {
 namespace {
@@ -27,49 +25,8 @@ using protocol::vote_response;
 // A node id that is not a voter of the one-node quorum.
 constexpr int32_t k_other_node = 2;
 
-class vote_test : public broker_test {
+class vote_test : public quorum_test {
   protected:
-    void SetUp() override {
-        broker_test::SetUp();
-        if (HasFatalFailure()) {
-            return;
-        }
-        auto q = describe();
-        ASSERT_EQ(q.leader_id, broker().node_id()) << "the broker does not lead the quorum";
-        _epoch = q.leader_epoch;
-        ASSERT_GE(_epoch, 1);
-    }
-
-    void TearDown() override {
-        if (_epoch < 0) {
-            return;
-        }
-        auto q = describe();
-        EXPECT_EQ(q.leader_id, broker().node_id()) << "the broker no longer leads the quorum";
-        EXPECT_EQ(q.leader_epoch, _epoch) << "the quorum moved to another epoch";
-    }
-
-    struct quorum_view {
-        int32_t leader_id = -1;
-        int32_t leader_epoch = -1;
-    };
-
-    // DescribeQuorum of __cluster_metadata-0 on the controller listener.
-    quorum_view describe() {
-        protocol::describe_quorum_request req;
-        auto& t = req.topics.emplace_back();
-        t.topic_name = "__cluster_metadata";
-        t.partitions.emplace_back().partition_index = 0;
-        auto resp =
-            broker().call<protocol::describe_quorum_response>(req, 1, listener_kind::controller);
-        quorum_view v;
-        if (resp.topics.size() == 1 && resp.topics[0].partitions.size() == 1) {
-            v.leader_id = resp.topics[0].partitions[0].leader_id;
-            v.leader_epoch = resp.topics[0].partitions[0].leader_epoch;
-        }
-        return v;
-    }
-
     // A Vote of `candidate` in `epoch` whose log ends at `last_offset` in
     // `last_epoch`.
     vote_request vote(int32_t candidate, int32_t epoch, int32_t last_epoch, int64_t last_offset,
@@ -101,8 +58,6 @@ class vote_test : public broker_test {
         }
         return &resp.topics[0].partitions[0];
     }
-
-    int32_t _epoch = -1;  // the quorum's epoch when the test began
 };
 
 TEST_F(vote_test, other_cluster_id_is_inconsistent_cluster_id) {
@@ -175,25 +130,6 @@ TEST_F(vote_test, candidate_epoch_below_current_is_refused) {
         // checks before the epoch, as Samsa does.
         EXPECT_ERROR(p->error_code, error_code::invalid_request);
     }
-    EXPECT_FALSE(p->vote_granted);
-    EXPECT_EQ(p->leader_id, broker().node_id());
-    EXPECT_EQ(p->leader_epoch, _epoch);
-}
-
-// Kafka (validateVoterOnlyRequest) checks the epoch before the voter set:
-// FENCED_LEADER_EPOCH at the partition level, naming the current leader.
-// Samsa checks the voter set first and answers INCONSISTENT_VOTER_SET for a
-// candidate that is not a voter; the only voter of this quorum is the broker
-// itself, whose own id is refused with INVALID_REQUEST.
-TEST_F(vote_test, DISABLED_candidate_epoch_below_current_is_fenced_leader_epoch) {
-    if (_epoch < 2) {
-        GTEST_SKIP() << "a stale candidate epoch with a valid last epoch needs epoch >= 2";
-    }
-    auto resp = send(vote(k_other_node, _epoch - 1, _epoch - 2, 0));
-    EXPECT_ERROR(resp.error_code, error_code::none);
-    const auto* p = only_partition(resp);
-    ASSERT_NE(p, nullptr);
-    EXPECT_ERROR(p->error_code, error_code::fenced_leader_epoch);
     EXPECT_FALSE(p->vote_granted);
     EXPECT_EQ(p->leader_id, broker().node_id());
     EXPECT_EQ(p->leader_epoch, _epoch);
