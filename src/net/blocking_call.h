@@ -31,26 +31,22 @@ result<Response> call_blocking(const blocking_target& to, const Request& request
 
 }  // namespace samsa::net
 
-#include "protocol/reader.h"
-#include "protocol/writer.h"
+#include "protocol/message_codec.h"
 
 namespace samsa::net {
 
 template <typename Response, typename Request>
 result<Response> call_blocking(const blocking_target& to, const Request& request, int16_t version) {
-    protocol::writer w;
-    request.encode(w, version);
-    auto body = call_blocking(to, Request::api_key, version, std::move(w.buffer()));
+    auto body =
+        call_blocking(to, Request::api_key, version, protocol::encode_message(request, version));
     if (!body) {
         return body.err();
     }
-    Response resp;
-    protocol::reader r(*body);
-    resp.decode(r, version);
-    if (!r.ok()) {
+    auto resp = protocol::decode_message<Response>(*body, version);
+    if (!resp) {
         return error(error_code::corrupt_message, "the answer did not decode");
     }
-    return resp;
+    return std::move(*resp);
 }
 
 }  // namespace samsa::net

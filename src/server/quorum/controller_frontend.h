@@ -34,6 +34,7 @@
 #include "protocol/generated/broker_registration_response.h"
 #include "protocol/generated/elect_leaders_request.h"
 #include "protocol/generated/elect_leaders_response.h"
+#include "protocol/message_codec.h"
 
 namespace samsa::server::quorum {
 
@@ -131,30 +132,21 @@ inline asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
     co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
 }
 
-template <typename M>
-bytes encode(const M& m, int16_t version) {
-    protocol::writer w;
-    m.encode(w, version);
-    return std::move(w.buffer());
-}
-
 }  // namespace detail
 
 template <typename Request, typename Response>
 asio::awaitable<result<Response>> controller_frontend::forward_typed(const Request& request,
                                                                      int16_t version) {
-    const bytes encoded = detail::encode(request, version);
+    const bytes encoded = protocol::encode_message(request, version);
     auto body = co_await forward(Request::api_key, version, encoded);
     if (!body) {
         co_return body.err();
     }
-    Response resp;
-    protocol::reader r(*body);
-    resp.decode(r, version);
-    if (!r.ok()) {
+    auto resp = protocol::decode_message<Response>(*body, version);
+    if (!resp) {
         co_return error(error_code::not_controller, "the controller's answer did not decode");
     }
-    co_return resp;
+    co_return std::move(*resp);
 }
 
 // Kafka's forwarding manager: a request that finds no controller (an election
