@@ -42,6 +42,7 @@ fuzz: fuzz-build
 # Unit tests (ctest), integration tests (pytest against real processes) and a
 # short run of every fuzz target; ends with one line "N passed, N failed".
 test: build fuzz-build
+	@scripts/setup-clients.sh $(BUILD_DIR)/clients
 	@FUZZ_DIR=$(FUZZ_DIR) FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) scripts/run-tests.sh $(BUILD_DIR)
 
 unit: build

@@ -11,11 +11,15 @@ build_packages=(
 test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev
   kcat python3-confluent-kafka python3-pytest
+  python3-kafka golang-go golang-github-shopify-sarama-dev
 )
 
 want=("${build_packages[@]}")
 if [ "${1:-}" != "--build-only" ]; then
   want+=("${test_packages[@]}")
+  # kafkajs comes from npm (scripts/setup-clients.sh); a machine whose Node.js
+  # did not come from Debian keeps its own npm.
+  command -v npm >/dev/null 2>&1 || want+=(nodejs npm)
 fi
 
 missing=()

@@ -2,6 +2,8 @@
 # Runs every test suite and prints one closing line: "N passed, N failed".
 #   unit        ctest (GoogleTest binaries, one per room; generator freshness)
 #   integration pytest against real samsa processes (tests/integration)
+#   clients     pytest with clients not built on librdkafka (tests/clients):
+#               kafka-python, sarama, kafkajs (scripts/setup-clients.sh)
 #   cluster     pytest multi-broker scenarios (tests/cluster), when present
 #   fuzz        a short run of every libFuzzer target (scripts/run-fuzz.sh)
 # Usage: scripts/run-tests.sh [build-dir]
@@ -58,9 +60,10 @@ else
     failed=$((failed + 1))
 fi
 
-# --- integration and cluster tests (pytest with Debian's python3).
+# --- integration, client and cluster tests (pytest with Debian's python3).
 export SAMSA_BIN="$(cd "$build_dir" && pwd)/samsa"
-for suite in tests/integration tests/cluster; do
+export SAMSA_CLIENTS_DIR="$(cd "$build_dir" && pwd)/clients"
+for suite in tests/integration tests/clients tests/cluster; do
     ls "$suite"/test_*.py >/dev/null 2>&1 || continue
     name=$(basename "$suite")
     /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$results/$name.xml" "$suite"
