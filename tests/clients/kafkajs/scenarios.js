@@ -1,0 +1,803 @@
+'use strict'
+// kafkajs scenarios against a Samsa broker, run by tests/clients/test_kafkajs.py:
+//
+//   node scenarios.js SCENARIO BOOTSTRAP NAME [ARGS_JSON]
+//
+// NAME prefixes every topic, group and transactional id the scenario makes.
+// Each scenario prints one line of JSON on stdout, {"ok": true, ...} with what
+// it observed (pytest asserts on it), or {"ok": false, "error": ...} and exits
+// non-zero. kafkajs logs at ERROR level only, as JSON lines on stderr, which
+// pytest shows when a test fails. A watchdog ends the process (exit 3) before
+// pytest's own timeout, so a stuck client reports where it was.
+//
+// Nothing here sleeps to synchronise: waits poll a condition against a deadline.
+
+const crypto = require('crypto')
+const net = require('net')
+const {
+  Kafka,
+  logLevel,
+  CompressionTypes,
+  ConfigResourceTypes,
+  AssignerProtocol,
+} = require('kafkajs')
+
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1'
+
+const [scenarioName, bootstrap, NAME, argsJson] = process.argv.slice(2)
+const ARGS = argsJson ? JSON.parse(argsJson) : {}
+const WATCHDOG_MS = Number(process.env.KAFKAJS_SCENARIO_TIMEOUT_MS || 50000)
+let step = 'start'
+let stepStart = Date.now()
+const timings = {} // ms spent in each step, reported with the result
+function at(name) {
+  const now = Date.now()
+  timings[step] = (timings[step] || 0) + (now - stepStart)
+  step = name
+  stepStart = now
+}
+
+// --- output -------------------------------------------------------------------
+let finished = false
+function finish(code, result) {
+  if (finished) return
+  finished = true
+  clearTimeout(watchdog)
+  at('end')
+  result.timings = timings
+  result.requests = requests
+  process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(code))
+}
+
+const watchdog = setTimeout(
+  () => finish(3, { ok: false, error: `watchdog: still running after ${WATCHDOG_MS} ms`, step }),
+  WATCHDOG_MS
+)
+
+const logCreator = () => ({ namespace, level, label, log }) => {
+  const { message, ...extra } = log
+  process.stderr.write(
+    JSON.stringify({ kafkajs: label, namespace, message, ...extra, step }) + '\n'
+  )
+}
+
+// Every request kafkajs sent, as "ApiName vN" -> count (reported with the
+// result: which protocol versions the client picked from ApiVersions).
+const requests = {}
+function track(client) {
+  client.on(client.events.REQUEST, ({ payload }) => {
+    const k = `${payload.apiName} v${payload.apiVersion}`
+    requests[k] = (requests[k] || 0) + 1
+  })
+  return client
+}
+
+function makeKafka(clientId, opts = {}) {
+  const kafka = new Kafka({
+    clientId,
+    brokers: [opts.bootstrap || bootstrap],
+    logLevel: logLevel.ERROR,
+    logCreator,
+    connectionTimeout: 10000,
+    requestTimeout: 30000,
+    retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, ...(opts.retry || {}) },
+  })
+  for (const kind of ['admin', 'producer', 'consumer']) {
+    const make = kafka[kind].bind(kafka)
+    kafka[kind] = (...a) => track(make(...a))
+  }
+  return kafka
+}
+
+// --- helpers ------------------------------------------------------------------
+async function waitFor(condition, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await condition()
+    if (value) return value
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+function sha(buf) {
+  return crypto.createHash('sha256').update(buf).digest('hex').slice(0, 16)
+}
+
+// A value or key as JSON: null, a utf-8 string, or {len, sha} for anything
+// large or not printable.
+function norm(v) {
+  if (v === null || v === undefined) return null
+  const buf = Buffer.isBuffer(v) ? v : Buffer.from(String(v))
+  const text = buf.toString('utf8')
+  if (buf.length <= 200 && Buffer.from(text).equals(buf) && /^[\x20-\x7e]*$/.test(text)) return text
+  return { len: buf.length, sha: sha(buf) }
+}
+
+function normHeaders(headers) {
+  const out = {}
+  for (const [k, v] of Object.entries(headers || {})) {
+    out[k] = Array.isArray(v) ? v.map(norm) : norm(v)
+  }
+  return out
+}
+
+// A consumed message as JSON.
+function got(topic, partition, message) {
+  return {
+    topic,
+    partition,
+    offset: Number(message.offset),
+    key: norm(message.key),
+    value: norm(message.value),
+    headers: normHeaders(message.headers),
+    timestamp: message.timestamp,
+  }
+}
+
+// Runs `consumer` (already connected and subscribed), pushing every message it
+// is handed onto `sink` (returned).
+function collect(consumer, sink = [], runOpts = {}) {
+  consumer.run({
+    ...runOpts,
+    eachMessage: async ({ topic, partition, message }) => {
+      sink.push({ ...got(topic, partition, message), batch: message.batchContext })
+    },
+  }).catch(e => fail(e))
+  return sink
+}
+
+async function createTopic(admin, topic, numPartitions, configEntries) {
+  const created = await admin.createTopics({
+    topics: [{ topic, numPartitions, replicationFactor: 1, configEntries }],
+    waitForLeaders: true,
+  })
+  if (created !== true) throw new Error(`createTopics(${topic}) answered ${created}`)
+}
+
+async function highWatermarks(admin, topic) {
+  const offsets = await admin.fetchTopicOffsets(topic)
+  const out = {}
+  for (const o of offsets) out[o.partition] = { low: Number(o.low), high: Number(o.high) }
+  return out
+}
+
+function groupByPartition(messages) {
+  const out = {}
+  for (const m of messages) (out[m.partition] = out[m.partition] || []).push(m)
+  return out
+}
+
+// --- scenario 1: acks=-1, no compression and gzip, keys and headers -------------
+async function produceConsume() {
+  const kafka = makeKafka(`${NAME}-client`)
+  const topic = `${NAME}-t`
+  const admin = kafka.admin()
+  await admin.connect()
+  at('create topic')
+  await createTopic(admin, topic, 2)
+
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
+  await producer.connect()
+  const baseTs = Date.now() - 3600 * 1000
+  const binary = Buffer.from([...Array(256).keys()])
+  const big = Buffer.from('samsa kafkajs gzip '.repeat(6000)) // ~114 KB, compresses well
+  const plan = [
+    { partition: 0, compression: 'none', n: 5 },
+    { partition: 0, compression: 'gzip', n: 6 },
+    { partition: 1, compression: 'gzip', n: 4 },
+    { partition: 1, compression: 'none', n: 3 },
+    { partition: 0, compression: 'none', n: 2 },
+  ]
+  const expected = []
+  const sends = []
+  let seq = 0
+  at('produce')
+  for (const [b, { partition, compression, n }] of plan.entries()) {
+    const messages = []
+    for (let i = 0; i < n; i++, seq++) {
+      let value = `value-${b}-${i}`
+      if (i === 1) value = binary
+      if (i === 2 && compression === 'gzip') value = big
+      if (i === 3) value = null // a tombstone
+      const headers = { 'h-batch': String(b), 'h-codec': compression }
+      if (i % 2 === 0) headers.multi = ['first', 'second'] // one key, two headers
+      if (i === 4) headers.bin = Buffer.from([0, 255, 1, 254])
+      messages.push({
+        key: i === 0 && b === 4 ? null : `key-${b}-${i}`,
+        value,
+        headers,
+        partition,
+        timestamp: String(baseTs + seq),
+      })
+    }
+    const res = await producer.send({
+      topic,
+      acks: -1,
+      compression: compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+      messages,
+    })
+    sends.push(
+      res.map(r => ({ partition: r.partition, errorCode: r.errorCode, baseOffset: Number(r.baseOffset) }))
+    )
+    for (const m of messages) {
+      expected.push({
+        topic,
+        partition,
+        key: norm(m.key),
+        value: norm(m.value),
+        headers: normHeaders(m.headers),
+        timestamp: m.timestamp,
+      })
+    }
+  }
+  await producer.disconnect()
+
+  at('consume')
+  const consumer = kafka.consumer({
+    groupId: `${NAME}-g`,
+    heartbeatInterval: 500,
+    sessionTimeout: 10000,
+    maxWaitTimeInMs: 250,
+  })
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  const received = collect(consumer)
+  await waitFor(() => received.length >= expected.length, 30000, `${expected.length} messages`)
+  // The high watermarks say the log holds no more than what was sent (a
+  // duplicate would also show as an extra message received).
+  const watermarks = await highWatermarks(admin, topic)
+  await consumer.disconnect()
+  await admin.disconnect()
+  for (const m of received) delete m.batch
+  return { sends, expected, received, watermarks }
+}
+
+// --- scenario 2: idempotent producer, responses lost on the way back ------------
+// A proxy between kafkajs and the broker (the broker advertises the proxy's
+// address) that, for the Produce requests whose ordinal (counted from 1) is in
+// `dropProduce`, forwards the request, swallows the broker's response and cuts
+// the connection: the broker has appended, the producer never heard, retries.
+function startDropProxy(listenPort, upstreamPort) {
+  const state = { produceRequests: 0, dropped: 0, dropProduce: new Set(), connections: 0 }
+  const server = net.createServer(client => {
+    state.connections++
+    const upstream = net.connect(upstreamPort, '127.0.0.1')
+    const pending = new Map() // correlation id -> drop the response?
+    let reqBuf = Buffer.alloc(0)
+    let resBuf = Buffer.alloc(0)
+    const cut = () => {
+      client.destroy()
+      upstream.destroy()
+    }
+    client.on('error', cut)
+    upstream.on('error', cut)
+    client.on('close', cut)
+    upstream.on('close', cut)
+    client.on('data', chunk => {
+      reqBuf = Buffer.concat([reqBuf, chunk])
+      while (reqBuf.length >= 4 && reqBuf.length >= 4 + reqBuf.readInt32BE(0)) {
+        const size = reqBuf.readInt32BE(0)
+        const frame = reqBuf.subarray(0, 4 + size)
+        reqBuf = reqBuf.subarray(4 + size)
+        const apiKey = frame.readInt16BE(4)
+        const correlationId = frame.readInt32BE(8)
+        let drop = false
+        if (apiKey === 0) {
+          state.produceRequests++
+          drop = state.dropProduce.has(state.produceRequests)
+        }
+        pending.set(correlationId, drop)
+        upstream.write(frame)
+      }
+    })
+    upstream.on('data', chunk => {
+      resBuf = Buffer.concat([resBuf, chunk])
+      while (resBuf.length >= 8 && resBuf.length >= 4 + resBuf.readInt32BE(0)) {
+        const size = resBuf.readInt32BE(0)
+        const frame = resBuf.subarray(0, 4 + size)
+        resBuf = resBuf.subarray(4 + size)
+        const correlationId = frame.readInt32BE(4)
+        const drop = pending.get(correlationId)
+        pending.delete(correlationId)
+        if (drop) {
+          state.dropped++
+          cut()
+          return
+        }
+        client.write(frame)
+      }
+    })
+  })
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(listenPort, '127.0.0.1', () => resolve({ server, state }))
+  })
+}
+
+async function idempotent() {
+  const { proxyPort, brokerPort } = ARGS
+  const { server, state } = await startDropProxy(proxyPort, brokerPort)
+  const kafka = makeKafka(`${NAME}-client`, { bootstrap: `127.0.0.1:${proxyPort}` })
+  const topic = `${NAME}-t`
+  const admin = kafka.admin()
+  await admin.connect()
+  at('create topic')
+  await createTopic(admin, topic, 2)
+
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })
+  await producer.connect()
+  const sent = { 0: [], 1: [] }
+  const sendResults = []
+  const send = async (partition, values, compression) => {
+    const res = await producer.send({
+      topic,
+      acks: -1,
+      compression,
+      messages: values.map(value => ({ key: `k${partition}`, value, partition })),
+    })
+    sent[partition].push(...values)
+    sendResults.push(...res.map(r => ({ partition: r.partition, baseOffset: Number(r.baseOffset), values })))
+  }
+
+  // Phase 1: sequential sends, several of whose responses are lost.
+  at('produce (responses lost)')
+  state.produceRequests = 0
+  state.dropProduce = new Set(ARGS.dropProduce || [2, 5, 6, 11])
+  for (let i = 0; i < 16; i++) {
+    const partition = i % 3 === 2 ? 1 : 0
+    const values = Array.from({ length: 5 }, (_, j) => `seq-${i}-${j}`)
+    await send(partition, values, i % 2 ? CompressionTypes.GZIP : CompressionTypes.None)
+  }
+  const produceRequests = state.produceRequests
+  // Phase 2: concurrent sends (no losses); kafkajs serialises them per broker.
+  at('produce (concurrent)')
+  state.dropProduce = new Set()
+  await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      send(0, Array.from({ length: 4 }, (_, j) => `conc-${i}-${j}`), CompressionTypes.None)
+    )
+  )
+  await producer.disconnect()
+
+  at('consume')
+  const total = sent[0].length + sent[1].length
+  const consumer = kafka.consumer({
+    groupId: `${NAME}-g`,
+    heartbeatInterval: 500,
+    sessionTimeout: 10000,
+    maxWaitTimeInMs: 250,
+  })
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  const received = collect(consumer)
+  await waitFor(() => received.length >= total, 30000, `${total} messages`)
+  const watermarks = await highWatermarks(admin, topic)
+  await consumer.disconnect()
+  await admin.disconnect()
+  server.close()
+  const byPartition = groupByPartition(received)
+  const out = {}
+  for (const p of [0, 1]) {
+    out[p] = (byPartition[p] || []).map(m => ({
+      offset: m.offset,
+      value: m.value,
+      producerId: m.batch.producerId,
+      producerEpoch: m.batch.producerEpoch,
+      firstSequence: m.batch.firstSequence,
+      firstOffset: Number(m.batch.firstOffset),
+    }))
+  }
+  return {
+    sent,
+    received: out,
+    sendResults,
+    watermarks,
+    dropped: state.dropped,
+    produceRequests,
+    connections: state.connections,
+  }
+}
+
+// --- scenario 3: admin ------------------------------------------------------------
+async function adminScenario() {
+  const kafka = makeKafka(`${NAME}-client`)
+  const admin = kafka.admin()
+  await admin.connect()
+  const a = `${NAME}-a`
+  const b = `${NAME}-b`
+  const r = {}
+
+  at('createTopics')
+  r.created = await admin.createTopics({
+    topics: [
+      {
+        topic: a,
+        numPartitions: 3,
+        replicationFactor: 1,
+        configEntries: [
+          { name: 'retention.ms', value: '3600000' },
+          { name: 'cleanup.policy', value: 'delete' },
+          { name: 'max.message.bytes', value: '200000' },
+        ],
+      },
+      { topic: b, numPartitions: 1, replicationFactor: 1 },
+    ],
+    waitForLeaders: true,
+  })
+  at('createTopics (exists)')
+  r.createdAgain = await admin.createTopics({ topics: [{ topic: a, numPartitions: 3 }] })
+  // With the error surfaced rather than folded into `false`: validateOnly on an
+  // existing topic plus a new one with an invalid partition count.
+  try {
+    await admin.createTopics({
+      topics: [
+        { topic: a, numPartitions: 3 },
+        { topic: `${NAME}-bad`, numPartitions: 0 },
+      ],
+    })
+    r.createMixed = 'no error'
+  } catch (e) {
+    r.createMixed = (e.errors || [e]).map(x => x.type).sort()
+  }
+
+  at('listTopics')
+  r.listed = (await admin.listTopics()).filter(t => t.startsWith(NAME)).sort()
+
+  at('fetchTopicMetadata')
+  const md = await admin.fetchTopicMetadata({ topics: [a, b] })
+  r.metadata = md.topics.map(t => ({
+    name: t.name,
+    partitions: t.partitions
+      .map(p => ({ id: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr, error: p.partitionErrorCode }))
+      .sort((x, y) => x.id - y.id),
+  }))
+
+  at('describeConfigs')
+  const describe = async () => {
+    const res = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: a,
+          configNames: ['retention.ms', 'cleanup.policy', 'max.message.bytes', 'segment.bytes'],
+        },
+      ],
+    })
+    const out = {}
+    for (const res1 of res.resources) {
+      out.errorCode = res1.errorCode
+      for (const c of res1.configEntries) {
+        out[c.configName] = { value: c.configValue, isDefault: c.isDefault, source: c.configSource, readOnly: c.readOnly }
+      }
+    }
+    return out
+  }
+  r.configs = await describe()
+  const all = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: a }],
+  })
+  r.allConfigNames = all.resources[0].configEntries.map(c => c.configName).sort()
+
+  at('createPartitions')
+  await admin.createPartitions({ topicPartitions: [{ topic: a, count: 5 }] })
+  r.partitionsAfter = await waitFor(
+    async () => {
+      const m = await admin.fetchTopicMetadata({ topics: [a] })
+      const ids = m.topics[0].partitions.map(p => p.partitionId).sort()
+      return ids.length === 5 ? ids : null
+    },
+    15000,
+    '5 partitions in metadata'
+  )
+  try {
+    await admin.createPartitions({ topicPartitions: [{ topic: a, count: 2 }] })
+    r.shrink = 'no error'
+  } catch (e) {
+    r.shrink = e.type || e.name
+  }
+
+  at('produce')
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
+  await producer.connect()
+  // Timestamps 10 ms apart from baseTs, for ListOffsets by timestamp below.
+  const baseTs = Date.now() - 3600 * 1000
+  const p0 = await producer.send({
+    topic: a,
+    acks: -1,
+    messages: [0, 1].map(i => ({ value: `p0-${i}`, partition: 0, timestamp: String(baseTs + 10 * i) })),
+  })
+  const p4 = await producer.send({
+    topic: a,
+    acks: -1,
+    messages: [0, 1, 2].map(i => ({ value: `p4-${i}`, partition: 4, timestamp: String(baseTs + 10 * i) })),
+  })
+  r.produced = [...p0, ...p4].map(x => ({ partition: x.partition, baseOffset: Number(x.baseOffset), errorCode: x.errorCode }))
+  await producer.disconnect()
+
+  at('fetchTopicOffsets')
+  r.offsets = await highWatermarks(admin, a)
+  at('deleteTopicRecords')
+  await admin.deleteTopicRecords({ topic: a, partitions: [{ partition: 4, offset: '2' }] })
+  r.offsetsAfterDeleteRecords = await highWatermarks(admin, a)
+  at('fetchTopicOffsetsByTimestamp')
+  // The first offset whose timestamp is >= baseTs + 5 (kafkajs shows the high
+  // watermark where the broker answers -1, no such record).
+  const byTs = await admin.fetchTopicOffsetsByTimestamp(a, baseTs + 5)
+  r.offsetsByTimestamp = Object.fromEntries(byTs.map(o => [o.partition, Number(o.offset)]))
+
+  at('alterConfigs')
+  // AlterConfigs (not incremental) replaces the topic's whole config set: what
+  // is not named goes back to its default.
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [
+      { type: ConfigResourceTypes.TOPIC, name: a, configEntries: [{ name: 'retention.ms', value: '7200000' }] },
+    ],
+  })
+  r.configsAfterAlter = await describe()
+
+  at('deleteTopics')
+  await admin.deleteTopics({ topics: [a, b], timeout: 15000 })
+  r.listedAfterDelete = await waitFor(
+    async () => {
+      const left = (await admin.listTopics()).filter(t => t.startsWith(NAME))
+      return left.length === 0 ? left : null
+    },
+    15000,
+    'topics gone from listTopics'
+  )
+  r.createdAfterDelete = await admin.createTopics({
+    topics: [{ topic: a, numPartitions: 2, replicationFactor: 1 }],
+    waitForLeaders: true,
+  })
+  r.offsetsRecreated = await highWatermarks(admin, a)
+  await admin.disconnect()
+  return r
+}
+
+// --- scenario 4: consumer group ------------------------------------------------------
+async function groupScenario() {
+  const kafka = makeKafka(`${NAME}-client`)
+  const topic = `${NAME}-t`
+  const groupId = `${NAME}-g`
+  const admin = kafka.admin()
+  await admin.connect()
+  at('create topic')
+  await createTopic(admin, topic, 4)
+  const r = {}
+
+  const consumerOpts = {
+    groupId,
+    heartbeatInterval: 300,
+    sessionTimeout: 6000,
+    rebalanceTimeout: 10000,
+    maxWaitTimeInMs: 250,
+  }
+  const members = []
+  const startMember = async name => {
+    const consumer = kafka.consumer(consumerOpts)
+    const m = { name, consumer, joins: [], messages: [], assignment: null, memberId: null }
+    consumer.on(consumer.events.GROUP_JOIN, e => {
+      m.memberId = e.payload.memberId
+      m.assignment = (e.payload.memberAssignment[topic] || []).slice().sort()
+      m.joins.push({ assignment: m.assignment, isLeader: e.payload.isLeader })
+    })
+    await consumer.connect()
+    await consumer.subscribe({ topic, fromBeginning: true })
+    // No auto-commit: the offsets the group holds are the ones committed here.
+    collect(consumer, m.messages, { autoCommit: false })
+    members.push(m)
+    return m
+  }
+
+  at('two members join')
+  const c1 = await startMember('c1')
+  await waitFor(() => c1.assignment && c1.assignment.length === 4, 20000, 'c1 alone owns 4 partitions')
+  r.c1Alone = c1.assignment
+  const c2 = await startMember('c2')
+  // The group is settled when both members' latest assignments split the four
+  // partitions and the coordinator describes that same split.
+  const settled = async () => {
+    if (!c2.assignment || !c1.assignment) return null
+    const union = [...c1.assignment, ...c2.assignment].sort()
+    if (union.length !== 4 || new Set(union).size !== 4) return null
+    const { groups } = await admin.describeGroups([groupId])
+    const g = groups[0]
+    if (g.state !== 'Stable' || g.members.length !== 2) return null
+    return g
+  }
+  const described = await waitFor(settled, 30000, 'the group to settle with two members')
+  r.assignments = { c1: c1.assignment, c2: c2.assignment }
+  r.describeStable = {
+    state: described.state,
+    protocolType: described.protocolType,
+    protocol: described.protocol,
+    members: described.members
+      .map(mm => ({
+        memberId: mm.memberId,
+        clientId: mm.clientId,
+        assignment: ((AssignerProtocol.MemberAssignment.decode(mm.memberAssignment) || { assignment: {} }).assignment[topic] || [])
+          .slice()
+          .sort(),
+        metadataTopics: (AssignerProtocol.MemberMetadata.decode(mm.memberMetadata) || { topics: [] }).topics,
+      }))
+      .sort((x, y) => (x.memberId < y.memberId ? -1 : 1)),
+  }
+  r.memberIds = { c1: c1.memberId, c2: c2.memberId }
+
+  at('produce')
+  // Produced once the split is settled, so each message is fetched by the
+  // member that owns its partition.
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
+  await producer.connect()
+  for (let p = 0; p < 4; p++) {
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: Array.from({ length: 5 }, (_, i) => ({ key: `p${p}`, value: `m-${p}-${i}`, partition: p })),
+    })
+  }
+  await waitFor(() => c1.messages.length + c2.messages.length >= 20, 30000, '20 messages across c1 and c2')
+  const slim = m => ({ partition: m.partition, offset: m.offset, value: m.value })
+  r.consumed = { c1: c1.messages.map(slim), c2: c2.messages.map(slim) }
+
+  at('commit')
+  // Each member commits offset 3 (messages 0..2 processed) on its partitions;
+  // messages 3 and 4 stay uncommitted.
+  for (const m of [c1, c2]) {
+    await m.consumer.commitOffsets(m.assignment.map(partition => ({ topic, partition, offset: '3' })))
+  }
+  r.committed = await admin.fetchOffsets({ groupId, topics: [topic] })
+  r.committed = Object.fromEntries(r.committed[0].partitions.map(p => [p.partition, Number(p.offset)]))
+
+  at('disconnect')
+  await c1.consumer.disconnect()
+  await c2.consumer.disconnect()
+  const empty = await waitFor(
+    async () => {
+      const g = (await admin.describeGroups([groupId])).groups[0]
+      return g.state === 'Empty' ? g : null
+    },
+    15000,
+    'the group to be Empty'
+  )
+  r.describeEmpty = { state: empty.state, members: empty.members.length }
+  const { groups } = await admin.listGroups()
+  r.listGroups = groups.filter(g => g.groupId.startsWith(NAME))
+
+  at('resume')
+  const c3 = await startMember('c3')
+  await waitFor(() => c3.messages.length >= 8, 30000, 'c3 to consume 8 messages')
+  r.resumed = c3.messages.map(slim)
+  await c3.consumer.commitOffsets([0, 1, 2, 3].map(partition => ({ topic, partition, offset: '5' })))
+  await c3.consumer.disconnect()
+
+  at('resetOffsets')
+  await waitFor(
+    async () => (await admin.describeGroups([groupId])).groups[0].state === 'Empty',
+    15000,
+    'the group to be Empty after c3'
+  )
+  r.committedAfterC3 = Object.fromEntries(
+    (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions.map(p => [p.partition, Number(p.offset)])
+  )
+  // (about 5 s inside kafkajs: its helper consumer pauses every partition, and
+  // a consumer with nothing to fetch sleeps its default maxWaitTime, 5000 ms)
+  await admin.resetOffsets({ groupId, topic, earliest: true })
+  r.committedAfterReset = Object.fromEntries(
+    (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions.map(p => [p.partition, Number(p.offset)])
+  )
+  const c4 = await startMember('c4')
+  await waitFor(() => c4.messages.length >= 20, 30000, 'c4 to consume 20 messages')
+  r.afterReset = c4.messages.map(slim)
+  await c4.consumer.disconnect()
+
+  at('deleteGroups')
+  await waitFor(
+    async () => (await admin.describeGroups([groupId])).groups[0].state === 'Empty',
+    15000,
+    'the group to be Empty after c4'
+  )
+  r.deleteGroups = (await admin.deleteGroups([groupId])).map(x => ({ groupId: x.groupId, errorCode: x.errorCode }))
+  r.listGroupsAfterDelete = (await admin.listGroups()).groups.filter(g => g.groupId.startsWith(NAME))
+  await producer.disconnect()
+  await admin.disconnect()
+  return r
+}
+
+// --- scenario 5: transactions ---------------------------------------------------------
+async function transactions() {
+  const kafka = makeKafka(`${NAME}-client`, { retry: { retries: 5 } })
+  const topic = `${NAME}-t`
+  const admin = kafka.admin()
+  await admin.connect()
+  at('create topic')
+  await createTopic(admin, topic, 1)
+  const r = {}
+
+  at('transactional producer connect')
+  const producer = kafka.producer({
+    transactionalId: `${NAME}-txid`,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  })
+  await producer.connect()
+  const sendTx = async (values, end, offsets) => {
+    const tx = await producer.transaction()
+    const res = await tx.send({ topic, acks: -1, messages: values.map(value => ({ key: 'k', value, partition: 0 })) })
+    if (offsets) await tx.sendOffsets(offsets)
+    await tx[end]()
+    return Number(res[0].baseOffset)
+  }
+  at('transaction 1 (commit)')
+  const base1 = await sendTx(['c0', 'c1', 'c2'], 'commit')
+  at('transaction 2 (abort)')
+  const base2 = await sendTx(['a0', 'a1'], 'abort')
+  at('transaction 3 (commit, with offsets)')
+  const base3 = await sendTx(['c3'], 'commit', {
+    consumerGroupId: `${NAME}-offsets`,
+    topics: [{ topic, partitions: [{ partition: 0, offset: '2' }] }],
+  })
+  r.baseOffsets = [base1, base2, base3]
+  await producer.disconnect()
+
+  at('read_committed')
+  const readCommitted = kafka.consumer({ groupId: `${NAME}-rc`, readUncommitted: false, maxWaitTimeInMs: 250 })
+  await readCommitted.connect()
+  await readCommitted.subscribe({ topic, fromBeginning: true })
+  const committed = collect(readCommitted)
+  await waitFor(() => committed.some(m => m.value === 'c3'), 30000, 'c3 in read_committed')
+  await readCommitted.disconnect()
+  r.readCommitted = committed.map(m => ({ offset: m.offset, value: m.value, inTransaction: m.batch.inTransaction }))
+
+  at('read_uncommitted')
+  const readUncommitted = kafka.consumer({ groupId: `${NAME}-ru`, readUncommitted: true, maxWaitTimeInMs: 250 })
+  await readUncommitted.connect()
+  await readUncommitted.subscribe({ topic, fromBeginning: true })
+  const uncommitted = collect(readUncommitted)
+  await waitFor(() => uncommitted.some(m => m.value === 'c3'), 30000, 'c3 in read_uncommitted')
+  await readUncommitted.disconnect()
+  r.readUncommitted = uncommitted.map(m => ({ offset: m.offset, value: m.value }))
+
+  r.watermarks = await highWatermarks(admin, topic)
+  const offs = await admin.fetchOffsets({ groupId: `${NAME}-offsets`, topics: [topic] })
+  r.txnCommittedOffset = Number(offs[0].partitions[0].offset)
+  await admin.disconnect()
+  return r
+}
+
+// --- main ---------------------------------------------------------------------------
+const scenarios = {
+  'produce-consume': produceConsume,
+  idempotent,
+  admin: adminScenario,
+  group: groupScenario,
+  transactions,
+}
+
+async function main() {
+  const fn = scenarios[scenarioName]
+  if (!fn || !bootstrap || !NAME) {
+    throw new Error(`usage: scenarios.js {${Object.keys(scenarios).join('|')}} BOOTSTRAP NAME [ARGS_JSON]`)
+  }
+  const result = await fn()
+  finish(0, { ok: true, scenario: scenarioName, ...result })
+}
+
+function fail(e) {
+  finish(1, {
+    ok: false,
+    scenario: scenarioName,
+    step,
+    error: `${e.name}: ${e.message}`,
+    type: e.type,
+    cause: e.cause ? String(e.cause) : undefined,
+    stack: e.stack,
+  })
+}
+
+main().catch(fail)
