@@ -236,6 +236,9 @@ fetch_outcome partition::read(kafka_offset fetch_offset, int64_t max_bytes,
     }
     out.records = std::move(r->records);
     out.log_start_offset = r->log_start_offset;
+    if (isolation == isolation_level::read_committed && !out.records.empty()) {
+        out.aborted_transactions = _log->aborted_transactions(offset, bound);
+    }
     return out;
 }
 

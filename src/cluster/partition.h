@@ -46,6 +46,8 @@ struct fetch_outcome {
     int64_t high_watermark = -1;
     int64_t last_stable_offset = -1;
     int64_t log_start_offset = -1;
+    // read_committed: the aborted transactions overlapping what was read.
+    std::vector<storage::aborted_txn> aborted_transactions;
 };
 
 struct epoch_end_offset_outcome {
@@ -84,9 +86,8 @@ class partition {
     bool is_leader() const { return _leader == _local_node_id; }
     int32_t leader_epoch() const { return _leader_epoch; }
     int64_t high_watermark() const { return _log->high_watermark(); }
-    // The last stable offset: below it no transaction is open. Equal to the
-    // high watermark until transactions land.
-    int64_t last_stable_offset() const { return _log->high_watermark(); }
+    // The last stable offset: below it no transaction is open (KIP-98).
+    int64_t last_stable_offset() const { return _log->last_stable_offset(); }
 
     // Applies the partition's registration from a new metadata image.
     void update_registration(const metadata::partition_registration& reg);

@@ -22,7 +22,8 @@ class group_coordinator;
 
 namespace samsa::coordinator::txn {
 class producer_id_manager;
-}
+class transaction_coordinator;
+}  // namespace samsa::coordinator::txn
 
 namespace samsa::server {
 
@@ -74,6 +75,8 @@ struct broker_context {
     coordinator::txn::producer_id_manager* producer_ids = nullptr;
     // Consumer groups and committed offsets (coordinator/group/).
     coordinator::group_coordinator* groups = nullptr;
+    // Transactional ids and their transactions (coordinator/txn/).
+    coordinator::txn::transaction_coordinator* transactions = nullptr;
 };
 
 }  // namespace samsa::server

@@ -4,6 +4,8 @@
 
 #include "protocol/generated/api_table.h"
 
+#include "server/handlers/add_offsets_to_txn.h"
+#include "server/handlers/add_partitions_to_txn.h"
 #include "server/handlers/alter_configs.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"
@@ -15,6 +17,7 @@
 #include "server/handlers/describe_configs.h"
 #include "server/handlers/describe_log_dirs.h"
 #include "server/handlers/describe_producers.h"
+#include "server/handlers/end_txn.h"
 #include "server/handlers/fetch.h"
 #include "server/handlers/incremental_alter_configs.h"
 #include "server/handlers/init_producer_id.h"
@@ -22,6 +25,8 @@
 #include "server/handlers/metadata.h"
 #include "server/handlers/offset_for_leader_epoch.h"
 #include "server/handlers/produce.h"
+#include "server/handlers/txn_offset_commit.h"
+#include "server/handlers/write_txn_markers.h"
 // Consumer groups (coordinator/group/).
 #include "server/handlers/delete_groups.h"
 #include "server/handlers/describe_groups.h"
@@ -70,6 +75,11 @@ handler_registry::handler_registry() {
         // Idempotent producer (coordinator/txn/producer_id_manager.h).
         handlers::init_producer_id_handler(),
         handlers::describe_producers_handler(),
+        handlers::add_partitions_to_txn_handler(),
+        handlers::add_offsets_to_txn_handler(),
+        handlers::end_txn_handler(),
+        handlers::write_txn_markers_handler(),
+        handlers::txn_offset_commit_handler(),
         // Consumer groups and committed offsets (coordinator/group/).
         handlers::find_coordinator_handler(),
         handlers::join_group_handler(),

@@ -96,6 +96,18 @@ status server::start() {
     _groups = std::make_unique<coordinator::group_coordinator>(
         coordinator::group_config::from(_cfg), _data.replicas(), _context.metadata);
     _context.groups = _groups.get();
+    if (_context.producer_ids) {
+        coordinator::txn::txn_coordinator_settings ts;
+        ts.config.num_partitions = _cfg.transaction_state_log_num_partitions;
+        ts.config.max_timeout_ms = _cfg.transaction_max_timeout_ms;
+        ts.config.append_timeout_ms = _cfg.request_timeout_ms;
+        ts.inter_broker_listener = _cfg.inter_broker_listener_name;
+        ts.node_id = _cfg.node_id;
+        ts.request_timeout_ms = _cfg.request_timeout_ms;
+        _transactions = std::make_unique<coordinator::txn::transaction_coordinator>(
+            ts, _data.replicas(), _context.metadata, *_context.producer_ids);
+        _context.transactions = _transactions.get();
+    }
     for (const auto& l : _cfg.listeners) {
         auto lst = std::make_unique<listener>(l.name, _reactors, _context);
         if (auto st = lst->bind(l.host, l.port); !st) {
@@ -190,6 +202,8 @@ void server::stop() {
     _listeners.clear();
     _controller_listeners.clear();
     // Its purgatories and timers before the data plane's partitions go.
+    _context.transactions = nullptr;
+    _transactions.reset();
     _context.groups = nullptr;
     _groups.reset();
     _data.shutdown();

@@ -14,6 +14,7 @@
 #include "common/config/broker_config.h"
 #include "common/result.h"
 #include "coordinator/group/group_coordinator.h"
+#include "coordinator/txn/transaction_coordinator.h"
 #include "metadata/controller.h"
 #include "server/broker_context.h"
 #include "server/connection_quotas.h"
@@ -62,6 +63,7 @@ class server {
     data_plane _data;
     // Consumer groups: after _data (it uses the replica manager), so it goes first.
     std::unique_ptr<coordinator::group_coordinator> _groups;
+    std::unique_ptr<coordinator::txn::transaction_coordinator> _transactions;
     // The controller thread's io_context belongs to the controller; the quorum,
     // the channel and the lifecycle run on it, so they go before it.
     std::unique_ptr<metadata::controller> _controller;

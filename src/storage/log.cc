@@ -94,6 +94,12 @@ void log::set_recovery_point(int64_t o) {
 void log::set_high_watermark(int64_t o) {
     _high_watermark = std::clamp(o, _log_start_offset, _log_end_offset);
     _hw_snapshot.store(_high_watermark);
+    _producers.on_high_watermark(_high_watermark);
+}
+
+int64_t log::last_stable_offset() const {
+    auto first = _producers.first_unstable_offset();
+    return first ? std::clamp(*first, _log_start_offset, _high_watermark) : _high_watermark;
 }
 void log::update_high_watermark(int64_t hw) {
     set_high_watermark(hw);
@@ -242,7 +248,13 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
         return s.err();
     }
     _log_end_offset = last_offset + 1;
+    auto completed = producers->completed;  // commit() consumes the append
     _producers.commit(std::move(*producers), _log_end_offset);
+    if (!completed.empty()) {
+        if (auto s = index_aborted_transactions(completed); !s) {
+            return fail(s.err()).err();
+        }
+    }
     // New epochs start at the batch that first carries them.
     pos = 0;
     for (int32_t i = 0; i < info->count; ++i) {

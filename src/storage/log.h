@@ -153,6 +153,14 @@ class log : public std::enable_shared_from_this<log> {
     int64_t log_start_offset() const { return _log_start_offset; }
     int64_t log_end_offset() const { return _log_end_offset; }
     int64_t high_watermark() const { return _high_watermark; }
+    // The last stable offset (KIP-98): below it every transaction is decided
+    // and replicated; read_committed consumers read up to it. The high
+    // watermark when no transaction is unstable.
+    int64_t last_stable_offset() const;
+    // The aborted transactions a read_committed fetch of [from, upper) must
+    // name (their last offset >= from, first offset < upper), from the
+    // .txnindex of every segment from the one holding `from` on.
+    std::vector<aborted_txn> aborted_transactions(int64_t from, int64_t upper) const;
     int64_t recovery_point() const { return _recovery_point; }
     // Any thread (checkpoint writers).
     int64_t log_start_offset_snapshot() const { return _lso_snapshot.load(); }
@@ -287,6 +295,9 @@ class log : public std::enable_shared_from_this<log> {
     result<bool> rebuild_producer_state(int64_t now_ms);
     status replay_producer_state(int64_t from, int64_t to);
     status snapshot_producer_state_at(int64_t offset);
+    // Writes the aborted transactions among `completed` to the .txnindex of
+    // the segment holding each marker.
+    status index_aborted_transactions(const std::vector<completed_txn>& completed);
 
     // Flush machinery (log_flush.cc).
     void start_flush(int64_t up_to);

@@ -87,7 +87,7 @@ status log::load(const log_open_options& o) {
     std::sort(bases.begin(), bases.end());
     for (const auto& entry : fs::directory_iterator(_dir, ec)) {
         std::string name = entry.path().filename().string();
-        for (auto suffix : {index_suffix, time_index_suffix}) {
+        for (auto suffix : {index_suffix, time_index_suffix, txn_index_suffix}) {
             auto b = parse_segment_file_name(name, suffix);
             if (b && !std::binary_search(bases.begin(), bases.end(), *b)) {
                 orphans.push_back(entry.path().string());
@@ -132,7 +132,8 @@ status log::load(const log_open_options& o) {
             // there (Kafka drops later segments). Their .log files are kept,
             // renamed .corrupt, since they may hold acknowledged records.
             for (size_t j = i + 1; j < bases.size(); ++j) {
-                for (auto suffix : {log_suffix, index_suffix, time_index_suffix}) {
+                for (auto suffix :
+                     {log_suffix, index_suffix, time_index_suffix, txn_index_suffix}) {
                     auto p = path_join(_dir, segment_file_name(bases[j], suffix));
                     if (suffix == log_suffix) {
                         auto size = fs::file_size(p, ec);

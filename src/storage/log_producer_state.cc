@@ -95,7 +95,14 @@ status log::replay_producer_state(int64_t from, int64_t to) {
                 !s) {
                 return s;
             }
+            auto completed = a.completed;
             _producers.commit(std::move(a), h.last_offset() + 1);
+            if (!completed.empty()) {
+                // Recovery may have lost what the crash did not sync.
+                if (auto s = index_aborted_transactions(completed); !s) {
+                    return s;
+                }
+            }
         }
     }
     return {};
@@ -107,6 +114,39 @@ status log::snapshot_producer_state_at(int64_t offset) {
     // next background flush syncs it. A torn snapshot after a machine crash is
     // detected by its CRC and the log replayed instead.
     return _producers.take_snapshot(false);
+}
+
+status log::index_aborted_transactions(const std::vector<completed_txn>& completed) {
+    for (const auto& t : completed) {
+        if (!t.aborted) {
+            continue;
+        }
+        auto it = _segments.upper_bound(t.last_offset);
+        if (it == _segments.begin()) {
+            continue;
+        }
+        --it;
+        aborted_txn entry{t.producer_id, t.first_offset, t.last_offset,
+                          _producers.last_stable_offset_after(t)};
+        if (auto s = it->second->append_aborted_txn(entry); !s) {
+            return s;
+        }
+    }
+    return {};
+}
+
+std::vector<aborted_txn> log::aborted_transactions(int64_t from, int64_t upper) const {
+    std::vector<aborted_txn> out;
+    auto it = _segments.upper_bound(from);
+    if (it != _segments.begin()) {
+        --it;
+    }
+    // A transaction aborted in a later segment may have started before `from`,
+    // so every later segment's index is consulted (each is small: markers only).
+    for (; it != _segments.end(); ++it) {
+        it->second->txn_index().collect(from, upper, out);
+    }
+    return out;
 }
 
 size_t log::remove_expired_producers(int64_t now_ms) {

@@ -77,7 +77,7 @@ result<std::shared_ptr<log_segment>> log_segment::create(const std::string& dir,
     if (!log) {
         return log.err();
     }
-    for (auto suffix : {index_suffix, time_index_suffix}) {
+    for (auto suffix : {index_suffix, time_index_suffix, txn_index_suffix}) {
         if (auto s = unlink_if_exists(path_join(dir, segment_file_name(base_offset, suffix))); !s) {
             return s.err();
         }
@@ -322,6 +322,9 @@ result<int64_t> log_segment::truncate_to(int64_t offset) {
     int64_t new_size = (*loc)->position;
     _offset_index->truncate_to(offset);
     _time_index->truncate_to(offset);
+    if (auto s = _txn_index.truncate_to(offset); !s) {
+        return s.err();
+    }
     if (auto s = _log->truncate(new_size); !s) {
         return s.err();
     }
@@ -391,7 +394,16 @@ status log_segment::flush() const {
     if (auto s = _offset_index->flush(); !s) {
         return s;
     }
+    if (auto s = _txn_index.flush(); !s) {
+        return s;
+    }
     return _time_index->flush();
+}
+
+status log_segment::append_aborted_txn(const aborted_txn& t) {
+    // Under the lifecycle lock: a background flush() may look at the file.
+    std::lock_guard lock(_lifecycle);
+    return _txn_index.append(t);
 }
 
 status log_segment::close() {
@@ -405,6 +417,7 @@ status log_segment::close() {
     }
     auto s1 = _offset_index->close(!_deleted);
     auto s2 = _time_index->close(!_deleted);
+    (void)_txn_index.close();
     _offset_index.reset();
     _time_index.reset();
     _log.reset();  // the fd closes when the last reader lets go
@@ -432,6 +445,9 @@ status log_segment::rename_to_deleted() {
             return s;
         }
     }
+    if (auto s = _txn_index.rename(_txn_index.path() + std::string(deleted_suffix)); !s) {
+        return s;
+    }
     _deleted = true;
     return {};
 }
@@ -439,11 +455,13 @@ status log_segment::rename_to_deleted() {
 status log_segment::delete_files() {
     std::lock_guard lock(_lifecycle);
     std::string suffix = _deleted ? std::string(deleted_suffix) : std::string();
-    std::string paths[3] = {
+    std::string paths[4] = {
         _log_path,
         path_join(_dir, segment_file_name(_base_offset, index_suffix)) + suffix,
         path_join(_dir, segment_file_name(_base_offset, time_index_suffix)) + suffix,
+        path_join(_dir, segment_file_name(_base_offset, txn_index_suffix)) + suffix,
     };
+    (void)_txn_index.close();
     if (_offset_index) {
         (void)_offset_index->close(false);
         (void)_time_index->close(false);

@@ -6,6 +6,8 @@
 //   <base>.log        batches exactly as on the wire, offsets already stamped
 //   <base>.index      offset -> position (storage/offset_index.h)
 //   <base>.timeindex  max timestamp -> offset (storage/time_index.h)
+//   <base>.txnindex   aborted transactions, only once there is one
+//                     (storage/transaction_index.h)
 //
 // Invariants: batches are whole and back to back from position 0; their
 // offsets strictly increase, start at >= base offset and stay within base +
@@ -34,6 +36,7 @@
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
+#include "storage/transaction_index.h"
 
 namespace samsa::storage {
 
@@ -102,6 +105,9 @@ class log_segment {
     const file_handle& log_file() const { return *_log; }
     const offset_index& index() const { return *_offset_index; }
     const time_index& timeindex() const { return *_time_index; }
+    const transaction_index& txn_index() const { return _txn_index; }
+    // Records a transaction aborted by a marker in this segment.
+    status append_aborted_txn(const aborted_txn& t);
 
     // Appends whole batches, offsets stamped: the first base offset >=
     // next_offset(), increasing, all within the relative-offset range. Adds an
@@ -178,6 +184,7 @@ class log_segment {
     std::shared_ptr<file_handle> _log;
     std::unique_ptr<offset_index> _offset_index;
     std::unique_ptr<time_index> _time_index;
+    transaction_index _txn_index;
     int64_t _size = 0;
     int64_t _next_offset;
     int64_t _max_timestamp = -1;

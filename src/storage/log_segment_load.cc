@@ -95,8 +95,14 @@ status log_segment::open_indexes(bool active, bool* missing, const log_config& c
     if (!ti) {
         return ti.err();
     }
+    auto txn =
+        transaction_index::open(path_join(_dir, segment_file_name(_base_offset, txn_index_suffix)));
+    if (!txn) {
+        return txn.err();
+    }
     _offset_index = std::move(*oi);
     _time_index = std::move(*ti);
+    _txn_index = std::move(*txn);
     return {};
 }
 
@@ -261,6 +267,11 @@ result<segment_recovery> log_segment::recover() {
     }
     _size = valid;
     _next_offset = next;
+    // Markers past the valid end are gone; the log's producer state replay
+    // re-adds any entry the crash lost (duplicates are ignored).
+    if (auto s = _txn_index.truncate_to(next); !s) {
+        return s.err();
+    }
     if (!_active) {
         for (auto s : {_offset_index->trim(), _time_index->trim()}) {
             if (!s) {

@@ -81,7 +81,7 @@ status producer_state_manager::prepare_batch(producer_append& a, const record::b
         }
     }
     if (h.is_control()) {
-        return check_end_txn_marker(updated, h, batch, origin);
+        return check_end_txn_marker(a, updated, h, batch, origin);
     }
     return check_data_batch(updated, current, h, origin);
 }
@@ -142,7 +142,8 @@ status producer_state_manager::check_data_batch(producer_state_entry& updated,
     return {};
 }
 
-status producer_state_manager::check_end_txn_marker(producer_state_entry& updated,
+status producer_state_manager::check_end_txn_marker(producer_append& a,
+                                                    producer_state_entry& updated,
                                                     const record::batch_header& h, bytes_view batch,
                                                     append_origin origin) const {
     auto it = record::record_iterator::open(batch);
@@ -176,6 +177,10 @@ status producer_state_manager::check_end_txn_marker(producer_state_entry& update
                          std::to_string(updated.coordinator_epoch) + " (current)"};
     }
     updated.maybe_update_epoch(h.producer_epoch);
+    if (updated.current_txn_first_offset) {
+        a.completed.push_back(
+            {h.producer_id, *updated.current_txn_first_offset, h.base_offset, !marker->commit});
+    }
     updated.current_txn_first_offset.reset();
     updated.coordinator_epoch = marker->coordinator_epoch;
     updated.last_timestamp = it->timestamp_of(r);
@@ -183,15 +188,66 @@ status producer_state_manager::check_end_txn_marker(producer_state_entry& update
 }
 
 void producer_state_manager::commit(producer_append&& a, int64_t map_end_offset) {
+    for (const auto& t : a.completed) {
+        _ongoing.erase(t.first_offset);
+        _unreplicated[t.first_offset] = t;
+    }
     for (auto& [id, next] : a.updated) {
         auto it = _producers.find(id);
         if (it == _producers.end()) {
-            _producers.emplace(id, std::move(next));
+            it = _producers.emplace(id, std::move(next)).first;
         } else {
             it->second.update(next);
         }
+        if (it->second.current_txn_first_offset) {
+            _ongoing[*it->second.current_txn_first_offset] = id;
+        }
     }
     _map_end_offset = map_end_offset;
+}
+
+std::optional<int64_t> producer_state_manager::first_unstable_offset() const {
+    std::optional<int64_t> first;
+    if (!_ongoing.empty()) {
+        first = _ongoing.begin()->first;
+    }
+    if (!_unreplicated.empty() && (!first || _unreplicated.begin()->first < *first)) {
+        first = _unreplicated.begin()->first;
+    }
+    return first;
+}
+
+void producer_state_manager::on_high_watermark(int64_t high_watermark) {
+    std::erase_if(_unreplicated, [high_watermark](const auto& kv) {
+        return kv.second.last_offset < high_watermark;
+    });
+}
+
+int64_t producer_state_manager::last_stable_offset_after(const completed_txn& t) const {
+    std::optional<int64_t> first;
+    for (const auto& [offset, id] : _ongoing) {
+        if (offset != t.first_offset) {
+            first = offset;
+            break;
+        }
+    }
+    for (const auto& [offset, other] : _unreplicated) {
+        if (offset != t.first_offset) {
+            first = first ? std::min(*first, offset) : offset;
+            break;
+        }
+    }
+    return first.value_or(t.last_offset + 1);
+}
+
+void producer_state_manager::rebuild_transactions() {
+    _ongoing.clear();
+    _unreplicated.clear();
+    for (const auto& [id, e] : _producers) {
+        if (e.current_txn_first_offset) {
+            _ongoing[*e.current_txn_first_offset] = id;
+        }
+    }
 }
 
 bool producer_state_manager::is_expired(const producer_state_entry& e, int64_t now_ms) const {
@@ -205,6 +261,7 @@ size_t producer_state_manager::remove_expired_producers(int64_t now_ms) {
 
 status producer_state_manager::truncate_fully_and_start_at(int64_t offset) {
     _producers.clear();
+    rebuild_transactions();
     while (!_snapshots.empty()) {
         delete_snapshot(_snapshots.begin()->first);
     }
@@ -290,9 +347,11 @@ status producer_state_manager::truncate_and_reload(int64_t lowest, int64_t log_e
             }
         }
         _map_end_offset = latest->first;
+        rebuild_transactions();
         return {};
     }
     _map_end_offset = lowest;
+    rebuild_transactions();
     return {};
 }
 

@@ -48,6 +48,16 @@ struct producer_state_config {
     int64_t producer_id_expiration_ms = 86400000;
 };
 
+// A transaction a marker ended (Kafka's CompletedTxn): from the producer's
+// first transactional offset to the marker's offset.
+struct completed_txn {
+    int64_t producer_id = -1;
+    int64_t first_offset = -1;
+    int64_t last_offset = -1;  // the marker
+    bool aborted = false;
+    bool operator==(const completed_txn&) const = default;
+};
+
 // What checking one append found (Kafka's ProducerAppendInfo, for every
 // producer of the append).
 struct producer_append {
@@ -56,6 +66,8 @@ struct producer_append {
     std::optional<batch_metadata> duplicate;
     // Each producer's entry as it will be after the append.
     std::map<int64_t, producer_state_entry> updated;
+    // Transactions the append's markers end, in offset order.
+    std::vector<completed_txn> completed;
 };
 
 class producer_state_manager {
@@ -80,6 +92,20 @@ class producer_state_manager {
     void commit(producer_append&& a, int64_t map_end_offset);
 
     int64_t map_end_offset() const { return _map_end_offset; }
+
+    // ---- transactions (the last stable offset, KIP-98)
+    // The first offset of the earliest transaction that is open, or ended by a
+    // marker the high watermark has not passed yet (Kafka's
+    // firstUnstableOffset); nullopt when there is none.
+    std::optional<int64_t> first_unstable_offset() const;
+    // The high watermark moved: ended transactions it passed are stable.
+    void on_high_watermark(int64_t high_watermark);
+    // The last stable offset to record with an aborted transaction in the
+    // .txnindex (Kafka's lastStableOffset(completedTxn)): the first offset of
+    // the earliest other unstable transaction, else just past the marker.
+    int64_t last_stable_offset_after(const completed_txn& t) const;
+    // Open transactions, by first offset (producer id).
+    const std::map<int64_t, int64_t>& ongoing_transactions() const { return _ongoing; }
     void update_map_end_offset(int64_t o) { _map_end_offset = o; }
 
     // ---- state
@@ -118,8 +144,11 @@ class producer_state_manager {
   private:
     status check_data_batch(producer_state_entry& updated, const producer_state_entry* current,
                             const record::batch_header& h, record::append_origin origin) const;
-    status check_end_txn_marker(producer_state_entry& updated, const record::batch_header& h,
-                                bytes_view batch, record::append_origin origin) const;
+    status check_end_txn_marker(producer_append& a, producer_state_entry& updated,
+                                const record::batch_header& h, bytes_view batch,
+                                record::append_origin origin) const;
+    // After a reload: the open transactions as the producers say.
+    void rebuild_transactions();
     bool is_expired(const producer_state_entry& e, int64_t now_ms) const;
     void delete_snapshot(int64_t offset);
 
@@ -128,7 +157,9 @@ class producer_state_manager {
     producer_state_config _config;
     producer_map _producers;
     int64_t _map_end_offset = 0;
-    std::map<int64_t, std::string> _snapshots;  // offset -> path
+    std::map<int64_t, int64_t> _ongoing;             // first offset -> producer id
+    std::map<int64_t, completed_txn> _unreplicated;  // first offset -> ended, above the HW
+    std::map<int64_t, std::string> _snapshots;       // offset -> path
     std::vector<std::string> _unsynced;
 };
 

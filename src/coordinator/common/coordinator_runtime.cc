@@ -162,13 +162,20 @@ void coordinator_runtime::for_each(
 // ---- writes -----------------------------------------------------------------
 
 error_code coordinator_runtime::append(int32_t partition,
-                                       const std::vector<coordinator_record>& records) {
+                                       const std::vector<coordinator_record>& records,
+                                       const std::optional<txn_producer>& producer) {
     auto it = _partitions.find(partition);
     if (it == _partitions.end() || it->second.loading || !it->second.log) {
         return error_code::not_leader_or_follower;
     }
     const int64_t now = _wall_clock();
-    record::batch_builder builder;
+    record::batch_options options;
+    if (producer) {
+        options.producer_id = producer->producer_id;
+        options.producer_epoch = producer->producer_epoch;
+        options.transactional = true;
+    }
+    record::batch_builder builder(options);
     for (const auto& r : records) {
         std::optional<bytes_view> value;
         if (r.value) {

@@ -55,6 +55,13 @@ struct coordinator_record {
     std::optional<bytes> value;  // nullopt: tombstone
 };
 
+// The producer a transactional append writes for (TxnOffsetCommit: the
+// offsets count only once that producer's COMMIT marker reaches the partition).
+struct txn_producer {
+    int64_t producer_id = -1;
+    int16_t producer_epoch = -1;
+};
+
 struct coordinator_runtime_config {
     std::string topic;                   // for logs: "__consumer_offsets"
     int64_t load_chunk_bytes = 1 << 20;  // how much of the log one load step reads
@@ -99,7 +106,9 @@ class coordinator_runtime {
     // ---- writes
     // Appends the records as one batch to the partition's log (a loaded
     // partition only: NOT_LEADER_OR_FOLLOWER otherwise). The append's error.
-    error_code append(int32_t partition, const std::vector<coordinator_record>& records);
+    // With `producer`, the batch is transactional and carries its id and epoch.
+    error_code append(int32_t partition, const std::vector<coordinator_record>& records,
+                      const std::optional<txn_producer>& producer = std::nullopt);
     // `done` (on this shard) once everything appended to the partition so far
     // is on every ISR replica (at once with a single one), REQUEST_TIMED_OUT
     // after append_timeout_ms, NOT_COORDINATOR when it does not lead it.

@@ -164,7 +164,8 @@ asio::awaitable<protocol::leave_group_response> group_coordinator::leave_group(
 
 asio::awaitable<error_code> group_coordinator::commit_offsets(
     const std::string& group_id, int32_t generation_id, const std::string& member_id,
-    const std::optional<std::string>& group_instance_id, std::vector<offset_commit_item>& items) {
+    const std::optional<std::string>& group_instance_id, std::vector<offset_commit_item>& items,
+    std::optional<txn_producer> txn) {
     count(group_api::offset_commit);
     auto shard = shard_for(group_id);
     if (!shard) {
@@ -176,8 +177,8 @@ asio::awaitable<error_code> group_coordinator::commit_offsets(
         co_return error_code::not_coordinator;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items] {
-        return m->commit_offsets(group_id, generation_id, member_id, group_instance_id, items);
+    auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items, &txn] {
+        return m->commit_offsets(group_id, generation_id, member_id, group_instance_id, items, txn);
     };
     const error_code ec = co_await _replicas.run_on_shard<error_code>(*shard, fn);
     bool appended = false;
@@ -215,6 +216,22 @@ asio::awaitable<error_code> group_coordinator::commit_offsets(
         }
     }
     co_return error_code::none;
+}
+
+asio::awaitable<void> group_coordinator::complete_txn(int32_t partition, int64_t producer_id,
+                                                      bool commit) {
+    auto image = _metadata.read();
+    const auto* topic = image->topic(offsets_topic);
+    if (!topic) {
+        co_return;
+    }
+    const size_t shard = _replicas.shard_of(topic->id, partition);
+    group_manager* m = _managers[shard].get();
+    auto fn = [m, partition, producer_id, commit] {
+        m->complete_txn(partition, producer_id, commit);
+        return 0;
+    };
+    co_await _replicas.run_on_shard<int>(shard, fn);
 }
 
 asio::awaitable<offset_fetch_result> group_coordinator::fetch_offsets(

@@ -69,10 +69,15 @@ class group_coordinator {
     asio::awaitable<protocol::leave_group_response> leave_group(
         const std::string& group_id,
         const std::vector<protocol::leave_group_request::member_identity>& members);
+    // With `txn`: TxnOffsetCommit (pending until the producer's marker).
     asio::awaitable<error_code> commit_offsets(const std::string& group_id, int32_t generation_id,
                                                const std::string& member_id,
                                                const std::optional<std::string>& group_instance_id,
-                                               std::vector<offset_commit_item>& items);
+                                               std::vector<offset_commit_item>& items,
+                                               std::optional<txn_producer> txn = std::nullopt);
+    // A transaction marker was written to `partition` of __consumer_offsets
+    // (WriteTxnMarkers): the producer's pending offsets there are decided.
+    asio::awaitable<void> complete_txn(int32_t partition, int64_t producer_id, bool commit);
     asio::awaitable<offset_fetch_result> fetch_offsets(
         const std::string& group_id,
         const std::optional<std::vector<storage::topic_partition>>& partitions,

@@ -41,6 +41,11 @@ class group_coordinator_shard final : public coordinator_shard {
     std::map<std::string, std::shared_ptr<classic_group>> groups;
     // Topics deleted while loading: their offsets go once loaded.
     std::set<std::string> deleted_topics;
+    // TxnOffsetCommit: offsets written by a producer whose transaction is
+    // not decided yet; its COMMIT marker makes them the group's, its ABORT
+    // marker drops them (KIP-98).
+    using txn_offset_key = std::pair<std::string, storage::topic_partition>;
+    std::map<int64_t, std::map<txn_offset_key, offset_and_metadata>> pending_txn_offsets;
 
   private:
     int32_t _partition;

@@ -160,6 +160,7 @@ void group_manager::finish_load(group_coordinator_shard& part, offsets_loader& l
             complete_and_schedule_next_heartbeat(shared, *m, m->session_timeout_ms());
         }
     }
+    part.pending_txn_offsets = loader.pending_transactions();
     if (!part.deleted_topics.empty()) {
         auto topics = std::move(part.deleted_topics);
         part.deleted_topics.clear();
@@ -225,8 +226,9 @@ void group_manager::when_appends_replicated(const std::string& group_id,
     _runtime.when_replicated(partition_of(group_id), std::move(done));
 }
 
-error_code group_manager::append(const std::string& group_id, std::vector<record_kv> records) {
-    return _runtime.append(partition_of(group_id), records);
+error_code group_manager::append(const std::string& group_id, std::vector<record_kv> records,
+                                 const std::optional<txn_producer>& txn) {
+    return _runtime.append(partition_of(group_id), records, txn);
 }
 
 error_code group_manager::store_group(classic_group& group,

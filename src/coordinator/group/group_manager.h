@@ -144,10 +144,16 @@ class group_manager {
     // Generation -1 with no member id: a commit from outside group
     // management (simple consumer, admin), allowed while the group has no
     // members. Fills each item's error.
+    // With `txn` (TxnOffsetCommit), the offsets are written in a transactional
+    // batch of that producer and stay pending until its marker.
     error_code commit_offsets(const std::string& group_id, int32_t generation_id,
                               const std::string& member_id,
                               const std::optional<std::string>& group_instance_id,
-                              std::vector<offset_commit_item>& items);
+                              std::vector<offset_commit_item>& items,
+                              const std::optional<txn_producer>& txn = std::nullopt);
+    // A transaction marker reached `partition` of __consumer_offsets: the
+    // producer's pending offsets become the groups' (commit) or go.
+    void complete_txn(int32_t partition, int64_t producer_id, bool commit);
     // `partitions` nullopt: every committed offset of the group.
     offset_fetch_result fetch_offsets(
         const std::string& group_id,
@@ -205,7 +211,8 @@ class group_manager {
     using record_kv = coordinator_record;
     // Appends the records as one batch to the group's partition. Errors as
     // the append's, mapped by the caller.
-    error_code append(const std::string& group_id, std::vector<record_kv> records);
+    error_code append(const std::string& group_id, std::vector<record_kv> records,
+                      const std::optional<txn_producer>& txn = std::nullopt);
     // storeGroup: the group's metadata with `assignments`; Kafka's error
     // mapping for group writes.
     error_code store_group(classic_group& group, const std::map<std::string, bytes>& assignments);

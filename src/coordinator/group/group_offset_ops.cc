@@ -43,7 +43,8 @@ error_code commit_append_error(error_code ec) {
 error_code group_manager::commit_offsets(const std::string& group_id, int32_t generation_id,
                                          const std::string& member_id,
                                          const std::optional<std::string>& group_instance_id,
-                                         std::vector<offset_commit_item>& items) {
+                                         std::vector<offset_commit_item>& items,
+                                         const std::optional<txn_producer>& txn) {
     // An empty group id is allowed here, as in Kafka.
     if (auto status = coordinator_status(group_id); status != error_code::none) {
         return fail_pending(items, status);
@@ -64,7 +65,19 @@ error_code group_manager::commit_offsets(const std::string& group_id, int32_t ge
         return fail_pending(items, error_code::fenced_instance_id);
     }
     const bool simple = generation_id < 0 && group->is(group_state::empty);
-    if (!simple) {
+    if (txn) {
+        // Kafka's handleTxnCommitOffsets: a member, when named, must be one,
+        // and a generation, when given, the group's; the rebalance state is
+        // not consulted (the transaction's marker decides).
+        if (!simple) {
+            if (!member_id.empty() && !group->has(member_id)) {
+                return fail_pending(items, error_code::unknown_member_id);
+            }
+            if (generation_id >= 0 && generation_id != group->generation_id()) {
+                return fail_pending(items, error_code::illegal_generation);
+            }
+        }
+    } else if (!simple) {
         if (!group->has(member_id)) {
             return fail_pending(items, error_code::unknown_member_id);
         }
@@ -106,14 +119,42 @@ error_code group_manager::commit_offsets(const std::string& group_id, int32_t ge
     if (records.empty()) {
         return error_code::none;
     }
-    const error_code err = commit_append_error(append(group_id, std::move(records)));
+    const error_code err = commit_append_error(append(group_id, std::move(records), txn));
+    auto* part = txn && err == error_code::none ? serving_partition(group_id) : nullptr;
     for (auto* it : written) {
         it->error = err;
-        if (err == error_code::none) {
+        if (err != error_code::none) {
+            continue;
+        }
+        if (part) {
+            part->pending_txn_offsets[txn->producer_id][{group_id, it->tp}] = it->value;
+        } else {
             group->offsets().put(it->tp, it->value);
         }
     }
     return err;
+}
+
+void group_manager::complete_txn(int32_t partition, int64_t producer_id, bool commit) {
+    auto* part = static_cast<group_coordinator_shard*>(_runtime.loaded(partition));
+    if (!part) {
+        return;
+    }
+    auto it = part->pending_txn_offsets.find(producer_id);
+    if (it == part->pending_txn_offsets.end()) {
+        return;
+    }
+    auto pending = std::move(it->second);
+    part->pending_txn_offsets.erase(it);
+    if (!commit) {
+        return;
+    }
+    for (auto& [key, value] : pending) {
+        // The group may have gone since the commit: it comes back offsets-only.
+        if (auto g = get_or_create_group(key.first)) {
+            g->offsets().put(key.second, value);
+        }
+    }
 }
 
 offset_fetch_result group_manager::fetch_offsets(
@@ -128,14 +169,29 @@ offset_fetch_result group_manager::fetch_offsets(
     if (group && group->is(group_state::dead)) {
         group = nullptr;
     }
-    // require_stable (KIP-447) asks for UNSTABLE_OFFSET_COMMIT on partitions
-    // with a transactional commit in flight. Commits here are appended and
-    // applied in one step, and transactional commits are not served yet, so
-    // no offset is ever pending.
-    (void)require_stable;
-    auto answer = [&out](const storage::topic_partition& tp, const offset_and_metadata* om) {
+    // require_stable (KIP-447): UNSTABLE_OFFSET_COMMIT on partitions with a
+    // transactional commit in flight, so a new consumer does not start
+    // from an offset that is about to change.
+    auto* part = require_stable ? serving_partition(group_id) : nullptr;
+    auto pending = [part, &group_id](const storage::topic_partition& tp) {
+        if (!part) {
+            return false;
+        }
+        for (const auto& [pid, offsets] : part->pending_txn_offsets) {
+            if (offsets.count({group_id, tp})) {
+                return true;
+            }
+        }
+        return false;
+    };
+    auto answer = [&out, &pending](const storage::topic_partition& tp,
+                                   const offset_and_metadata* om) {
         auto& p = out.partitions.emplace_back();
         p.tp = tp;
+        if (pending(tp)) {
+            p.error = error_code::unstable_offset_commit;
+            return;
+        }
         if (om) {
             p.offset = om->offset;
             p.leader_epoch = om->leader_epoch;

@@ -36,6 +36,21 @@ void offsets_loader::end_transaction(int64_t producer_id, bool commit) {
     _pending.erase(it);
 }
 
+std::map<int64_t, std::map<std::pair<std::string, storage::topic_partition>, offset_and_metadata>>
+offsets_loader::pending_transactions() const {
+    std::map<int64_t,
+             std::map<std::pair<std::string, storage::topic_partition>, offset_and_metadata>>
+        out;
+    for (const auto& [pid, offsets] : _pending) {
+        for (const auto& [key, entry] : offsets) {
+            if (entry) {
+                out[pid][key] = entry->value;
+            }
+        }
+    }
+    return out;
+}
+
 status offsets_loader::apply_batch(bytes_view batch) {
     auto it = record::record_iterator::open(batch);
     if (!it) {

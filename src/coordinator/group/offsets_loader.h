@@ -46,6 +46,12 @@ class offsets_loader {
     // group. `now_ms` stamps groups that carry no state timestamp.
     std::vector<std::unique_ptr<classic_group>> finish(int64_t now_ms);
 
+    // Transactional commits whose marker the log does not hold yet: the
+    // producer id's offsets by (group, partition).
+    std::map<int64_t,
+             std::map<std::pair<std::string, storage::topic_partition>, offset_and_metadata>>
+    pending_transactions() const;
+
     size_t records_read() const { return _records; }
     size_t records_skipped() const { return _skipped; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "coordinator/common/versioned_record.h"
 #include "coordinator/group/classic_group.h"
 #include "protocol/generated/group_metadata_key.h"
 #include "protocol/generated/offset_commit_key.h"
@@ -10,30 +11,6 @@
 #include "protocol/writer.h"
 
 namespace samsa::coordinator {
-
-namespace {
-
-template <typename Message>
-bytes encode_versioned(const Message& m, int16_t version) {
-    protocol::writer w;
-    w.write_int16(version);
-    m.encode(w, version);
-    return std::move(w.buffer());
-}
-
-// Decodes Message in `version` from the rest of `r`; the whole input must be used.
-template <typename Message>
-result<Message> decode_rest(protocol::reader& r, int16_t version, const char* what) {
-    Message m;
-    m.decode(r, version);
-    if (!r.ok() || r.remaining() != 0) {
-        return error(error_code::corrupt_message,
-                     std::string("malformed ") + what + " version " + std::to_string(version));
-    }
-    return m;
-}
-
-}  // namespace
 
 bytes encode_offset_commit_key(const std::string& group, const storage::topic_partition& tp) {
     protocol::offset_commit_key k;

@@ -175,6 +175,12 @@ void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fe
     }
     if (isolation == cluster::isolation_level::read_uncommitted) {
         pd.aborted_transactions = std::nullopt;
+    } else {
+        for (const auto& t : o.aborted_transactions) {
+            auto& a = pd.aborted_transactions->emplace_back();
+            a.producer_id = t.producer_id;
+            a.first_offset = t.first_offset;
+        }
     }
     if (o.records.length > 0) {
         const auto& file = o.records.file;

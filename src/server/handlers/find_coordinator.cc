@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "coordinator/group/group_config.h"
 #include "coordinator/group/group_coordinator.h"
+#include "coordinator/txn/transaction_coordinator.h"
 #include "metadata/topic_creation.h"
 #include "protocol/generated/find_coordinator_request.h"
 #include "protocol/generated/find_coordinator_response.h"
@@ -32,15 +33,17 @@ coordinator_entry failed(const std::string& key, error_code ec) {
     return c;
 }
 
-// The leader of the group's __consumer_offsets partition, as reachable on the
-// listener the request came in on.
-coordinator_entry group_coordinator_of(const request_context& ctx, const std::string& key) {
+// The leader of partition `p` of the coordinator's internal topic (the
+// group's __consumer_offsets partition, the transactional id's
+// __transaction_state partition), as reachable on the listener the request
+// came in on.
+coordinator_entry coordinator_of(const request_context& ctx, const std::string& key,
+                                 const char* topic_name, int32_t p) {
     auto image = ctx.broker->metadata.read();
-    const auto* topic = image->topic(coordinator::offsets_topic);
-    if (!topic || !ctx.broker->groups) {
+    const auto* topic = image->topic(topic_name);
+    if (!topic) {
         return failed(key, error_code::coordinator_not_available);
     }
-    const int32_t p = ctx.broker->groups->partition_for(key);
     if (p < 0 || size_t(p) >= topic->partitions.size()) {
         return failed(key, error_code::coordinator_not_available);
     }
@@ -63,18 +66,18 @@ coordinator_entry group_coordinator_of(const request_context& ctx, const std::st
     return c;
 }
 
-// Kafka creates __consumer_offsets when a group first needs a coordinator.
-// With a one-node controller the topic exists when this returns (or could
-// not be made, e.g. offsets.topic.replication.factor above the live brokers:
-// the answer stays COORDINATOR_NOT_AVAILABLE, as in Kafka).
-asio::awaitable<void> ensure_offsets_topic(request_context& ctx) {
-    if (ctx.broker->metadata.read()->topic(coordinator::offsets_topic) || !ctx.broker->controller ||
+// Kafka creates __consumer_offsets (__transaction_state) when a group (a
+// transactional id) first needs a coordinator. With a one-node controller
+// the topic exists when this returns (or could not be made, e.g. a
+// replication factor above the live brokers: the answer stays
+// COORDINATOR_NOT_AVAILABLE, as in Kafka).
+asio::awaitable<void> ensure_internal_topic(request_context& ctx, const char* name) {
+    if (ctx.broker->metadata.read()->topic(name) || !ctx.broker->controller ||
         !ctx.broker->config) {
         co_return;
     }
     protocol::create_topics_request creq;
-    creq.topics.push_back(
-        metadata::auto_created_topic(coordinator::offsets_topic, *ctx.broker->config));
+    creq.topics.push_back(metadata::auto_created_topic(name, *ctx.broker->config));
     // The call and the co_await are separate statements: no temporary of the
     // call lives in the co_await operand (GCC 12 destroys those twice).
     auto creating = ctx.broker->controller->call(std::move(creq));
@@ -82,10 +85,11 @@ asio::awaitable<void> ensure_offsets_topic(request_context& ctx) {
     for (const auto& t : created.topics) {
         auto ec = error_code(t.error_code);
         if (ec != error_code::none && ec != error_code::topic_already_exists) {
-            spdlog::warn("event=offsets_topic_create_failed error={} message=\"{}\"",
-                         error_name(ec), t.error_message.value_or(""));
+            spdlog::warn("event=internal_topic_create_failed topic={} error={} message=\"{}\"",
+                         name, error_name(ec), t.error_message.value_or(""));
         } else if (ec == error_code::none) {
-            spdlog::info("event=offsets_topic_created partitions={}", t.num_partitions);
+            spdlog::info("event=internal_topic_created topic={} partitions={}", name,
+                         t.num_partitions);
         }
     }
 }
@@ -104,15 +108,24 @@ asio::awaitable<find_coordinator_response> handle(request_context& ctx,
         keys.push_back(req.key);
     }
     find_coordinator_response resp;
-    if (key_type == key_type_group && !keys.empty()) {
-        co_await ensure_offsets_topic(ctx);
+    auto* groups = ctx.broker->groups;
+    auto* txns = ctx.broker->transactions;
+    if (key_type == key_type_group && !keys.empty() && groups) {
+        co_await ensure_internal_topic(ctx, coordinator::offsets_topic);
+    } else if (key_type == key_type_transaction && !keys.empty() && txns) {
+        co_await ensure_internal_topic(ctx, coordinator::txn::transaction_state_topic);
     }
     for (const auto& key : keys) {
         if (key_type == key_type_group) {
-            resp.coordinators.push_back(group_coordinator_of(ctx, key));
+            resp.coordinators.push_back(groups
+                                            ? coordinator_of(ctx, key, coordinator::offsets_topic,
+                                                             groups->partition_for(key))
+                                            : failed(key, error_code::coordinator_not_available));
         } else if (key_type == key_type_transaction) {
-            // No transaction coordinator yet.
-            resp.coordinators.push_back(failed(key, error_code::coordinator_not_available));
+            resp.coordinators.push_back(
+                txns ? coordinator_of(ctx, key, coordinator::txn::transaction_state_topic,
+                                      txns->partition_for(key))
+                     : failed(key, error_code::coordinator_not_available));
         } else {
             resp.coordinators.push_back(failed(key, error_code::invalid_request));
         }

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "coordinator/txn/producer_id_manager.h"
+#include "coordinator/txn/transaction_coordinator.h"
 #include "protocol/generated/init_producer_id_request.h"
 #include "protocol/generated/init_producer_id_response.h"
 #include "record/batch_header.h"
@@ -37,7 +38,18 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
             // As Kafka's TransactionCoordinator, consistent with its clients.
             co_return failed(error_code::invalid_request);
         }
-        co_return failed(error_code::coordinator_not_available);
+        if (!ctx.broker->transactions) {
+            co_return failed(error_code::coordinator_not_available);
+        }
+        auto r = co_await ctx.broker->transactions->init_producer_id(
+            *req.transactional_id, req.transaction_timeout_ms, req.producer_id, req.producer_epoch);
+        if (r.error != error_code::none) {
+            co_return failed(r.error);
+        }
+        init_producer_id_response resp;
+        resp.producer_id = r.producer_id;
+        resp.producer_epoch = r.producer_epoch;
+        co_return resp;
     }
     auto* ids = ctx.broker->producer_ids;
     if (!ids) {

@@ -1,0 +1,164 @@
+#include "coordinator/txn/transaction_coordinator.h"
+
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/post.hpp>
+#include <asio/use_awaitable.hpp>
+
+#include "common/clock.h"
+#include "coordinator/txn/producer_id_manager.h"
+
+namespace samsa::coordinator::txn {
+
+transaction_coordinator::transaction_coordinator(txn_coordinator_settings settings,
+                                                 cluster::replica_manager& replicas,
+                                                 const metadata::metadata_cache& metadata,
+                                                 producer_id_manager& ids)
+    : _settings(std::move(settings)), _replicas(replicas), _metadata(metadata), _ids(ids) {
+    for (size_t i = 0; i < replicas.shard_count(); ++i) {
+        auto ex = replicas.shard_context(i).get_executor();
+        _drivers.push_back(std::make_unique<cluster::purgatory_driver>(ex));
+        auto markers = std::make_unique<txn_marker_channel>(
+            ex, metadata, _settings.inter_broker_listener, _settings.node_id,
+            std::chrono::milliseconds(_settings.request_timeout_ms));
+        _managers.push_back(std::make_unique<txn_manager>(
+            _settings.config, *_drivers.back(), [] { return wall_clock_ms(); },
+            std::move(markers)));
+    }
+    _replicas.add_leadership_listener(
+        [this](size_t shard, const storage::topic_partition& tp, cluster::partition* p,
+               bool is_leader) { on_leadership(shard, tp, p, is_leader); });
+}
+
+transaction_coordinator::~transaction_coordinator() {
+    _managers.clear();
+    _drivers.clear();
+}
+
+std::optional<size_t> transaction_coordinator::shard_for(const std::string& id) const {
+    auto image = _metadata.read();
+    const auto* topic = image->topic(transaction_state_topic);
+    if (!topic) {
+        return std::nullopt;
+    }
+    return _replicas.shard_of(topic->id, partition_for(id));
+}
+
+void transaction_coordinator::on_leadership(size_t shard, const storage::topic_partition& tp,
+                                            cluster::partition* p, bool is_leader) {
+    if (tp.topic != transaction_state_topic || shard >= _managers.size()) {
+        return;
+    }
+    if (is_leader && p) {
+        _managers[shard]->on_elected(tp.partition, p);
+    } else {
+        _managers[shard]->on_resigned(tp.partition);
+    }
+}
+
+template <typename Resp, typename Fn>
+asio::awaitable<Resp> transaction_coordinator::call_with_callback(size_t shard, Fn& fn) {
+    auto& shard_ctx = _replicas.shard_context(shard);
+    txn_manager* manager = _managers[shard].get();
+    co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Resp)>(
+        [&shard_ctx, manager, &fn](auto handler) {
+            using handler_t = std::decay_t<decltype(handler)>;
+            auto h = std::make_shared<handler_t>(std::move(handler));
+            asio::post(shard_ctx, [manager, &fn, h] {
+                fn(*manager, [h](Resp r) {
+                    auto ex = asio::get_associated_executor(*h);
+                    asio::post(ex,
+                               [h, r = std::move(r)]() mutable { std::move (*h)(std::move(r)); });
+                });
+            });
+        },
+        asio::use_awaitable);
+}
+
+asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(const std::string& id,
+                                                                           int32_t txn_timeout_ms,
+                                                                           int64_t producer_id,
+                                                                           int16_t epoch) {
+    auto shard = shard_for(id);
+    if (!shard) {
+        init_pid_result r;
+        r.error = error_code::not_coordinator;
+        co_return r;
+    }
+    std::optional<int64_t> fresh;
+    for (int round = 0; round < 2; ++round) {
+        auto fn = [&](txn_manager& m, std::function<void(init_pid_result)> cb) {
+            m.init_producer_id(id, txn_timeout_ms, producer_id, epoch, fresh, std::move(cb));
+        };
+        auto r = co_await call_with_callback<init_pid_result>(*shard, fn);
+        if (!r.needs_producer_id) {
+            co_return r;
+        }
+        // A new id comes from the controller's blocks, off the shard.
+        auto next = co_await _ids.next_producer_id();
+        if (!next) {
+            init_pid_result failed;
+            failed.error = next.err().code;
+            co_return failed;
+        }
+        fresh = *next;
+    }
+    init_pid_result r;
+    r.error = error_code::concurrent_transactions;
+    co_return r;
+}
+
+asio::awaitable<error_code> transaction_coordinator::add_partitions(
+    const std::string& id, int64_t producer_id, int16_t epoch,
+    const std::vector<storage::topic_partition>& partitions, bool verify_only) {
+    auto shard = shard_for(id);
+    if (!shard) {
+        co_return error_code::not_coordinator;
+    }
+    auto fn = [&](txn_manager& m, std::function<void(error_code)> cb) {
+        m.add_partitions(id, producer_id, epoch, partitions, verify_only, std::move(cb));
+    };
+    co_return co_await call_with_callback<error_code>(*shard, fn);
+}
+
+asio::awaitable<error_code> transaction_coordinator::end_txn(const std::string& id,
+                                                             int64_t producer_id, int16_t epoch,
+                                                             bool commit) {
+    auto shard = shard_for(id);
+    if (!shard) {
+        co_return error_code::not_coordinator;
+    }
+    auto fn = [&](txn_manager& m, std::function<void(error_code)> cb) {
+        m.end_txn(id, producer_id, epoch, commit, std::move(cb));
+    };
+    co_return co_await call_with_callback<error_code>(*shard, fn);
+}
+
+asio::awaitable<std::vector<txn_listing>> transaction_coordinator::list(
+    const std::vector<txn_state>& states, const std::vector<int64_t>& producer_ids, bool& loading) {
+    std::vector<txn_listing> out;
+    for (size_t i = 0; i < _managers.size(); ++i) {
+        txn_manager* m = _managers[i].get();
+        auto fn = [m, &states, &producer_ids, &loading] {
+            loading |= m->any_loading();
+            return m->list(states, producer_ids);
+        };
+        auto part = co_await _replicas.run_on_shard<std::vector<txn_listing>>(i, fn);
+        out.insert(out.end(), part.begin(), part.end());
+    }
+    co_return out;
+}
+
+asio::awaitable<std::pair<error_code, transaction_metadata>> transaction_coordinator::describe(
+    const std::string& id) {
+    auto shard = shard_for(id);
+    if (!shard) {
+        co_return std::pair<error_code, transaction_metadata>{error_code::not_coordinator, {}};
+    }
+    txn_manager* m = _managers[*shard].get();
+    auto fn = [m, &id] { return m->describe(id); };
+    co_return co_await _replicas.run_on_shard<std::pair<error_code, transaction_metadata>>(*shard,
+                                                                                           fn);
+}
+
+}  // namespace samsa::coordinator::txn

@@ -1,0 +1,94 @@
+#include "server/handlers/add_partitions_to_txn.h"
+
+#include "coordinator/txn/transaction_coordinator.h"
+#include "protocol/generated/add_partitions_to_txn_request.h"
+#include "protocol/generated/add_partitions_to_txn_response.h"
+#include "server/handlers/txn_handler_support.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::add_partitions_to_txn_request;
+using protocol::add_partitions_to_txn_response;
+using topic_list = std::vector<add_partitions_to_txn_request::add_partitions_to_txn_topic>;
+using topic_results =
+    std::vector<add_partitions_to_txn_response::add_partitions_to_txn_topic_result>;
+
+constexpr int16_t max_served_version = 4;
+// PRODUCER_FENCED from v2 on (KIP-588).
+constexpr int16_t first_fenced_version = 2;
+
+topic_results answer_all(const topic_list& topics,
+                         const std::function<error_code(const std::string&, int32_t)>& code_of) {
+    topic_results out;
+    for (const auto& t : topics) {
+        auto& tr = out.emplace_back();
+        tr.name = t.name;
+        for (int32_t p : t.partitions) {
+            auto& pr = tr.results_by_partition.emplace_back();
+            pr.partition_index = p;
+            pr.partition_error_code = to_wire(code_of(t.name, p));
+        }
+    }
+    return out;
+}
+
+asio::awaitable<topic_results> add_one(request_context& ctx, const std::string& id,
+                                       int64_t producer_id, int16_t epoch, bool verify_only,
+                                       const topic_list& topics) {
+    const int16_t version = ctx.header.api_version;
+    auto image = ctx.broker->metadata.read();
+    auto exists = [&image](const std::string& topic, int32_t p) {
+        const auto* t = image->topic(topic);
+        return t && p >= 0 && size_t(p) < t->partitions.size();
+    };
+    std::vector<storage::topic_partition> partitions;
+    bool unknown = false;
+    for (const auto& t : topics) {
+        for (int32_t p : t.partitions) {
+            unknown |= !exists(t.name, p);
+            partitions.push_back({t.name, p});
+        }
+    }
+    if (unknown) {
+        co_return answer_all(topics, [&exists](const std::string& topic, int32_t p) {
+            return exists(topic, p) ? error_code::operation_not_attempted
+                                    : error_code::unknown_topic_or_partition;
+        });
+    }
+    error_code ec = error_code::coordinator_not_available;
+    if (ctx.broker->transactions) {
+        ec = co_await ctx.broker->transactions->add_partitions(id, producer_id, epoch, partitions,
+                                                               verify_only);
+    }
+    ec = txn_error_for_version(ec, version, first_fenced_version);
+    co_return answer_all(topics, [ec](const std::string&, int32_t) { return ec; });
+}
+
+asio::awaitable<add_partitions_to_txn_response> handle(request_context& ctx,
+                                                       add_partitions_to_txn_request& req) {
+    add_partitions_to_txn_response resp;
+    if (ctx.header.api_version <= 3) {
+        resp.results_by_topic_v3_and_below =
+            co_await add_one(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
+                             req.v3_and_below_producer_epoch, false, req.v3_and_below_topics);
+        co_return resp;
+    }
+    for (const auto& t : req.transactions) {
+        auto& r = resp.results_by_transaction.emplace_back();
+        r.transactional_id = t.transactional_id;
+        r.topic_results = co_await add_one(ctx, t.transactional_id, t.producer_id, t.producer_epoch,
+                                           t.verify_only, t.topics);
+    }
+    co_return resp;
+}
+
+}  // namespace
+
+api_handler add_partitions_to_txn_handler() {
+    return {add_partitions_to_txn_request::api_key, 0, max_served_version,
+            &typed_handler<add_partitions_to_txn_request, add_partitions_to_txn_response, &handle>};
+}
+
+}  // namespace samsa::server::handlers
