@@ -69,8 +69,17 @@ error_code partition::check_leader_epoch(int32_t current_leader_epoch) const {
     return error_code::none;
 }
 
+std::optional<uint64_t> partition::txn_verification_needed(int64_t producer_id, int16_t epoch) {
+    const auto* e = _log->producer_state().find(producer_id);
+    if (e && e->current_txn_first_offset && e->producer_epoch == epoch) {
+        return std::nullopt;
+    }
+    return _log->begin_txn_verification(producer_id);
+}
+
 produce_outcome partition::append_records(std::span<uint8_t> records, int16_t produce_version,
-                                          int16_t required_acks, int64_t now_ms) {
+                                          int16_t required_acks, int64_t now_ms,
+                                          const txn_verification* verification) {
     produce_outcome out;
     if (!is_leader()) {
         out.error = error(error_code::not_leader_or_follower,
@@ -123,6 +132,23 @@ produce_outcome partition::append_records(std::span<uint8_t> records, int16_t pr
         out.error = v.error;
         out.record_errors = std::move(v.record_errors);
         return out;
+    }
+    if (verification && batch.size() >= record::batch_header_size) {
+        const auto h = record::decode_batch_header(batch.data());
+        if (h.is_transactional() && h.has_producer_id()) {
+            const auto* e = _log->producer_state().find(h.producer_id);
+            const bool open =
+                e && e->current_txn_first_offset && e->producer_epoch == h.producer_epoch;
+            if (!open &&
+                (verification->producer_id != h.producer_id ||
+                 !_log->producer_state().is_verified(h.producer_id, verification->guard))) {
+                out.error = error(error_code::invalid_txn_state,
+                                  fmt::format("Producer {} has no ongoing transaction that holds "
+                                              "partition {}",
+                                              h.producer_id, _tp_name));
+                return out;
+            }
+        }
     }
     if (required_acks == -1 && int32_t(_isr.size()) < _config.min_insync_replicas) {
         out.error = error(error_code::not_enough_replicas,

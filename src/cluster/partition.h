@@ -63,6 +63,14 @@ struct list_offsets_outcome {
     int32_t leader_epoch = -1;
 };
 
+// KIP-890: what a transactional produce verified with its coordinator. The
+// guard is the partition's (storage::log::begin_txn_verification), taken
+// before asking; 0 when the write was not verified.
+struct txn_verification {
+    int64_t producer_id = -1;
+    uint64_t guard = 0;
+};
+
 // A leader's proposal to change its ISR (AlterPartition, KIP-497), made
 // against the partition epoch it knows; the change applies once the
 // controller has committed it and the new image arrives.
@@ -99,8 +107,18 @@ class partition {
     // a producer's last five batches is answered with its original offsets
     // (nothing written); OUT_OF_ORDER_SEQUENCE_NUMBER / INVALID_PRODUCER_EPOCH
     // as Kafka answers them.
+    //
+    // `verification` (transaction.partition.verification.enable, KIP-890):
+    // a transactional batch whose producer has no transaction open here is
+    // refused with INVALID_TXN_STATE unless it carries a guard that is still
+    // valid. nullptr: no verification asked for.
     produce_outcome append_records(std::span<uint8_t> records, int16_t produce_version,
-                                   int16_t required_acks, int64_t now_ms);
+                                   int16_t required_acks, int64_t now_ms,
+                                   const txn_verification* verification = nullptr);
+    // KIP-890: whether a transactional first batch of `producer_id` (epoch
+    // `epoch`) needs verifying here: the producer has no transaction open on
+    // this partition under that epoch. Takes the guard when it does.
+    std::optional<uint64_t> txn_verification_needed(int64_t producer_id, int16_t epoch);
 
     // Appends a batch written by this broker itself (the group and transaction
     // coordinators: __consumer_offsets, __transaction_state, control batches).

@@ -100,6 +100,11 @@ status server::start() {
         coordinator::txn::txn_coordinator_settings ts;
         ts.config.num_partitions = _cfg.transaction_state_log_num_partitions;
         ts.config.max_timeout_ms = _cfg.transaction_max_timeout_ms;
+        ts.config.abort_check_interval_ms =
+            _cfg.transaction_abort_timed_out_transaction_cleanup_interval_ms;
+        ts.config.expiration_check_interval_ms =
+            _cfg.transaction_remove_expired_transaction_cleanup_interval_ms;
+        ts.config.id_expiration_ms = _cfg.transactional_id_expiration_ms;
         ts.config.append_timeout_ms = _cfg.request_timeout_ms;
         ts.inter_broker_listener = _cfg.inter_broker_listener_name;
         ts.node_id = _cfg.node_id;

@@ -199,6 +199,10 @@ class log : public std::enable_shared_from_this<log> {
 
     // Idempotent/transactional producers of this partition (DescribeProducers).
     const producer_state_manager& producer_state() const { return _producers; }
+    // KIP-890: see producer_state_manager::begin_verification.
+    uint64_t begin_txn_verification(int64_t producer_id) {
+        return _producers.begin_verification(producer_id);
+    }
     // producer.id.expiration.ms; retention runs call it too. Returns how many
     // producers were forgotten.
     size_t remove_expired_producers(int64_t now_ms);

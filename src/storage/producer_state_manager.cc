@@ -177,6 +177,7 @@ status producer_state_manager::check_end_txn_marker(producer_append& a,
                          std::to_string(updated.coordinator_epoch) + " (current)"};
     }
     updated.maybe_update_epoch(h.producer_epoch);
+    a.marked.push_back(h.producer_id);
     if (updated.current_txn_first_offset) {
         a.completed.push_back(
             {h.producer_id, *updated.current_txn_first_offset, h.base_offset, !marker->commit});
@@ -187,10 +188,24 @@ status producer_state_manager::check_end_txn_marker(producer_append& a,
     return {};
 }
 
+uint64_t producer_state_manager::begin_verification(int64_t producer_id) {
+    const uint64_t guard = _next_guard++;
+    _verification_guards[producer_id] = guard;
+    return guard;
+}
+
+bool producer_state_manager::is_verified(int64_t producer_id, uint64_t guard) const {
+    auto it = _verification_guards.find(producer_id);
+    return it != _verification_guards.end() && it->second == guard;
+}
+
 void producer_state_manager::commit(producer_append&& a, int64_t map_end_offset) {
     for (const auto& t : a.completed) {
         _ongoing.erase(t.first_offset);
         _unreplicated[t.first_offset] = t;
+    }
+    for (int64_t id : a.marked) {
+        _verification_guards.erase(id);
     }
     for (auto& [id, next] : a.updated) {
         auto it = _producers.find(id);
@@ -201,6 +216,7 @@ void producer_state_manager::commit(producer_append&& a, int64_t map_end_offset)
         }
         if (it->second.current_txn_first_offset) {
             _ongoing[*it->second.current_txn_first_offset] = id;
+            _verification_guards.erase(id);  // used: the transaction is open here
         }
     }
     _map_end_offset = map_end_offset;

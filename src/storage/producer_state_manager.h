@@ -68,6 +68,8 @@ struct producer_append {
     std::map<int64_t, producer_state_entry> updated;
     // Transactions the append's markers end, in offset order.
     std::vector<completed_txn> completed;
+    // Producers with a marker in the append (an open transaction or not).
+    std::vector<int64_t> marked;
 };
 
 class producer_state_manager {
@@ -106,6 +108,15 @@ class producer_state_manager {
     int64_t last_stable_offset_after(const completed_txn& t) const;
     // Open transactions, by first offset (producer id).
     const std::map<int64_t, int64_t>& ongoing_transactions() const { return _ongoing; }
+
+    // ---- KIP-890 verification guards
+    // A transactional producer's first write to this partition is checked
+    // with its coordinator first. The guard taken before asking is valid
+    // until the producer's next marker (or its first transactional write)
+    // here: a write verified against a transaction that ended meanwhile is
+    // refused, so a late write can never open a transaction nobody will end.
+    uint64_t begin_verification(int64_t producer_id);
+    bool is_verified(int64_t producer_id, uint64_t guard) const;
     void update_map_end_offset(int64_t o) { _map_end_offset = o; }
 
     // ---- state
@@ -157,9 +168,11 @@ class producer_state_manager {
     producer_state_config _config;
     producer_map _producers;
     int64_t _map_end_offset = 0;
-    std::map<int64_t, int64_t> _ongoing;             // first offset -> producer id
-    std::map<int64_t, completed_txn> _unreplicated;  // first offset -> ended, above the HW
-    std::map<int64_t, std::string> _snapshots;       // offset -> path
+    std::map<int64_t, int64_t> _ongoing;               // first offset -> producer id
+    std::map<int64_t, completed_txn> _unreplicated;    // first offset -> ended, above the HW
+    std::map<int64_t, uint64_t> _verification_guards;  // producer id -> guard
+    uint64_t _next_guard = 1;
+    std::map<int64_t, std::string> _snapshots;  // offset -> path
     std::vector<std::string> _unsynced;
 };
 

@@ -245,6 +245,12 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.transaction_state_log_segment_bytes = v.get_int("transaction.state.log.segment.bytes");
     c.transactional_id_expiration_ms = v.get_int("transactional.id.expiration.ms");
     c.transaction_max_timeout_ms = v.get_int("transaction.max.timeout.ms");
+    c.transaction_abort_timed_out_transaction_cleanup_interval_ms =
+        v.get_int("transaction.abort.timed.out.transaction.cleanup.interval.ms");
+    c.transaction_remove_expired_transaction_cleanup_interval_ms =
+        v.get_int("transaction.remove.expired.transaction.cleanup.interval.ms");
+    c.transaction_partition_verification_enable =
+        v.get_bool("transaction.partition.verification.enable");
     c.producer_id_expiration_ms = v.get_int("producer.id.expiration.ms");
     return c;
 }

@@ -149,6 +149,12 @@ struct broker_config {
     int32_t transaction_state_log_segment_bytes = 0;
     int32_t transactional_id_expiration_ms = 0;
     int32_t transaction_max_timeout_ms = 0;
+    int32_t transaction_abort_timed_out_transaction_cleanup_interval_ms = 0;
+    int32_t transaction_remove_expired_transaction_cleanup_interval_ms = 0;
+    // KIP-890: a partition leader checks with the transaction coordinator
+    // that a transactional producer's first write to it belongs to an
+    // ongoing transaction that holds the partition.
+    bool transaction_partition_verification_enable = true;
     int32_t producer_id_expiration_ms = 0;
 
     // Every key with its value, source and synonyms (DescribeConfigs, dynamic updates).

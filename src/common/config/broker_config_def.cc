@@ -405,6 +405,12 @@ config_def build() {
         read_only, "A transactional id with no transaction status update for this long expires.");
     def("transaction.max.timeout.ms", k_int, "900000", validator::at_least(1), high, read_only,
         "Largest transaction timeout a producer may ask for.");
+    def("transaction.abort.timed.out.transaction.cleanup.interval.ms", k_int, "10000",
+        validator::at_least(1), low, read_only,
+        "How often the coordinator aborts transactions open past their timeout.");
+    def("transaction.remove.expired.transaction.cleanup.interval.ms", k_int, "3600000",
+        validator::at_least(1), low, read_only,
+        "How often the coordinator removes transactional ids past transactional.id.expiration.ms.");
     def("producer.id.expiration.ms", k_int, "86400000", validator::at_least(1), low, cluster_wide,
         "How long a partition leader keeps the state of an idle producer id.");
     def("transaction.partition.verification.enable", k_bool, "true", none(), low, cluster_wide,

@@ -7,6 +7,10 @@
 
 #include "common/clock.h"
 #include "coordinator/txn/producer_id_manager.h"
+#include "net/await_callback.h"
+#include "protocol/generated/add_partitions_to_txn_request.h"
+#include "protocol/generated/add_partitions_to_txn_response.h"
+#include "protocol/message_codec.h"
 
 namespace samsa::coordinator::txn {
 
@@ -31,8 +35,92 @@ transaction_coordinator::transaction_coordinator(txn_coordinator_settings settin
 }
 
 transaction_coordinator::~transaction_coordinator() {
+    {
+        std::lock_guard lock(_clients_mutex);
+        for (auto& [id, c] : _clients) {
+            c->close();
+        }
+    }
     _managers.clear();
     _drivers.clear();
+}
+
+std::shared_ptr<net::kafka_rpc_client> transaction_coordinator::client_for(int32_t node,
+                                                                           const std::string& host,
+                                                                           uint16_t port) {
+    std::lock_guard lock(_clients_mutex);
+    auto it = _clients.find(node);
+    if (it != _clients.end() && it->second->host() == host && it->second->port() == port) {
+        return it->second;
+    }
+    auto c = net::kafka_rpc_client::create(_replicas.shard_context(0).get_executor(), host, port,
+                                           "samsa-txn-verify-" + std::to_string(_settings.node_id),
+                                           std::chrono::milliseconds(_settings.request_timeout_ms));
+    _clients[node] = c;
+    return c;
+}
+
+asio::awaitable<error_code> transaction_coordinator::verify_partitions(
+    const std::string& id, int64_t producer_id, int16_t epoch,
+    const std::vector<storage::topic_partition>& partitions) {
+    const error_code local = co_await add_partitions(id, producer_id, epoch, partitions, true);
+    if (local != error_code::not_coordinator) {
+        co_return local;
+    }
+    auto image = _metadata.read();
+    const auto* topic = image->topic(transaction_state_topic);
+    const int32_t p = partition_for(id);
+    if (!topic || p < 0 || size_t(p) >= topic->partitions.size()) {
+        co_return error_code::coordinator_not_available;
+    }
+    const int32_t leader = topic->partitions[size_t(p)].leader;
+    auto b = image->brokers.find(leader);
+    const auto* ep =
+        b == image->brokers.end() ? nullptr : b->second.endpoint(_settings.inter_broker_listener);
+    if (leader < 0 || leader == _settings.node_id || !ep) {
+        co_return error_code::coordinator_not_available;
+    }
+    constexpr int16_t version = 4;
+    protocol::add_partitions_to_txn_request req;
+    auto& t = req.transactions.emplace_back();
+    t.transactional_id = id;
+    t.producer_id = producer_id;
+    t.producer_epoch = epoch;
+    t.verify_only = true;
+    for (const auto& tp : partitions) {
+        if (t.topics.empty() || t.topics.back().name != tp.topic) {
+            t.topics.emplace_back().name = tp.topic;
+        }
+        t.topics.back().partitions.push_back(tp.partition);
+    }
+    auto client = client_for(leader, ep->host, uint16_t(ep->port));
+    auto body = protocol::encode_message(req, version);
+    net::kafka_rpc_client* c = client.get();
+    auto start = [c, &body](std::function<void(result<net::rpc_answer>)> done) {
+        c->call(protocol::add_partitions_to_txn_request::api_key, version, body, std::move(done));
+    };
+    auto answer = co_await net::await_callback<result<net::rpc_answer>>(start);
+    if (!answer) {
+        co_return error_code::network_exception;
+    }
+    auto resp =
+        protocol::decode_message<protocol::add_partitions_to_txn_response>(answer->body, version);
+    if (!resp) {
+        co_return error_code::network_exception;
+    }
+    if (resp->error_code != 0) {
+        co_return error_code(resp->error_code);
+    }
+    for (const auto& r : resp->results_by_transaction) {
+        for (const auto& tr : r.topic_results) {
+            for (const auto& pr : tr.results_by_partition) {
+                if (pr.partition_error_code != 0) {
+                    co_return error_code(pr.partition_error_code);
+                }
+            }
+        }
+    }
+    co_return error_code::none;
 }
 
 std::optional<size_t> transaction_coordinator::shard_for(const std::string& id) const {

@@ -14,7 +14,9 @@
 // metadata image is applied; destroy after the reactors stopped and before
 // the replica manager.
 #include <asio/awaitable.hpp>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "cluster/replica_manager.h"
 #include "coordinator/txn/txn_manager.h"
 #include "metadata/metadata_cache.h"
+#include "net/kafka_rpc_client.h"
 
 namespace samsa::coordinator::txn {
 
@@ -62,12 +65,23 @@ class transaction_coordinator {
                                                    bool& loading);
     asio::awaitable<std::pair<error_code, transaction_metadata>> describe(const std::string& id);
 
+    // KIP-890, for a partition leader: whether the id's ongoing transaction
+    // (this producer id and epoch) holds every partition. Asks this
+    // broker's manager when it coordinates the id, else the coordinator's
+    // leader with AddPartitionsToTxn v4 verify_only. NONE or the
+    // coordinator's error (NETWORK_EXCEPTION when it could not be asked).
+    asio::awaitable<error_code> verify_partitions(
+        const std::string& id, int64_t producer_id, int16_t epoch,
+        const std::vector<storage::topic_partition>& partitions);
+
   private:
     std::optional<size_t> shard_for(const std::string& id) const;
     void on_leadership(size_t shard, const storage::topic_partition& tp, cluster::partition* p,
                        bool is_leader);
     template <typename Resp, typename Fn>
     asio::awaitable<Resp> call_with_callback(size_t shard, Fn& fn);
+    std::shared_ptr<net::kafka_rpc_client> client_for(int32_t node, const std::string& host,
+                                                      uint16_t port);
 
     txn_coordinator_settings _settings;
     cluster::replica_manager& _replicas;
@@ -75,6 +89,8 @@ class transaction_coordinator {
     producer_id_manager& _ids;
     std::vector<std::unique_ptr<cluster::purgatory_driver>> _drivers;
     std::vector<std::unique_ptr<txn_manager>> _managers;
+    std::mutex _clients_mutex;  // verification requests come from every reactor
+    std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
 };
 
 }  // namespace samsa::coordinator::txn

@@ -48,12 +48,77 @@ txn_manager::txn_manager(txn_config config, cluster::purgatory_driver& driver, c
                   [](txn_coordinator_shard&) {});
           }),
       _markers(std::move(markers)),
-      _abort_timer(driver.executor()) {
+      _abort_timer(driver.executor()),
+      _expiration_timer(driver.executor()) {
     schedule_abort_check();
+    schedule_expiration_check();
 }
 
 txn_manager::~txn_manager() {
     _abort_timer.cancel();
+    _expiration_timer.cancel();
+}
+
+void txn_manager::schedule_expiration_check() {
+    _expiration_timer.expires_after(
+        std::chrono::milliseconds(std::max(1, _config.expiration_check_interval_ms)));
+    std::weak_ptr<char> alive = _alive;
+    _expiration_timer.async_wait([this, alive](std::error_code ec) {
+        if (ec || alive.expired()) {
+            return;
+        }
+        remove_expired_transactional_ids();
+        schedule_expiration_check();
+    });
+}
+
+void txn_manager::remove_expired_transactional_ids() {
+    const int64_t now = _wall_clock();
+    for (auto& [partition, log] : _logs) {
+        auto* s = shard_of(partition);
+        if (!s) {
+            continue;
+        }
+        std::vector<coordinator_record> tombstones;
+        std::vector<std::string> ids;
+        for (auto& [id, m] : s->transactions()) {
+            const bool idle = m.state == txn_state::empty ||
+                              m.state == txn_state::complete_commit ||
+                              m.state == txn_state::complete_abort;
+            if (idle && !m.pending && m.txn_last_update_ms + _config.id_expiration_ms <= now) {
+                tombstones.push_back({encode_transaction_log_key(id), std::nullopt});
+                ids.push_back(id);
+            }
+        }
+        if (ids.empty()) {
+            continue;
+        }
+        // Kafka's TransactionStateManager writes the tombstones and forgets
+        // the ids once they are replicated; until then they are Dead.
+        for (const auto& id : ids) {
+            s->transactions()[id].state = txn_state::dead;
+            s->transactions()[id].pending = true;
+        }
+        if (_runtime.append(partition, tombstones) != error_code::none) {
+            for (const auto& id : ids) {
+                s->transactions()[id].pending = false;
+            }
+            continue;
+        }
+        spdlog::info("event=transactional_ids_expired partition={} count={}", partition,
+                     ids.size());
+        const int32_t p = partition;
+        _runtime.when_replicated(p, [this, p, ids](error_code) {
+            if (auto* s = shard_of(p)) {
+                for (const auto& id : ids) {
+                    auto it = s->transactions().find(id);
+                    if (it != s->transactions().end() && it->second.state == txn_state::dead) {
+                        s->transactions().erase(it);
+                    }
+                }
+            }
+        });
+    }
 }
 
 void txn_manager::schedule_abort_check() {

@@ -47,7 +47,12 @@ struct txn_config {
     int32_t num_partitions = 50;              // transaction.state.log.num.partitions
     int32_t max_timeout_ms = 900000;          // transaction.max.timeout.ms
     int32_t abort_check_interval_ms = 10000;  // ...abort.timed.out.transaction.cleanup.interval.ms
-    int32_t append_timeout_ms = 5000;         // how long a state write may wait for the ISR
+    // transaction.remove.expired.transaction.cleanup.interval.ms, and
+    // transactional.id.expiration.ms: an id whose last transaction ended
+    // that long ago is removed (a tombstone in the log).
+    int32_t expiration_check_interval_ms = 3600000;
+    int64_t id_expiration_ms = 604800000;
+    int32_t append_timeout_ms = 5000;  // how long a state write may wait for the ISR
 };
 
 // The __transaction_state partition of a transactional id (Kafka's
@@ -115,6 +120,8 @@ class txn_manager {
 
     // Runs the timeout check now (tests; the timer calls it).
     void abort_timed_out_transactions();
+    // Removes expired transactional ids now (tests; the timer calls it).
+    void remove_expired_transactional_ids();
 
   private:
     txn_coordinator_shard* shard_of(int32_t partition) const;
@@ -127,6 +134,7 @@ class txn_manager {
     void fence_and_abort(int32_t partition, transaction_metadata& m);
     void on_loaded(txn_coordinator_shard& s);
     void schedule_abort_check();
+    void schedule_expiration_check();
 
     txn_config _config;
     clock_fn _wall_clock;
@@ -134,6 +142,7 @@ class txn_manager {
     std::unique_ptr<txn_marker_channel> _markers;
     std::map<int32_t, cluster::partition*> _logs;  // for the coordinator epoch
     asio::steady_timer _abort_timer;
+    asio::steady_timer _expiration_timer;
     std::shared_ptr<char> _alive = std::make_shared<char>();
 };
 

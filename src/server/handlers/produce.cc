@@ -6,10 +6,13 @@
 #include "cluster/replica_manager.h"
 #include "common/async_latch.h"
 #include "common/clock.h"
+#include "common/config/broker_config.h"
 #include "common/error.h"
+#include "coordinator/txn/transaction_coordinator.h"
 #include "metadata/metadata_image.h"
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
+#include "record/batch_header.h"
 #include "server/shard_dispatch.h"
 
 namespace samsa::server::handlers {
@@ -28,7 +31,58 @@ struct produce_item {
     partition_response* out = nullptr;  // stable: the response vectors are reserved
     cluster::produce_outcome result;
     size_t index = 0;  // in `items`
+    // KIP-890: the first transactional write of a producer to this partition,
+    // checked with its coordinator before the append.
+    bool verify = false;
+    int16_t producer_epoch = -1;
+    cluster::txn_verification verification;
 };
+
+// How a partition leader answers a transactional write whose verification
+// failed (Kafka's AddPartitionsToTxnManager): the coordinator's transient
+// states become NOT_ENOUGH_REPLICAS, which every producer retries.
+error_code verification_error(error_code ec) {
+    switch (ec) {
+        case error_code::coordinator_not_available:
+        case error_code::not_coordinator:
+        case error_code::coordinator_load_in_progress:
+        case error_code::concurrent_transactions:
+        case error_code::network_exception:
+        case error_code::request_timed_out:
+            return error_code::not_enough_replicas;
+        case error_code::producer_fenced:
+            return error_code::invalid_producer_epoch;
+        default:
+            return ec;
+    }
+}
+
+// Verifies every item that needs it (one request per producer and epoch;
+// a request carries one transactional id) and fails those refused.
+asio::awaitable<void> verify_transactional_items(request_context& ctx, const std::string& txn_id,
+                                                 std::vector<produce_item>& items) {
+    std::map<std::pair<int64_t, int16_t>, std::vector<produce_item*>> by_producer;
+    for (auto& it : items) {
+        if (it.verify) {
+            by_producer[{it.verification.producer_id, it.producer_epoch}].push_back(&it);
+        }
+    }
+    for (auto& [producer, group] : by_producer) {
+        std::vector<storage::topic_partition> partitions;
+        for (auto* it : group) {
+            partitions.push_back(it->tp);
+        }
+        const error_code ec = co_await ctx.broker->transactions->verify_partitions(
+            txn_id, producer.first, producer.second, partitions);
+        if (ec != error_code::none) {
+            for (auto* it : group) {
+                it->result.error =
+                    error(verification_error(ec), std::string("transaction verification failed: ") +
+                                                      std::string(error_name(ec)));
+            }
+        }
+    }
+}
 
 // acks=all: what each partition's wait for the high watermark ended with. Shared
 // with the partitions' callbacks, which may fire after the request timed out.
@@ -122,13 +176,38 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     size_t need_durable = 0;
     auto replicated = std::make_shared<replication_wait>(executor, items.size());
     size_t need_replicated = 0;
+    const bool verifying = req.transactional_id && ctx.broker->transactions && ctx.broker->config &&
+                           ctx.broker->config->transaction_partition_verification_enable;
+    if (verifying) {
+        auto check = [](cluster::partition* p, produce_item& it) {
+            if (!p || it.records.size() < record::batch_header_size ||
+                it.records[16] != record::current_magic) {
+                return;
+            }
+            const auto h = record::decode_batch_header(it.records.data());
+            if (!h.is_transactional() || !h.has_producer_id()) {
+                return;
+            }
+            if (auto guard = p->txn_verification_needed(h.producer_id, h.producer_epoch)) {
+                it.verify = true;
+                it.producer_epoch = h.producer_epoch;
+                it.verification = {h.producer_id, *guard};
+            }
+        };
+        co_await dispatch_to_shards(replicas, items, check);
+        co_await verify_transactional_items(ctx, *req.transactional_id, items);
+    }
     auto append = [version, acks, now, waiters, durable, &need_durable, replicated,
-                   &need_replicated](cluster::partition* p, produce_item& it) {
+                   &need_replicated, verifying](cluster::partition* p, produce_item& it) {
+        if (it.result.error.code != error_code::none) {
+            return;  // refused by verification
+        }
         if (!p) {
             it.result.error = error_code::not_leader_or_follower;
             return;
         }
-        it.result = p->append_records(it.records, version, acks, now);
+        it.result = p->append_records(it.records, version, acks, now,
+                                      verifying ? &it.verification : nullptr);
         if (it.result.error.code != error_code::none) {
             return;
         }
