@@ -41,6 +41,7 @@ class replica_manager {
     replica_manager& operator=(const replica_manager&) = delete;
 
     size_t shard_count() const { return _shards.size(); }
+    int32_t node_id() const { return _node_id; }
     size_t shard_of(const uuid& topic_id, int32_t partition) const;
     asio::io_context& shard_context(size_t shard) { return *_shards[shard]->ctx; }
 

@@ -4,6 +4,7 @@
 // they need a consistent view.
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include "metadata/metadata_image.h"
 
@@ -15,6 +16,13 @@ class metadata_cache {
 
     std::shared_ptr<const metadata_image> read() const {
         return _image.load(std::memory_order_acquire);
+    }
+    // Whether the current image names `node` the leader of the partition.
+    bool names_leader(const std::string& topic, int32_t partition, int32_t node) const {
+        auto image = read();
+        const auto* t = image->topic(topic);
+        return t && partition >= 0 && size_t(partition) < t->partitions.size() &&
+               t->partitions[size_t(partition)].leader == node;
     }
     void update(std::shared_ptr<const metadata_image> image) {
         _image.store(std::move(image), std::memory_order_release);

@@ -13,8 +13,9 @@
 //
 // Entries are in marker order (increasing last offset). The file is created
 // with the first entry and appended to without preallocation. A torn last
-// entry (a crash mid-write) is dropped on open; a duplicate of an entry
-// already held is ignored, so recovery may re-add what a replay finds.
+// entry (a crash mid-write) is dropped on open; an entry for a transaction
+// already held (same producer, first and last offset) is ignored, so
+// recovery may re-add what a replay finds.
 //
 // Owned by the segment's owner thread and not thread-safe, except flush().
 #include <cstdint>

@@ -524,4 +524,4 @@ def test_group_consumer_without_offsets_topic_fails_instead_of_hanging(broker, c
     assert "ensure_coordinator_ready" in str(hung.value)
     with pytest.raises(Errors.GroupCoordinatorNotAvailableError):
         admin.describe_consumer_groups(["stuck"])
-    assert "offsets_topic_create_failed error=INVALID_REPLICATION_FACTOR" in broker.log_text()
+    assert "internal_topic_create_failed topic=__consumer_offsets error=INVALID_REPLICATION_FACTOR" in broker.log_text()

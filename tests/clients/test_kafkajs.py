@@ -287,7 +287,6 @@ def test_consumer_group_split_commit_resume_and_admin(kafkajs_modules, start_bro
 
 
 # --- 5. transactions --------------------------------------------------------------------
-@pytest.mark.skip(reason="transactions are issue #16")
 def test_transactions_commit_visible_abort_invisible(kafkajs_modules, start_broker):
     """Three transactions on one partition: commit [c0 c1 c2], abort [a0 a1],
     commit [c3] with a TxnOffsetCommit for a group. Each transaction ends with a

@@ -10,6 +10,7 @@
 //   5  a segment .log and its .index after a clean shutdown (no recovery;
 //      the index is checked against the log), split at byte 1 of the input
 //   6  the same with a .timeindex, then timestamp lookups
+//   7  the same with a .txnindex, then aborted-transaction lookups
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -67,6 +68,8 @@ void load_and_read(const std::string& dir, bool clean) {
     for (int64_t ts : {int64_t(-2), int64_t(-1), int64_t(0), int64_t(1'700'000'000'000)}) {
         (void)log.offset_for_timestamp(ts);
     }
+    (void)log.aborted_transactions(log.log_start_offset(), log.log_end_offset());
+    (void)log.last_stable_offset();
     (void)log.close();
 }
 
@@ -80,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (d.path.empty()) {
         return 0;
     }
-    const uint8_t mode = data[0] % 7;
+    const uint8_t mode = data[0] % 8;
     const uint8_t* body = data + 1;
     const size_t n = size - 1;
     const std::string file = d.path + "/file";
@@ -112,7 +115,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             // body[0] says where the .log ends and the index begins.
             size_t split = std::min<size_t>(n - 1, size_t(body[0]) * (n - 1) / 255);
             write(base + std::string(storage::log_suffix), body + 1, split);
-            auto suffix = mode == 5 ? storage::index_suffix : storage::time_index_suffix;
+            auto suffix = mode == 5   ? storage::index_suffix
+                          : mode == 6 ? storage::time_index_suffix
+                                      : storage::txn_index_suffix;
             write(base + std::string(suffix), body + 1 + split, n - 1 - split);
             load_and_read(part, true);
             break;

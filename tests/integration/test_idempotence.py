@@ -17,6 +17,7 @@ API_INIT_PRODUCER_ID = 22
 API_DESCRIBE_PRODUCERS = 61
 
 COORDINATOR_NOT_AVAILABLE = 15
+NOT_COORDINATOR = 16
 INVALID_REQUEST = 42
 OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 INVALID_PRODUCER_EPOCH = 47
@@ -211,14 +212,18 @@ def test_init_producer_id_errors(broker):
         assert init_producer_id(conn, 3, producer_id=5, epoch=-1) == (INVALID_REQUEST, -1, -1)
         assert init_producer_id(conn, 3, producer_id=-1, epoch=2) == (INVALID_REQUEST, -1, -1)
         assert init_producer_id(conn, 2, transactional_id="")[0] == INVALID_REQUEST
-        # No transaction coordinator yet: as Kafka answers while none can host it.
+        # __transaction_state cannot exist (replication factor 3 on one node):
+        # no broker coordinates the id, and Kafka's coordinator answers
+        # NOT_COORDINATOR for an id whose partition it does not own.
         for v in (0, 2, 5):
             assert init_producer_id(conn, v, transactional_id="tx-1") == \
-                (COORDINATOR_NOT_AVAILABLE, -1, -1)
+                (NOT_COORDINATOR, -1, -1)
         assert init_producer_id(conn, 5)[0] == 0
 
 
-def test_transactional_producer_fails_cleanly(broker):
+def test_transactional_producer_fails_cleanly_without_a_coordinator(broker):
+    # FindCoordinator answers COORDINATOR_NOT_AVAILABLE while __transaction_state
+    # cannot be created (its replication factor 3 on one node), as Kafka does.
     p = Producer({"bootstrap.servers": broker.bootstrap, "transactional.id": "tx-unsupported"})
     start = time.monotonic()
     with pytest.raises(KafkaException):

@@ -124,7 +124,9 @@ void coordinator_runtime::on_resigned(int32_t partition) {
 error_code coordinator_runtime::status(int32_t partition) const {
     auto it = _partitions.find(partition);
     if (it == _partitions.end()) {
-        return error_code::not_coordinator;
+        return _becoming_leader && _becoming_leader(partition)
+                   ? error_code::coordinator_load_in_progress
+                   : error_code::not_coordinator;
     }
     return it->second.loading ? error_code::coordinator_load_in_progress : error_code::none;
 }

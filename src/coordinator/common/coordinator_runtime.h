@@ -91,6 +91,14 @@ class coordinator_runtime {
     // NONE when loaded, COORDINATOR_LOAD_IN_PROGRESS while loading, else
     // NOT_COORDINATOR.
     error_code status(int32_t partition) const;
+    // Whether the published metadata already names this broker the leader
+    // of `partition`: its election reaches this shard a moment later (the
+    // replica manager applies images asynchronously), and until then
+    // requests hear COORDINATOR_LOAD_IN_PROGRESS, as from Kafka while a
+    // partition is becoming leader, rather than NOT_COORDINATOR.
+    void set_becoming_leader(std::function<bool(int32_t partition)> fn) {
+        _becoming_leader = std::move(fn);
+    }
     bool is_loading(int32_t partition) const;
     bool is_loaded(int32_t partition) const;
     bool any_loading() const;
@@ -130,6 +138,7 @@ class coordinator_runtime {
     cluster::purgatory_driver& _driver;
     clock_fn _wall_clock;
     shard_factory _make_shard;
+    std::function<bool(int32_t)> _becoming_leader;
     std::map<int32_t, state> _partitions;
     uint64_t _elections = 0;
     // Expires with the runtime, for load steps posted but not run yet.

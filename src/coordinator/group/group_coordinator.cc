@@ -31,6 +31,9 @@ group_coordinator::group_coordinator(group_config config, cluster::replica_manag
             std::make_unique<cluster::purgatory_driver>(replicas.shard_context(i).get_executor()));
         _managers.push_back(std::make_unique<group_manager>(config, *_drivers.back(),
                                                             [] { return wall_clock_ms(); }));
+        _managers.back()->runtime().set_becoming_leader([this](int32_t p) {
+            return _metadata.names_leader(offsets_topic, p, _replicas.node_id());
+        });
     }
     _replicas.add_leadership_listener(
         [this](size_t shard, const storage::topic_partition& tp, cluster::partition* p,

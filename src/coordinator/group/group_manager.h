@@ -110,6 +110,7 @@ class group_manager {
     group_manager& operator=(const group_manager&) = delete;
 
     const group_config& config() const { return _config; }
+    coordinator_runtime& runtime() { return _runtime; }
 
     // ---- partition lifecycle
     // This shard now leads __consumer_offsets-`partition`: load it. Loading

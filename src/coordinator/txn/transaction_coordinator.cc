@@ -28,6 +28,9 @@ transaction_coordinator::transaction_coordinator(txn_coordinator_settings settin
         _managers.push_back(std::make_unique<txn_manager>(
             _settings.config, *_drivers.back(), [] { return wall_clock_ms(); },
             std::move(markers)));
+        _managers.back()->runtime().set_becoming_leader([this](int32_t p) {
+            return _metadata.names_leader(transaction_state_topic, p, _replicas.node_id());
+        });
     }
     _replicas.add_leadership_listener(
         [this](size_t shard, const storage::topic_partition& tp, cluster::partition* p,

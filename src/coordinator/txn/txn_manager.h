@@ -86,6 +86,7 @@ class txn_manager {
     txn_manager& operator=(const txn_manager&) = delete;
 
     const txn_config& config() const { return _config; }
+    coordinator_runtime& runtime() { return _runtime; }
     int32_t partition_for(const std::string& id) const {
         return transaction_partition_for(id, _config.num_partitions);
     }

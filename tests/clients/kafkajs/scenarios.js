@@ -717,6 +717,12 @@ async function transactions() {
   at('create topic')
   await createTopic(admin, topic, 1)
   const r = {}
+  // kafkajs 2.2.4 gives up on any TxnOffsetCommit error, including the
+  // COORDINATOR_LOAD_IN_PROGRESS a broker answers (Kafka as well) while the
+  // group's __consumer_offsets partition loads: have it loaded first. The
+  // admin call retries that error.
+  at('group coordinator loaded')
+  await admin.fetchOffsets({ groupId: `${NAME}-offsets`, topics: [topic] })
 
   at('transactional producer connect')
   const producer = kafka.producer({

@@ -1,6 +1,7 @@
 // FindCoordinator (key 10) against the in-process broker: group and
-// transaction coordinators are this node, in the v0-3 single-key form and the
-// v4+ batched form, and an unknown key type is INVALID_REQUEST.
+// transaction coordinators are this node (their internal topic created on
+// first use), in the v0-3 single-key form and the v4+ batched form, and an
+// unknown key type is INVALID_REQUEST.
 #include <gtest/gtest.h>
 
 #include "broker_fixture.h"
@@ -43,12 +44,32 @@ TEST_F(find_coordinator_test, group_coordinator_is_this_node) {
     EXPECT_EQ(c.port, broker().port());
 }
 
-// Samsa has no transaction coordinator yet and answers COORDINATOR_NOT_AVAILABLE
-// for key type 1; Kafka's transaction coordinator answers NONE with its node.
-TEST_F(find_coordinator_test, DISABLED_transaction_coordinator_is_this_node) {
-    auto c = find(1, unique_name("fc-txn"));
+// Key type 1 creates __transaction_state (one partition in this broker's
+// config) and names its leader, as Kafka's transaction coordinator does.
+TEST_F(find_coordinator_test, transaction_coordinator_is_this_node) {
+    const auto id = unique_name("fc-txn");
+    auto c = find(1, id);
     EXPECT_ERROR(c.error_code, error_code::none);
+    EXPECT_EQ(c.key, id);
     EXPECT_EQ(c.node_id, broker().node_id());
+    EXPECT_EQ(c.host, "127.0.0.1");
+    EXPECT_EQ(c.port, broker().port());
+    auto md = broker().metadata({"__transaction_state"});
+    ASSERT_EQ(md.topics.size(), 1u);
+    EXPECT_ERROR(md.topics[0].error_code, error_code::none);
+    EXPECT_TRUE(md.topics[0].is_internal);
+    EXPECT_EQ(md.topics[0].partitions.size(), 1u);
+}
+
+TEST_F(find_coordinator_test, transaction_coordinator_single_key_before_v4) {
+    find(1, unique_name("fc-txn-warm"));  // __transaction_state exists from here on
+    find_coordinator_request req;
+    req.key = unique_name("fc-txn-v3");
+    req.key_type = 1;
+    auto resp = broker().call<find_coordinator_response>(req, 3);
+    EXPECT_ERROR(resp.error_code, error_code::none);
+    EXPECT_EQ(resp.node_id, broker().node_id());
+    EXPECT_EQ(resp.port, broker().port());
 }
 
 TEST_F(find_coordinator_test, single_key_before_v4) {

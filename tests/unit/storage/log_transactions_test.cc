@@ -153,6 +153,7 @@ TEST(transaction_index_file, a_torn_tail_is_dropped_and_duplicates_ignored) {
         ASSERT_TRUE(idx);
         ASSERT_TRUE(idx->append({7, 0, 3, 4}));
         ASSERT_TRUE(idx->append({7, 0, 3, 4}));  // a replay re-adding it
+        ASSERT_TRUE(idx->append({7, 0, 3, 0}));  // ... with another last stable offset
         ASSERT_TRUE(idx->append({8, 5, 9, 10}));
         EXPECT_EQ(idx->entries().size(), 2u);
         EXPECT_FALSE(idx->append({9, 1, 2, 3}));  // out of order
