@@ -17,11 +17,13 @@
 #include "server/handlers/describe_configs.h"
 #include "server/handlers/describe_log_dirs.h"
 #include "server/handlers/describe_producers.h"
+#include "server/handlers/describe_transactions.h"
 #include "server/handlers/end_txn.h"
 #include "server/handlers/fetch.h"
 #include "server/handlers/incremental_alter_configs.h"
 #include "server/handlers/init_producer_id.h"
 #include "server/handlers/list_offsets.h"
+#include "server/handlers/list_transactions.h"
 #include "server/handlers/metadata.h"
 #include "server/handlers/offset_for_leader_epoch.h"
 #include "server/handlers/produce.h"
@@ -80,6 +82,8 @@ handler_registry::handler_registry() {
         handlers::end_txn_handler(),
         handlers::write_txn_markers_handler(),
         handlers::txn_offset_commit_handler(),
+        handlers::describe_transactions_handler(),
+        handlers::list_transactions_handler(),
         // Consumer groups and committed offsets (coordinator/group/).
         handlers::find_coordinator_handler(),
         handlers::join_group_handler(),

@@ -1,6 +1,6 @@
 #pragma once
 // The `samsa` command-line verbs other than `server` (docs/architecture.md, "Rooms"): topics,
-// produce, consume, groups, configs, cluster, delete-records, dump-log and perf. Each
+// produce, consume, groups, configs, cluster, delete-records, dump-log, transactions and perf. Each
 // verb lives in its own file and registers itself on the top-level CLI11 app;
 // main.cc runs the one the command line selected.
 #include <functional>
@@ -37,6 +37,7 @@ tool_command add_configs_command(CLI::App& app);
 tool_command add_cluster_command(CLI::App& app);
 tool_command add_delete_records_command(CLI::App& app);
 tool_command add_dump_log_command(CLI::App& app);
+tool_command add_transactions_command(CLI::App& app);
 tool_command add_perf_produce_command(CLI::App& perf);
 tool_command add_perf_consume_command(CLI::App& perf);
 tool_command add_perf_e2e_command(CLI::App& perf);

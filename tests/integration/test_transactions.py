@@ -513,3 +513,37 @@ def test_kcat_read_committed_sees_only_committed_records(start_broker):
     assert kcat(RU) == ["0 k0", "1 k1", "2 k2", "4 x0", "5 x1", "7 k3", "9 o0"]
     p.commit_transaction(30)                          # commit 10
     assert kcat(RC) == ["0 k0", "1 k1", "2 k2", "7 k3", "9 o0"]
+
+
+def test_cli_lists_and_describes_transactions(start_broker):
+    """`samsa transactions list / describe` as kafka-transactions.sh: the open
+    transaction with its coordinator, producer and partitions; a finished one
+    as CompleteCommit; an unknown id fails with Kafka's error name."""
+    from samsa_cli import on as samsa_on
+    b = start_broker(overrides=TXN_BROKER_SMALL)
+    create_topic(b.bootstrap, "cli-txn", partitions=2)
+    p = txn_producer(b.bootstrap, "cli-open")
+    p.init_transactions(INIT_TIMEOUT_S)
+    p.begin_transaction()
+    produce_values(p, "cli-txn", 1, [b"v"])
+    flush_ok(p)
+    listed = samsa_on(b, "transactions", "list")
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert lines[0].split() == ["TransactionalId", "Coordinator", "ProducerId", "TransactionState"]
+    row = [l.split() for l in lines[1:] if l.startswith("cli-open")]
+    assert row and row[0][1] == "1" and row[0][3] == "Ongoing", listed.stdout
+    described = samsa_on(b, "transactions", "describe", "--transactional-id", "cli-open")
+    assert described.returncode == 0, described.stderr
+    header, values = [l.split() for l in described.stdout.splitlines()[:2]]
+    fields = dict(zip(header, values))
+    assert fields["TransactionState"] == "Ongoing"
+    assert fields["TopicPartitions"] == "cli-txn-1"
+    assert fields["CoordinatorId"] == "1" and fields["TransactionTimeoutMs"] == "60000"
+    p.commit_transaction(INIT_TIMEOUT_S)
+    done = samsa_on(b, "transactions", "list", "--state", "CompleteCommit")
+    assert any(l.split()[:1] == ["cli-open"] for l in done.stdout.splitlines()[1:]), done.stdout
+    ongoing = samsa_on(b, "transactions", "list", "--state", "Ongoing")
+    assert not any(l.startswith("cli-open") for l in ongoing.stdout.splitlines()[1:])
+    missing = samsa_on(b, "transactions", "describe", "--transactional-id", "never-used")
+    assert missing.returncode != 0 and "TRANSACTIONAL_ID_NOT_FOUND" in missing.stderr

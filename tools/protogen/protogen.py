@@ -239,7 +239,10 @@ def load_schema(path: str) -> Schema:
         return s
 
     def make_field(fd, parent_versions: Versions) -> Field:
-        fversions = Versions(fd.get("versions", "0+")).intersect(parent_versions)
+        # A field with taggedVersions and no versions exists only as a tagged
+        # field (Kafka's FieldSpec takes the tagged versions then).
+        fversions = Versions(fd.get("versions", fd.get("taggedVersions", "0+"))).intersect(
+            parent_versions)
         f = Field(
             name=fd["name"],
             member=member_name(fd["name"]),

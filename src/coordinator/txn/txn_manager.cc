@@ -517,7 +517,7 @@ std::vector<txn_listing> txn_manager::list(const std::vector<txn_state>& states,
                                                    m.producer_id) == producer_ids.end()) {
                 continue;
             }
-            out.push_back({id, m.producer_id, m.state});
+            out.push_back({id, m.producer_id, m.state, m.txn_start_ms});
         }
     }
     return out;

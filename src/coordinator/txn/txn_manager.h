@@ -72,6 +72,7 @@ struct txn_listing {
     std::string transactional_id;
     int64_t producer_id = -1;
     txn_state state = txn_state::empty;
+    int64_t txn_start_ms = -1;
 };
 
 class txn_manager {

@@ -52,10 +52,10 @@ void transaction_log_value::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 1;
     (void)flexible;
     w.write_int64(producer_id);
-    if (!(version >= 1)) {
+    if (version >= 1 && !(version >= 1)) {
         w.write_int64(previous_producer_id);
     }
-    if (!(version >= 1)) {
+    if (version >= 1 && !(version >= 1)) {
         w.write_int64(next_producer_id);
     }
     w.write_int16(producer_epoch);
@@ -71,7 +71,7 @@ void transaction_log_value::encode(writer& w, int16_t version) const {
     }
     w.write_int64(transaction_last_update_timestamp_ms);
     w.write_int64(transaction_start_timestamp_ms);
-    if (!(version >= 1)) {
+    if (version >= 1 && !(version >= 1)) {
         w.write_int16(client_transaction_version);
     }
     if (flexible) {
@@ -115,10 +115,10 @@ void transaction_log_value::decode(reader& r, int16_t version) {
     const bool flexible = version >= 1;
     (void)flexible;
     producer_id = r.read_int64();
-    if (!(version >= 1)) {
+    if (version >= 1 && !(version >= 1)) {
         previous_producer_id = r.read_int64();
     }
-    if (!(version >= 1)) {
+    if (version >= 1 && !(version >= 1)) {
         next_producer_id = r.read_int64();
     }
     producer_epoch = r.read_int16();
@@ -142,7 +142,7 @@ void transaction_log_value::decode(reader& r, int16_t version) {
     }
     transaction_last_update_timestamp_ms = r.read_int64();
     transaction_start_timestamp_ms = r.read_int64();
-    if (!(version >= 1)) {
+    if (version >= 1 && !(version >= 1)) {
         client_transaction_version = r.read_int16();
     }
     if (flexible) {
