@@ -1185,10 +1185,10 @@ void populate(protocol::transaction_log_value& m, int16_t version, int seed) {
     if (true) {
         m.producer_id = int64_t(seed) + 5000104729LL;
     }
-    if (true) {
+    if (version >= 1) {
         m.previous_producer_id = int64_t(seed) + 5000209458LL;
     }
-    if (true) {
+    if (version >= 1) {
         m.next_producer_id = int64_t(seed) + 5000314187LL;
     }
     if (true) {
@@ -1243,7 +1243,7 @@ void populate(protocol::transaction_log_value& m, int16_t version, int seed) {
     if (true) {
         m.transaction_start_timestamp_ms = int64_t(seed) + 5001361477LL;
     }
-    if (true) {
+    if (version >= 1) {
         m.client_transaction_version = int16_t(seed + 1014);
     }
     if (version >= 1) {
