@@ -1,5 +1,7 @@
 // `samsa perf produce`: kafka-producer-perf-test.sh — send N records of a given
 // size as fast as allowed, report throughput and send-to-acknowledgement latency.
+// With --transactional-id the records go in transactions, each committed once
+// --transaction-duration-ms has passed since it began (and the last at the end).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -25,7 +27,19 @@ struct perf_produce_options {
     std::string producer_config;
     int64_t reporting_interval_ms = 5000;
     bool json = false;
+    std::string transactional_id;
+    int64_t transaction_duration_ms = 3000;
 };
+
+// The transaction calls' errors, as failures of the run.
+std::optional<std::string> txn_failed(rd_kafka_error_t* e, const char* what) {
+    if (!e) {
+        return std::nullopt;
+    }
+    std::string out = std::string(what) + ": " + rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    return out;
+}
 
 // Shared by the delivery callback, which runs inside rd_kafka_poll()/flush() on
 // the sending thread: no locking needed.
@@ -95,6 +109,10 @@ int run_perf_produce(const perf_produce_options& o) {
         return fail(extra.err());
     }
     settings.insert(settings.end(), extra->begin(), extra->end());
+    const bool transactional = !o.transactional_id.empty();
+    if (transactional) {
+        settings.push_back({"transactional.id", o.transactional_id});
+    }
 
     produce_stats stats;
     stats.interval = std::chrono::milliseconds(o.reporting_interval_ms);
@@ -107,6 +125,17 @@ int run_perf_produce(const perf_produce_options& o) {
     rd_kafka_t* rk = client->handle();
     rd_kafka_topic_t* topic = rd_kafka_topic_new(rk, o.topic.c_str(), nullptr);
     install_stop_handlers();
+    const int timeout_ms = int(o.client.timeout.count());
+    if (transactional) {
+        if (auto e = txn_failed(rd_kafka_init_transactions(rk, timeout_ms), "init transactions")) {
+            return fail(*e);
+        }
+        if (auto e = txn_failed(rd_kafka_begin_transaction(rk), "begin transaction")) {
+            return fail(*e);
+        }
+    }
+    uint64_t transactions = 0;
+    std::optional<std::string> txn_error;
 
     // One payload for every record; the client sends it without copying.
     std::string payload = random_payload(size_t(o.record_size));
@@ -115,7 +144,21 @@ int run_perf_produce(const perf_produce_options& o) {
     throughput_throttler throttler(o.throughput, stats.start);
     uint64_t sent = 0;
     std::optional<rd_kafka_resp_err_t> refused;
+    auto txn_start = perf_clock::now();
     for (int64_t i = 0; i < o.num_records && !stop_requested(); ++i) {
+        if (transactional &&
+            perf_clock::now() - txn_start >= std::chrono::milliseconds(o.transaction_duration_ms)) {
+            // Commit flushes what the transaction holds first.
+            txn_error = txn_failed(rd_kafka_commit_transaction(rk, timeout_ms), "commit");
+            if (!txn_error) {
+                ++transactions;
+                txn_error = txn_failed(rd_kafka_begin_transaction(rk), "begin transaction");
+            }
+            if (txn_error) {
+                break;
+            }
+            txn_start = perf_clock::now();
+        }
         for (;;) {
             auto wait = throttler.wait_before(sent, perf_clock::now());
             if (wait.count() <= 0) {
@@ -143,6 +186,10 @@ int run_perf_produce(const perf_produce_options& o) {
         ++sent;
         rd_kafka_poll(rk, 0);
     }
+    if (transactional && !txn_error) {
+        txn_error = txn_failed(rd_kafka_commit_transaction(rk, timeout_ms), "commit");
+        transactions += txn_error ? 0 : 1;
+    }
     auto deadline = perf_clock::now() + o.client.timeout;
     while (rd_kafka_outq_len(rk) > 0 && perf_clock::now() < deadline) {
         rd_kafka_flush(rk, 100);
@@ -163,6 +210,9 @@ int run_perf_produce(const perf_produce_options& o) {
             .add("records_per_sec", rps)
             .add("mb_per_sec", mbps)
             .add("latency_ms", latency_json(h));
+        if (transactional) {
+            j.add("transactions", int64_t(transactions));
+        }
         std::printf("%s\n", j.str().c_str());
     } else {
         std::printf(
@@ -174,6 +224,9 @@ int run_perf_produce(const perf_produce_options& o) {
             static_cast<unsigned long long>(h.value_at_percentile(95) / 1000),
             static_cast<unsigned long long>(h.value_at_percentile(99) / 1000),
             static_cast<unsigned long long>(h.value_at_percentile(99.9) / 1000));
+    }
+    if (txn_error) {
+        return fail(*txn_error);
     }
     if (refused) {
         return fail(client->explain("sending failed", *refused));
@@ -210,6 +263,11 @@ tool_command add_perf_produce_command(CLI::App& perf) {
                     "Milliseconds between progress lines on stderr")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", o->json, "Print the final summary as JSON");
+    cmd->add_option("--transactional-id", o->transactional_id,
+                    "Send in transactions of this transactional id");
+    cmd->add_option("--transaction-duration-ms", o->transaction_duration_ms,
+                    "How long each transaction stays open before its commit")
+        ->check(CLI::PositiveNumber);
     return {cmd, [o] { return run_perf_produce(*o); }};
 }
 
