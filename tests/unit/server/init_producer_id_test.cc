@@ -31,15 +31,15 @@ class init_producer_id_test : public broker_test {
         req.producer_id = producer_id;
         req.producer_epoch = epoch;
         init_producer_id_response resp;
-        // The first ids come once the controller has handed out a block.
+        // The first ids come once the controller has handed out a block. A
+        // transactional id needs its coordinator: FindCoordinator first, as
+        // clients do (it creates __transaction_state), until it has loaded.
+        const bool transactional = req.transactional_id && !req.transactional_id->empty();
         broker_fixture::wait_until([&] {
-            resp = broker().call<init_producer_id_response>(req, 4);
-            // A transactional id: __transaction_state is created and loaded
-            // on first use (FindCoordinator creates it).
-            if (req.transactional_id && !req.transactional_id->empty() &&
-                resp.error_code == int16_t(error_code::coordinator_not_available)) {
+            if (transactional) {
                 find_txn_coordinator(*req.transactional_id);
             }
+            resp = broker().call<init_producer_id_response>(req, 4);
             return resp.error_code != int16_t(error_code::coordinator_load_in_progress) &&
                    resp.error_code != int16_t(error_code::coordinator_not_available) &&
                    resp.error_code != int16_t(error_code::not_coordinator);

@@ -136,12 +136,8 @@ bytes kafka_v0_value() {
     return std::move(w.buffer());
 }
 
-// Divergence: Samsa's generated TransactionLogValue takes a field without
-// "versions" for "0+" (tools/protogen: fd.get("versions", "0+")), so its v0
-// value carries PreviousProducerId, NextProducerId and ClientTransactionVersion
-// as plain fields (18 bytes more than Kafka's). A v0 value written by Kafka
-// then fails to decode (CORRUPT_MESSAGE), and Kafka cannot read Samsa's.
-TEST(transaction_log_serde_test, DISABLED_kafka_v0_value_decodes) {
+// A v0 value as Kafka writes it decodes.
+TEST(transaction_log_serde_test, kafka_v0_value_decodes) {
     auto m = decode_transaction_log_value(kafka_v0_value());
     ASSERT_TRUE(m) << m.err().message;
     EXPECT_EQ(m->producer_id, 4242);
@@ -151,8 +147,8 @@ TEST(transaction_log_serde_test, DISABLED_kafka_v0_value_decodes) {
     EXPECT_EQ(m->txn_start_ms, 1'700'000'000'000);
 }
 
-// The same divergence, seen from the writing side.
-TEST(transaction_log_serde_test, DISABLED_v0_value_is_written_in_kafkas_layout) {
+// And Samsa writes v0 in the same layout, byte for byte.
+TEST(transaction_log_serde_test, v0_value_is_written_in_kafkas_layout) {
     transaction_metadata m;
     m.producer_id = 4242;
     m.producer_epoch = 7;
