@@ -109,8 +109,10 @@ produce_outcome partition::append_records(std::span<uint8_t> records, int16_t pr
             out.error = set.err();
             return out;
         }
-        auto v2 = record::convert_to_v2(*set, record::compression::none,
-                                        _config.message_timestamp_type, now_ms);
+        // Kafka keeps the wrapper's codec when compression.type is "producer".
+        auto v2 =
+            record::convert_to_v2(*set, _config.compression.value_or(set->source_compression()),
+                                  _config.message_timestamp_type, now_ms);
         if (!v2) {
             out.error = v2.err();
             return out;
@@ -132,6 +134,18 @@ produce_outcome partition::append_records(std::span<uint8_t> records, int16_t pr
         out.error = v.error;
         out.record_errors = std::move(v.record_errors);
         return out;
+    }
+    // compression.type other than "producer": the batch is stored with the
+    // topic's codec, as Kafka's LogValidator recompresses it.
+    if (_config.compression && produced->magic == record::current_magic &&
+        record::decode_batch_header(batch.data()).compression() != *_config.compression) {
+        auto re = record::recompress_batch(batch, *_config.compression, _config.compression_level);
+        if (!re) {
+            out.error = re.err();
+            return out;
+        }
+        converted = std::move(*re);
+        batch = converted;
     }
     if (verification && batch.size() >= record::batch_header_size) {
         const auto h = record::decode_batch_header(batch.data());

@@ -24,6 +24,18 @@ partition_config make_partition_config(const config::topic_config& tc) {
                                     : record::timestamp_type::create_time;
     pc.timestamps = {tc.message_timestamp_before_max_ms, tc.message_timestamp_after_max_ms};
     pc.min_insync_replicas = tc.min_insync_replicas;
+    if (tc.compression_type == "uncompressed") {
+        pc.compression = record::compression::none;
+    } else if (tc.compression_type != "producer") {
+        pc.compression = record::compression_from_name(tc.compression_type);
+    }
+    if (pc.compression == record::compression::gzip) {
+        pc.compression_level = tc.compression_gzip_level;
+    } else if (pc.compression == record::compression::lz4) {
+        pc.compression_level = tc.compression_lz4_level;
+    } else if (pc.compression == record::compression::zstd) {
+        pc.compression_level = tc.compression_zstd_level;
+    }
     return pc;
 }
 

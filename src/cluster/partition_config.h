@@ -2,9 +2,11 @@
 // What a partition replica needs from its topic's effective config: the log's
 // settings (storage/log_config.h) and the produce-time validation rules.
 #include <cstdint>
+#include <optional>
 
 #include "common/config/topic_config.h"
 #include "record/batch_validator.h"
+#include "record/compression.h"
 #include "storage/log_config.h"
 
 namespace samsa::cluster {
@@ -15,6 +17,11 @@ struct partition_config {
     record::timestamp_type message_timestamp_type = record::timestamp_type::create_time;
     record::timestamp_bounds timestamps;
     int32_t min_insync_replicas = 1;
+    // compression.type: nullopt for "producer" (batches are kept as sent),
+    // else the codec every client batch is stored with ("uncompressed":
+    // none), at the compression.<codec>.level for it (KIP-390).
+    std::optional<record::compression> compression;
+    std::optional<int> compression_level;
 };
 
 partition_config make_partition_config(const config::topic_config& tc);

@@ -303,10 +303,8 @@ def test_old_protocol_round_trip(sarama_client, broker, samsa_binary, version, c
         assert batches[0]["CreateTime"] == str(BASE_TS_MS + BATCH - 1)  # max timestamp
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Samsa stores an up-converted magic 0/1 set uncompressed "
-    "(cluster/partition.cc: convert_to_v2(..., compression::none, ...)); Kafka's "
-    "LogValidator keeps the producer's codec when compression.type=producer"))
+# Kafka's LogValidator keeps the producer's codec when it up-converts a magic
+# 0/1 set and compression.type is "producer".
 def test_old_compressed_set_keeps_its_codec(sarama_client, broker, samsa_binary):
     topic = "sarama-old-gzip-codec"
     res = run_client(sarama_client, broker, "produce-consume", topic=topic, compression="gzip",
@@ -315,10 +313,8 @@ def test_old_compressed_set_keeps_its_codec(sarama_client, broker, samsa_binary)
     assert {b["compresscodec"] for b in dump_batches(samsa_binary, broker, topic)} == {"gzip"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Samsa ignores the topic's compression.type on produce (record::recompress_batch "
-    "is never called); Kafka recompresses a gzip batch to lz4 on a compression.type=lz4 "
-    "topic"))
+# A topic's compression.type other than "producer": Kafka recompresses the
+# batch with it (here gzip from the client, stored as lz4).
 def test_topic_compression_type_recompresses(sarama_client, broker, samsa_binary):
     topic = "sarama-recompress"
     res = run_client(sarama_client, broker, "produce-consume", topic=topic, compression="gzip",

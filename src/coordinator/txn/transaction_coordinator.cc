@@ -170,6 +170,13 @@ asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(const
                                                                            int32_t txn_timeout_ms,
                                                                            int64_t producer_id,
                                                                            int16_t epoch) {
+    // Kafka's TransactionCoordinator checks the timeout before whether it
+    // owns the id.
+    if (txn_timeout_ms <= 0 || txn_timeout_ms > _settings.config.max_timeout_ms) {
+        init_pid_result r;
+        r.error = error_code::invalid_transaction_timeout;
+        co_return r;
+    }
     auto shard = shard_for(id);
     if (!shard) {
         init_pid_result r;

@@ -95,12 +95,16 @@ void txn_manager::remove_expired_transactional_ids() {
         }
         // Kafka's TransactionStateManager writes the tombstones and forgets
         // the ids once they are replicated; until then they are Dead.
+        std::map<std::string, txn_state> before;
         for (const auto& id : ids) {
-            s->transactions()[id].state = txn_state::dead;
-            s->transactions()[id].pending = true;
+            auto& m = s->transactions()[id];
+            before[id] = m.state;
+            m.state = txn_state::dead;
+            m.pending = true;
         }
         if (_runtime.append(partition, tombstones) != error_code::none) {
-            for (const auto& id : ids) {
+            for (const auto& [id, state] : before) {
+                s->transactions()[id].state = state;
                 s->transactions()[id].pending = false;
             }
             continue;

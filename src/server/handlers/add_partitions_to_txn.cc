@@ -1,5 +1,7 @@
 #include "server/handlers/add_partitions_to_txn.h"
 
+#include <map>
+
 #include "coordinator/txn/transaction_coordinator.h"
 #include "protocol/generated/add_partitions_to_txn_request.h"
 #include "protocol/generated/add_partitions_to_txn_response.h"
@@ -57,11 +59,28 @@ asio::awaitable<topic_results> add_one(request_context& ctx, const std::string& 
                                     : error_code::unknown_topic_or_partition;
         });
     }
-    error_code ec = error_code::coordinator_not_available;
-    if (ctx.broker->transactions) {
-        ec = co_await ctx.broker->transactions->add_partitions(id, producer_id, epoch, partitions,
-                                                               verify_only);
+    auto* txns = ctx.broker->transactions;
+    if (!txns) {
+        co_return answer_all(topics, [](const std::string&, int32_t) {
+            return error_code::coordinator_not_available;
+        });
     }
+    if (verify_only) {
+        // Each partition answers for itself: NONE for those the ongoing
+        // transaction holds, INVALID_TXN_STATE for the others (Kafka's
+        // handleVerifyPartitionsInTransaction).
+        std::map<storage::topic_partition, error_code> codes;
+        for (const auto& tp : partitions) {
+            std::vector<storage::topic_partition> one{tp};
+            codes[tp] = txn_error_for_version(
+                co_await txns->add_partitions(id, producer_id, epoch, one, true), version,
+                first_fenced_version);
+        }
+        co_return answer_all(topics, [&codes](const std::string& topic, int32_t p) {
+            return codes[storage::topic_partition{topic, p}];
+        });
+    }
+    error_code ec = co_await txns->add_partitions(id, producer_id, epoch, partitions, false);
     ec = txn_error_for_version(ec, version, first_fenced_version);
     co_return answer_all(topics, [ec](const std::string&, int32_t) { return ec; });
 }

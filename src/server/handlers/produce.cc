@@ -57,29 +57,23 @@ error_code verification_error(error_code ec) {
     }
 }
 
-// Verifies every item that needs it (one request per producer and epoch;
-// a request carries one transactional id) and fails those refused.
+// Verifies every item that needs it, each partition on its own (a partition
+// the transaction holds is not refused for one it does not), and fails those
+// refused. Only a producer's first write to a partition in a transaction
+// gets here.
 asio::awaitable<void> verify_transactional_items(request_context& ctx, const std::string& txn_id,
                                                  std::vector<produce_item>& items) {
-    std::map<std::pair<int64_t, int16_t>, std::vector<produce_item*>> by_producer;
     for (auto& it : items) {
-        if (it.verify) {
-            by_producer[{it.verification.producer_id, it.producer_epoch}].push_back(&it);
+        if (!it.verify) {
+            continue;
         }
-    }
-    for (auto& [producer, group] : by_producer) {
-        std::vector<storage::topic_partition> partitions;
-        for (auto* it : group) {
-            partitions.push_back(it->tp);
-        }
+        std::vector<storage::topic_partition> partitions{it.tp};
         const error_code ec = co_await ctx.broker->transactions->verify_partitions(
-            txn_id, producer.first, producer.second, partitions);
+            txn_id, it.verification.producer_id, it.producer_epoch, partitions);
         if (ec != error_code::none) {
-            for (auto* it : group) {
-                it->result.error =
-                    error(verification_error(ec), std::string("transaction verification failed: ") +
-                                                      std::string(error_name(ec)));
-            }
+            it.result.error =
+                error(verification_error(ec), std::string("transaction verification failed: ") +
+                                                  std::string(error_name(ec)));
         }
     }
 }

@@ -719,10 +719,18 @@ async function transactions() {
   const r = {}
   // kafkajs 2.2.4 gives up on any TxnOffsetCommit error, including the
   // COORDINATOR_LOAD_IN_PROGRESS a broker answers (Kafka as well) while the
-  // group's __consumer_offsets partition loads: have it loaded first. The
-  // admin call retries that error.
+  // group's __consumer_offsets partition loads: have it loaded first. Its
+  // admin client does not retry that error either, so this does.
   at('group coordinator loaded')
-  await admin.fetchOffsets({ groupId: `${NAME}-offsets`, topics: [topic] })
+  await waitFor(async () => {
+    try {
+      await admin.fetchOffsets({ groupId: `${NAME}-offsets`, topics: [topic] })
+      return true
+    } catch (e) {
+      if (e.type === 'GROUP_LOAD_IN_PROGRESS' || e.type === 'COORDINATOR_LOAD_IN_PROGRESS') return false
+      throw e
+    }
+  }, 20000, "the group's coordinator to load")
 
   at('transactional producer connect')
   const producer = kafka.producer({

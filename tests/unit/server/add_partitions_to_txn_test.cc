@@ -214,12 +214,10 @@ TEST_F(add_partitions_to_txn_test, v4_batches_transactions_and_verify_only_adds_
                  error_code::invalid_txn_state);
 }
 
-// Divergence: Kafka's TransactionCoordinator.handleVerifyPartitionsInTransaction
-// answers each partition: NONE for those the ongoing transaction holds,
-// INVALID_TXN_STATE for the others. Samsa (txn_manager::add_partitions with
-// verify_only) answers one code for the whole transaction, INVALID_TXN_STATE
-// on every partition as soon as one is missing.
-TEST_F(add_partitions_to_txn_test, DISABLED_verify_only_answers_each_partition) {
+// As Kafka's TransactionCoordinator.handleVerifyPartitionsInTransaction: each
+// partition answers for itself, NONE for those the ongoing transaction holds,
+// INVALID_TXN_STATE for the others.
+TEST_F(add_partitions_to_txn_test, verify_only_answers_each_partition) {
     const auto id = unique_name("apt-verify-each");
     auto init = init_txn(broker(), id);
     ASSERT_ERROR(
