@@ -10,6 +10,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "common/clock.h"
+#include "coordinator/common/shard_callback_call.h"
 #include "coordinator/group/group_partitioner.h"
 
 namespace samsa::coordinator {
@@ -94,23 +95,8 @@ void group_coordinator::on_metadata_changed(const metadata::metadata_image& prev
 
 template <typename Resp, typename Fn>
 asio::awaitable<Resp> group_coordinator::call_with_callback(size_t shard, Fn& fn) {
-    auto& shard_ctx = _replicas.shard_context(shard);
-    group_manager* manager = _managers[shard].get();
-    co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Resp)>(
-        [&shard_ctx, manager, &fn](auto handler) {
-            using handler_t = std::decay_t<decltype(handler)>;
-            // std::function needs a copyable callable: share the handler.
-            auto h = std::make_shared<handler_t>(std::move(handler));
-            asio::post(shard_ctx, [manager, &fn, h] {
-                fn(*manager, [h](Resp r) {
-                    // Back to the waiting coroutine's reactor, never inline.
-                    auto ex = asio::get_associated_executor(*h);
-                    asio::post(ex,
-                               [h, r = std::move(r)]() mutable { std::move (*h)(std::move(r)); });
-                });
-            });
-        },
-        asio::use_awaitable);
+    co_return co_await coordinator::call_with_callback<Resp>(_replicas.shard_context(shard),
+                                                             _managers[shard].get(), fn);
 }
 
 asio::awaitable<protocol::join_group_response> group_coordinator::join_group(

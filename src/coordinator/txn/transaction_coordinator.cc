@@ -6,6 +6,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "common/clock.h"
+#include "coordinator/common/shard_callback_call.h"
 #include "coordinator/txn/producer_id_manager.h"
 #include "net/await_callback.h"
 #include "protocol/generated/add_partitions_to_txn_request.h"
@@ -149,21 +150,8 @@ void transaction_coordinator::on_leadership(size_t shard, const storage::topic_p
 
 template <typename Resp, typename Fn>
 asio::awaitable<Resp> transaction_coordinator::call_with_callback(size_t shard, Fn& fn) {
-    auto& shard_ctx = _replicas.shard_context(shard);
-    txn_manager* manager = _managers[shard].get();
-    co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Resp)>(
-        [&shard_ctx, manager, &fn](auto handler) {
-            using handler_t = std::decay_t<decltype(handler)>;
-            auto h = std::make_shared<handler_t>(std::move(handler));
-            asio::post(shard_ctx, [manager, &fn, h] {
-                fn(*manager, [h](Resp r) {
-                    auto ex = asio::get_associated_executor(*h);
-                    asio::post(ex,
-                               [h, r = std::move(r)]() mutable { std::move (*h)(std::move(r)); });
-                });
-            });
-        },
-        asio::use_awaitable);
+    co_return co_await coordinator::call_with_callback<Resp>(_replicas.shard_context(shard),
+                                                             _managers[shard].get(), fn);
 }
 
 asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(const std::string& id,

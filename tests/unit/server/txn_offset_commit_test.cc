@@ -18,6 +18,7 @@
 #include "protocol/generated/offset_fetch_response.h"
 #include "protocol/generated/txn_offset_commit_request.h"
 #include "protocol/generated/txn_offset_commit_response.h"
+#include "txn_support.h"
 
 namespace samsa::server::test {
 namespace {
@@ -26,36 +27,6 @@ using protocol::offset_fetch_request;
 using protocol::offset_fetch_response;
 using protocol::txn_offset_commit_request;
 using protocol::txn_offset_commit_response;
-
-// ---- transactions (the same few helpers in each transaction API test)
-
-bool txn_coordinator_busy(int16_t code) {
-    auto ec = error_code(code);
-    return ec == error_code::coordinator_load_in_progress ||
-           ec == error_code::coordinator_not_available || ec == error_code::not_coordinator ||
-           ec == error_code::concurrent_transactions;
-}
-
-// FindCoordinator for `id` (creates __transaction_state on first use), then
-// InitProducerId until the coordinator has loaded its partition.
-protocol::init_producer_id_response init_txn(broker_fixture& b, const std::string& id) {
-    protocol::find_coordinator_request fc;
-    fc.key_type = 1;
-    fc.coordinator_keys = {id};
-    protocol::init_producer_id_request req;
-    req.transactional_id = id;
-    req.transaction_timeout_ms = 60000;
-    req.producer_id = -1;
-    req.producer_epoch = -1;
-    protocol::init_producer_id_response resp;
-    broker_fixture::wait_until([&] {
-        b.call<protocol::find_coordinator_response>(fc, 4);
-        resp = b.call<protocol::init_producer_id_response>(req, 4);
-        return !txn_coordinator_busy(resp.error_code);
-    });
-    EXPECT_ERROR(resp.error_code, error_code::none);
-    return resp;
-}
 
 class txn_offset_commit_test : public group_test {
   protected:
