@@ -15,6 +15,7 @@ is read_committed, so read_uncommitted readers say so) and kcat. helpers:
 txn_support.py.
 """
 import collections
+import struct
 import time
 
 import pytest
@@ -547,3 +548,60 @@ def test_cli_lists_and_describes_transactions(start_broker):
     assert not any(l.startswith("cli-open") for l in ongoing.stdout.splitlines()[1:])
     missing = samsa_on(b, "transactions", "describe", "--transactional-id", "never-used")
     assert missing.returncode != 0 and "TRANSACTIONAL_ID_NOT_FOUND" in missing.stderr
+
+
+def test_kip890_a_write_to_a_partition_not_in_the_transaction_is_refused(start_broker):
+    """KIP-890 (transaction.partition.verification.enable, on by default): a
+    transactional batch for a partition the producer never added to its
+    transaction is refused with INVALID_TXN_STATE and never opens a
+    transaction there, so the partition's last stable offset stays at its
+    high watermark; with verification off the same write opens one."""
+    import kafka_wire as kw
+    from test_idempotence import crc32c, init_producer_id, varint
+
+    def txn_batch(pid, epoch, values):
+        ts = int(time.time() * 1000)
+        records = b""
+        for i, v in enumerate(values):
+            body = b"\x00" + varint(0) + varint(i) + varint(-1) + varint(len(v)) + v + varint(0)
+            records += varint(len(body)) + body
+        # attributes 0x10: transactional
+        after_crc = (struct.pack(">hiqqqhii", 0x10, len(values) - 1, ts, ts, pid, epoch, 0,
+                                 len(values)) + records)
+        return struct.pack(">qiibI", 0, 4 + 1 + 4 + len(after_crc), -1, 2,
+                           crc32c(after_crc)) + after_crc
+
+    def produce_txn(b, txn_id, topic, batch):
+        body = (kw.string(txn_id) + kw.int16(-1) + kw.int32(10_000) +
+                kw.array([kw.string(topic) +
+                          kw.array([kw.int32(0) + kw.int32(len(batch)) + batch])]))
+        with kw.KafkaConnection.to(b) as conn:
+            cid = conn.send_request(0, 8, body)
+            r = kw.Reader(conn.read_frame())
+        assert r.int32() == cid
+        assert r.int32() == 1 and r.string() == topic and r.int32() == 1
+        assert r.int32() == 0
+        return r.int16()
+
+    def init(b, txn_id):
+        def ready():
+            with kw.KafkaConnection.to(b) as conn:
+                out = init_producer_id(conn, 3, transactional_id=txn_id)
+            return out if out[0] == 0 else None
+        return wait_for(ready, f"InitProducerId for {txn_id}")
+
+    for verify, expected in ((True, 48), (False, 0)):  # INVALID_TXN_STATE, NONE
+        b = start_broker(overrides={**TXN_BROKER_SMALL,
+                                    "transaction.partition.verification.enable": verify})
+        create_topic(b.bootstrap, "kip890", partitions=1)
+        # A real producer first: __transaction_state is made and loaded.
+        warm = txn_producer(b.bootstrap, "kip890-warm")
+        warm.init_transactions(INIT_TIMEOUT_S)
+        _, pid, epoch = init(b, "kip890-raw")
+        assert produce_txn(b, "kip890-raw", "kip890", txn_batch(pid, epoch, [b"late"])) == expected
+        hw = list_offsets(b, "kip890", 0, READ_UNCOMMITTED)[1]
+        lso = list_offsets(b, "kip890", 0, READ_COMMITTED)[1]
+        if verify:
+            assert (hw, lso) == (0, 0), "nothing written, nothing left open"
+        else:
+            assert (hw, lso) == (1, 0), "the unverified write opened a transaction"
