@@ -42,6 +42,9 @@ result<bool> log::rebuild_producer_state(int64_t now_ms) {
         return s.err();
     }
     _producers.update_map_end_offset(_log_end_offset);
+    // Transactions the replay ended below the high watermark are stable: the
+    // high watermark was set before the replay found them.
+    _producers.on_high_watermark(_high_watermark);
     return from < _log_end_offset;
 }
 

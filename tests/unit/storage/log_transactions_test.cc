@@ -31,8 +31,9 @@ struct log_transactions : ::testing::Test {
     }();
     std::map<int64_t, int32_t> next_seq;
 
-    std::shared_ptr<log> open_log(bool clean = false) {
+    std::shared_ptr<log> open_log(bool clean = false, int64_t high_watermark = 0) {
         log_open_options o;
+        o.high_watermark = high_watermark;
         o.dir = dir;
         o.tp = {"orders", 0};
         o.config = config;
@@ -143,6 +144,28 @@ TEST_F(log_transactions, a_lost_txnindex_is_rebuilt_by_recovery_and_truncation_d
     auto left = l->aborted_transactions(0, l->log_end_offset());
     ASSERT_EQ(left.size(), 1u);
     EXPECT_EQ(left[0].last_offset, 2);
+}
+
+TEST_F(log_transactions, a_replay_after_a_crash_leaves_nothing_unstable_below_the_high_watermark) {
+    int64_t leo = 0;
+    {
+        auto l = open_log();
+        write(*l, 1);
+        end(*l, 1, true);
+        write(*l, 2);
+        end(*l, 2, false);
+        l->update_high_watermark(l->log_end_offset());
+        leo = l->log_end_offset();
+        // No clean close, no snapshot: the next open replays every marker.
+    }
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (e.path().extension() == ".snapshot") {
+            fs::remove(e.path());
+        }
+    }
+    auto l = open_log(false, leo);
+    EXPECT_EQ(l->high_watermark(), leo);
+    EXPECT_EQ(l->last_stable_offset(), leo);
 }
 
 TEST(transaction_index_file, a_torn_tail_is_dropped_and_duplicates_ignored) {
