@@ -1,10 +1,13 @@
 // `samsa transactions`: kafka-transactions.sh's `list` (every transactional
 // id each broker coordinates, ListTransactions, KIP-664) and `describe
 // --transactional-id` (FindCoordinator, then DescribeTransactions to the
-// coordinator), with its columns.
+// coordinator), with its columns. Its describe-producers, find-hanging and
+// abort are in transactions_producers.cc.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/clock.h"
@@ -21,6 +24,11 @@
 #include "tools/text_table.h"
 
 namespace samsa::tools {
+
+// transactions_producers.cc: registers describe-producers, find-hanging and abort
+// on the verb; the function runs the one parsed, nullopt if none was.
+std::function<std::optional<int>()> add_producer_state_commands(
+    CLI::App& cmd, std::shared_ptr<const client_options> client);
 
 namespace {
 
@@ -146,7 +154,8 @@ int run_describe(const transactions_options& o) {
 
 tool_command add_transactions_command(CLI::App& app) {
     auto o = std::make_shared<transactions_options>();
-    auto* cmd = add_verb(app, "transactions", "List and describe transactions");
+    auto* cmd =
+        add_verb(app, "transactions", "List, describe and abort transactions; find hanging ones");
     add_client_options(*cmd, o->client);
     auto* list = cmd->add_subcommand("list", "Every transactional id the brokers coordinate");
     list->add_option("--state", o->states,
@@ -154,13 +163,17 @@ tool_command add_transactions_command(CLI::App& app) {
     auto* describe = cmd->add_subcommand("describe", "One transactional id's transaction");
     describe->add_option("--transactional-id", o->transactional_id, "The transactional id")
         ->required();
+    auto producer_state =
+        add_producer_state_commands(*cmd, std::shared_ptr<const client_options>(o, &o->client));
     cmd->require_subcommand(1);
-    return {cmd, [o, list, describe] {
+    return {cmd, [o, list, describe, producer_state] {
                 if (list->parsed()) {
                     return run_list(*o);
                 }
-                (void)describe;
-                return run_describe(*o);
+                if (describe->parsed()) {
+                    return run_describe(*o);
+                }
+                return producer_state().value_or(1);
             }};
 }
 

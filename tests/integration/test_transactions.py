@@ -605,3 +605,19 @@ def test_kip890_a_write_to_a_partition_not_in_the_transaction_is_refused(start_b
             assert (hw, lso) == (0, 0), "nothing written, nothing left open"
         else:
             assert (hw, lso) == (1, 0), "the unverified write opened a transaction"
+    # The key is dynamic, as in Kafka: turned off for this broker, the same
+    # write is taken.
+    from confluent_kafka.admin import AdminClient, ConfigResource
+    b = start_broker(overrides=TXN_BROKER_SMALL)
+    create_topic(b.bootstrap, "kip890-dyn", partitions=1)
+    warm = txn_producer(b.bootstrap, "kip890-warm")
+    warm.init_transactions(INIT_TIMEOUT_S)
+    _, pid, epoch = init(b, "kip890-dyn-raw")
+    assert produce_txn(b, "kip890-dyn-raw", "kip890-dyn", txn_batch(pid, epoch, [b"a"])) == 48
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    res = ConfigResource(ConfigResource.Type.BROKER, "1",
+                         set_config={"transaction.partition.verification.enable": "false"})
+    admin.alter_configs([res])[res].result(30)
+    wait_for(lambda: produce_txn(b, "kip890-dyn-raw", "kip890-dyn",
+                                 txn_batch(pid, epoch, [b"b"])) == 0,
+             "the dynamic key to take effect")

@@ -57,6 +57,22 @@ error_code verification_error(error_code ec) {
     }
 }
 
+// transaction.partition.verification.enable: a dynamic key (cluster-wide
+// or per broker, AlterConfigs), else the static config.
+bool verification_enabled(const request_context& ctx, const metadata::metadata_image& image) {
+    constexpr const char* key = "transaction.partition.verification.enable";
+    for (const auto& resource : {std::to_string(ctx.broker->settings.node_id), std::string()}) {
+        auto it = image.broker_configs.find(resource);
+        if (it == image.broker_configs.end()) {
+            continue;
+        }
+        if (auto v = it->second.find(key); v != it->second.end()) {
+            return v->second == "true";
+        }
+    }
+    return ctx.broker->config && ctx.broker->config->transaction_partition_verification_enable;
+}
+
 // Verifies every item that needs it, each partition on its own (a partition
 // the transaction holds is not refused for one it does not), and fails those
 // refused. Only a producer's first write to a partition in a transaction
@@ -170,8 +186,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     size_t need_durable = 0;
     auto replicated = std::make_shared<replication_wait>(executor, items.size());
     size_t need_replicated = 0;
-    const bool verifying = req.transactional_id && ctx.broker->transactions && ctx.broker->config &&
-                           ctx.broker->config->transaction_partition_verification_enable;
+    const bool verifying =
+        req.transactional_id && ctx.broker->transactions && verification_enabled(ctx, *image);
     if (verifying) {
         auto check = [](cluster::partition* p, produce_item& it) {
             if (!p || it.records.size() < record::batch_header_size ||
