@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "cluster/fetch_waiters.h"
 #include "common/clock.h"
 
 namespace samsa::server {
@@ -112,6 +113,13 @@ status server::start() {
         _transactions = std::make_unique<coordinator::txn::transaction_coordinator>(
             ts, _data.replicas(), _context.metadata, *_context.producer_ids);
         _context.transactions = _transactions.get();
+    }
+    if (auto* waiters = _context.fetch_waiters) {
+        auto wake = [waiters](const storage::topic_partition& tp) { waiters->notify(tp); };
+        _groups->set_append_listener(wake);
+        if (_transactions) {
+            _transactions->set_append_listener(wake);
+        }
     }
     for (const auto& l : _cfg.listeners) {
         auto lst = std::make_unique<listener>(l.name, _reactors, _context);

@@ -190,6 +190,9 @@ error_code coordinator_runtime::append(int32_t partition,
         return batch.err().code;
     }
     auto out = it->second.log->append_internal(*batch, now);
+    if (out.error.code == error_code::none && _append_listener) {
+        _append_listener(it->second.log->tp());
+    }
     if (out.error.code != error_code::none) {
         spdlog::warn("event=coordinator_append_failed topic={} partition={} error=\"{}\"",
                      _config.topic, partition,

@@ -99,6 +99,14 @@ class coordinator_runtime {
     void set_becoming_leader(std::function<bool(int32_t partition)> fn) {
         _becoming_leader = std::move(fn);
     }
+    // Called on this shard after every append, with the partition written:
+    // the followers' fetches waiting on it are woken at once (as Kafka's
+    // ReplicaManager completes delayed fetches after any append), so a
+    // coordinator write is replicated within a round trip, not after
+    // replica.fetch.wait.max.ms.
+    void set_append_listener(std::function<void(const storage::topic_partition&)> fn) {
+        _append_listener = std::move(fn);
+    }
     bool is_loading(int32_t partition) const;
     bool is_loaded(int32_t partition) const;
     bool any_loading() const;
@@ -139,6 +147,7 @@ class coordinator_runtime {
     clock_fn _wall_clock;
     shard_factory _make_shard;
     std::function<bool(int32_t)> _becoming_leader;
+    std::function<void(const storage::topic_partition&)> _append_listener;
     std::map<int32_t, state> _partitions;
     uint64_t _elections = 0;
     // Expires with the runtime, for load steps posted but not run yet.

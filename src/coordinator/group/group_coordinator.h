@@ -106,6 +106,13 @@ class group_coordinator {
     // One line with the count of every group API, for the log.
     std::string request_counts() const;
 
+    // Every manager's runtime tells `fn` of its appends (the fetch waiters).
+    void set_append_listener(const std::function<void(const storage::topic_partition&)>& fn) {
+        for (auto& m : _managers) {
+            m->runtime().set_append_listener(fn);
+        }
+    }
+
   private:
     // The shard of the group's partition, or nullopt when __consumer_offsets
     // does not exist (NOT_COORDINATOR).

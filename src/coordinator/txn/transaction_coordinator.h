@@ -74,6 +74,13 @@ class transaction_coordinator {
         const std::string& id, int64_t producer_id, int16_t epoch,
         const std::vector<storage::topic_partition>& partitions);
 
+    // Every manager's runtime tells `fn` of its appends (the fetch waiters).
+    void set_append_listener(const std::function<void(const storage::topic_partition&)>& fn) {
+        for (auto& m : _managers) {
+            m->runtime().set_append_listener(fn);
+        }
+    }
+
   private:
     std::optional<size_t> shard_for(const std::string& id) const;
     void on_leadership(size_t shard, const storage::topic_partition& tp, cluster::partition* p,

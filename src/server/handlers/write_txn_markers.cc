@@ -2,6 +2,7 @@
 
 #include <asio/this_coro.hpp>
 
+#include "cluster/fetch_waiters.h"
 #include "common/async_latch.h"
 #include "common/clock.h"
 #include "common/config/broker_config.h"
@@ -62,8 +63,9 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
     auto done = std::make_shared<std::vector<bool>>(todo.size(), false);
     size_t waiting = 0;
     const int64_t now = wall_clock_ms();
-    auto append = [now, latch, codes, done, &waiting, &todo](cluster::partition* p,
-                                                             marker_item& it) {
+    auto* waiters = ctx.broker->fetch_waiters;
+    auto append = [now, latch, codes, done, &waiting, &todo, waiters](cluster::partition* p,
+                                                                      marker_item& it) {
         if (!p) {
             it.error = error_code::not_leader_or_follower;
             return;
@@ -76,6 +78,9 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
         if (out.error.code != error_code::none) {
             it.error = out.error.code;
             return;
+        }
+        if (waiters) {
+            waiters->notify(it.tp);  // followers copy the marker at once
         }
         it.waiting = true;
         ++waiting;
