@@ -14,7 +14,7 @@ namespace {
 using protocol::add_offsets_to_txn_request;
 using protocol::add_offsets_to_txn_response;
 
-constexpr int16_t max_served_version = 3;
+constexpr int16_t max_served_version = 4;
 constexpr int16_t first_fenced_version = 2;  // KIP-588
 
 asio::awaitable<add_offsets_to_txn_response> handle(request_context& ctx,

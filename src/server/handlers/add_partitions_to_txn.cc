@@ -17,7 +17,7 @@ using topic_list = std::vector<add_partitions_to_txn_request::add_partitions_to_
 using topic_results =
     std::vector<add_partitions_to_txn_response::add_partitions_to_txn_topic_result>;
 
-constexpr int16_t max_served_version = 4;
+constexpr int16_t max_served_version = 5;
 // PRODUCER_FENCED from v2 on (KIP-588).
 constexpr int16_t first_fenced_version = 2;
 

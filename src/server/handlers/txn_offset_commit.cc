@@ -13,7 +13,7 @@ namespace {
 using protocol::txn_offset_commit_request;
 using protocol::txn_offset_commit_response;
 
-constexpr int16_t max_served_version = 3;
+constexpr int16_t max_served_version = 4;
 constexpr int16_t first_fenced_version = 2;  // KIP-588
 
 asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
