@@ -580,3 +580,30 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
           f"{transformed - loaded:.1f}s in {progress['txns']} transactions (slowest "
           f"{slowest[0]:.1f}s), total {time.monotonic() - started:.1f}s; killed {kills}; "
           f"{dict(stats)}; seconds in {({k: round(v, 1) for k, v in timing.items()})}")
+
+
+def test_a_follower_describes_the_producers_of_its_replica(cluster):
+    """DescribeProducers is answered by any replica that has the log (Kafka's
+    Partition.activeProducerState), so `samsa transactions describe-producers
+    --broker-id <follower>` shows an open transaction as the leader does."""
+    from samsa_cli import cli
+    c = cluster(3, TXN)
+    create(c, "described", partitions=1)
+    leader, replicas, _ = partitions_of(c, "described")[0]
+    follower = next(r for r in replicas if r != leader)
+    p = txn_producer(c, "txn-described")
+    p.begin_transaction()
+    p.produce("described", value=b"open", partition=0)
+    p.flush(30)
+
+    def described_by(node):
+        r = cli("transactions", "--bootstrap-server", c.bootstrap, "describe-producers",
+                "--topic", "described", "--partition", "0", "--broker-id", str(node))
+        rows = [l.split() for l in r.stdout.splitlines()[1:] if l.strip()]
+        return r.returncode == 0 and rows and rows[0][-1] == "0" and rows
+
+    on_leader = settle(c, "described", lambda: described_by(leader), 30, "the leader's answer")
+    on_follower = settle(c, "described", lambda: described_by(follower), 30,
+                         "the follower's answer (it replicates the batch first)")
+    assert on_follower[0][0] == on_leader[0][0]  # the same producer id
+    p.abort_transaction(30)

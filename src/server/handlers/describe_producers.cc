@@ -48,8 +48,10 @@ asio::awaitable<describe_producers_response> handle(request_context& ctx,
         }
     }
     auto on_shard = [](cluster::partition* p, item& it) {
-        // Only the leader answers (Kafka's Partition.activeProducerState).
-        if (!p || !p->is_leader()) {
+        // Any replica with the log answers, followers too (Kafka's
+        // Partition.activeProducerState): find-hanging asks each broker
+        // about the replicas it hosts.
+        if (!p) {
             it.result.error_code = to_wire(error_code::not_leader_or_follower);
             return;
         }

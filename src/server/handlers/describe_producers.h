@@ -1,6 +1,7 @@
 #pragma once
 // DescribeProducers (key 61, v0): the active idempotent/transactional
-// producers of each requested partition, as its leader's log knows them
+// producers of each requested partition, as this replica's log knows them
+// (leader or follower; NOT_LEADER_OR_FOLLOWER where it hosts none)
 // (storage/producer_state_manager.h): id, epoch, last sequence, last
 // timestamp, coordinator epoch, open transaction's first offset.
 #include "server/handler.h"
