@@ -50,8 +50,10 @@ txn_manager::txn_manager(txn_config config, cluster::purgatory_driver& driver, c
       _markers(std::move(markers)),
       _abort_timer(driver.executor()),
       _expiration_timer(driver.executor()) {
-    schedule_abort_check();
-    schedule_expiration_check();
+    run_every(_abort_timer, _config.abort_check_interval_ms,
+              &txn_manager::abort_timed_out_transactions);
+    run_every(_expiration_timer, _config.expiration_check_interval_ms,
+              &txn_manager::remove_expired_transactional_ids);
 }
 
 txn_manager::~txn_manager() {
@@ -59,16 +61,16 @@ txn_manager::~txn_manager() {
     _expiration_timer.cancel();
 }
 
-void txn_manager::schedule_expiration_check() {
-    _expiration_timer.expires_after(
-        std::chrono::milliseconds(std::max(1, _config.expiration_check_interval_ms)));
+void txn_manager::run_every(asio::steady_timer& timer, int32_t interval_ms,
+                            void (txn_manager::*task)()) {
+    timer.expires_after(std::chrono::milliseconds(std::max(1, interval_ms)));
     std::weak_ptr<char> alive = _alive;
-    _expiration_timer.async_wait([this, alive](std::error_code ec) {
+    timer.async_wait([this, alive, &timer, interval_ms, task](std::error_code ec) {
         if (ec || alive.expired()) {
             return;
         }
-        remove_expired_transactional_ids();
-        schedule_expiration_check();
+        (this->*task)();
+        run_every(timer, interval_ms, task);
     });
 }
 
@@ -123,19 +125,6 @@ void txn_manager::remove_expired_transactional_ids() {
             }
         });
     }
-}
-
-void txn_manager::schedule_abort_check() {
-    _abort_timer.expires_after(
-        std::chrono::milliseconds(std::max(1, _config.abort_check_interval_ms)));
-    std::weak_ptr<char> alive = _alive;
-    _abort_timer.async_wait([this, alive](std::error_code ec) {
-        if (ec || alive.expired()) {
-            return;
-        }
-        abort_timed_out_transactions();
-        schedule_abort_check();
-    });
 }
 
 void txn_manager::on_elected(int32_t partition, cluster::partition* log) {

@@ -135,8 +135,8 @@ class txn_manager {
     // Ongoing -> PrepareAbort under a bumped epoch (timeout, new producer).
     void fence_and_abort(int32_t partition, transaction_metadata& m);
     void on_loaded(txn_coordinator_shard& s);
-    void schedule_abort_check();
-    void schedule_expiration_check();
+    // Runs `task` every `interval_ms` on `timer` while the manager lives.
+    void run_every(asio::steady_timer& timer, int32_t interval_ms, void (txn_manager::*task)());
 
     txn_config _config;
     clock_fn _wall_clock;
