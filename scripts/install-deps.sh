@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_packages=(
   g++ cmake make ninja-build pkg-config python3 clang-format
-  libasio-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libssl-dev
+  libasio-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libssl-dev libxxhash-dev
   libspdlog-dev libfmt-dev libcli11-dev librdkafka-dev
 )
 test_packages=(

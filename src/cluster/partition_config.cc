@@ -18,6 +18,10 @@ partition_config make_partition_config(const config::topic_config& tc) {
     l.max_message_bytes = tc.max_message_bytes;
     l.cleanup_delete = tc.delete_;
     l.cleanup_compact = tc.compact;
+    l.min_cleanable_dirty_ratio = tc.min_cleanable_dirty_ratio;
+    l.min_compaction_lag_ms = tc.min_compaction_lag_ms;
+    l.max_compaction_lag_ms = tc.max_compaction_lag_ms;
+    l.delete_retention_ms = tc.delete_retention_ms;
     pc.compacted = tc.compact;
     pc.message_timestamp_type = tc.timestamp_type == config::message_timestamp_type::log_append_time
                                     ? record::timestamp_type::log_append_time

@@ -4,6 +4,7 @@
 
 #include <asio/post.hpp>
 #include <chrono>
+#include <future>
 
 #include "cluster/partition_config.h"
 #include "common/clock.h"
@@ -124,7 +125,40 @@ status data_plane::open() {
     _fetch_waiters = std::make_unique<cluster::fetch_waiters>(shards);
     _replicas =
         std::make_unique<cluster::replica_manager>(_cfg.node_id, std::move(shards), *_logs, _cfg);
+    if (_cfg.log_cleaner_enable && _cfg.log_cleaner_threads > 0) {
+        storage::compaction::log_cleaner_config cc;
+        cc.threads = _cfg.log_cleaner_threads;
+        cc.dedupe_buffer_size = _cfg.log_cleaner_dedupe_buffer_size;
+        cc.load_factor = _cfg.log_cleaner_io_buffer_load_factor;
+        cc.io_max_bytes_per_second = _cfg.log_cleaner_io_max_bytes_per_second;
+        cc.backoff_ms = _cfg.log_cleaner_backoff_ms;
+        _cleaner = std::make_unique<storage::compaction::log_cleaner>(
+            cc, *_logs, owner_runner(), [] { return wall_clock_ms(); });
+    }
     return {};
+}
+
+// The cleaner's plans and swaps run on the shard that owns the log; the
+// cleaner thread waits, giving up when it is stopped (the reactors may be gone).
+storage::compaction::owner_runner data_plane::owner_runner() {
+    return [this](const storage::log& l, std::function<void()> fn, const std::atomic<bool>& stop) {
+        if (!l.topic_id()) {
+            return false;
+        }
+        size_t shard = _replicas->shard_of(*l.topic_id(), l.partition().partition);
+        auto done = std::make_shared<std::promise<void>>();
+        auto ran = done->get_future();
+        asio::post(_reactors.at(shard), [fn = std::move(fn), done] {
+            fn();
+            done->set_value();
+        });
+        while (ran.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+            if (stop) {
+                return false;
+            }
+        }
+        return true;
+    };
 }
 
 void data_plane::attach(broker_context& ctx) {
@@ -149,6 +183,9 @@ void data_plane::start() {
     run_checkpoints();
     _deletion_timer = std::make_unique<asio::steady_timer>(_blocking);
     run_deletions();
+    if (_cleaner) {
+        _cleaner->start();
+    }
 }
 
 // Kafka's isr-expiration task: every replica.lag.time.max.ms / 2, so a
@@ -219,6 +256,9 @@ void data_plane::shutdown() {
         return;
     }
     _shut_down = true;
+    if (_cleaner) {
+        _cleaner->stop();
+    }
     if (_deletion_timer) {
         _deletion_timer->cancel();
     }

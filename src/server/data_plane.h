@@ -18,6 +18,7 @@
 #include "server/broker_context.h"
 #include "server/fetch/fetch_session_cache.h"
 #include "server/reactor_pool.h"
+#include "storage/compaction/log_cleaner.h"
 #include "storage/log_manager.h"
 
 namespace samsa::server {
@@ -43,6 +44,7 @@ class data_plane {
 
   private:
     void arm_housekeeping(size_t shard);
+    storage::compaction::owner_runner owner_runner();
     void run_checkpoints();
     void run_deletions();
 
@@ -52,6 +54,8 @@ class data_plane {
     std::unique_ptr<storage::log_manager> _logs;
     std::unique_ptr<cluster::replica_manager> _replicas;
     std::unique_ptr<cluster::fetch_waiters> _fetch_waiters;
+    // Compaction (log.cleaner.enable); stopped before the logs close.
+    std::unique_ptr<storage::compaction::log_cleaner> _cleaner;
     fetch::fetch_session_cache _fetch_sessions;
     std::unique_ptr<coordinator::txn::producer_id_manager> _producer_ids;
     std::vector<std::unique_ptr<asio::steady_timer>> _timers;

@@ -79,7 +79,9 @@ log::log(log_open_options& o, leader_epoch_cache epochs)
       _producers(o.dir, o.tp, o.producer_state),
       _dir_health(o.dir_health),
       _last_flush_ms(o.now_ms),
-      _now_ms(o.now_ms) {}
+      _now_ms(o.now_ms) {
+    _compacted.store(_config.cleanup_compact, std::memory_order_relaxed);
+}
 
 log::~log() = default;
 

@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "common/kafka_types.h"
 #include "common/result.h"
 #include "common/uuid.h"
+#include "storage/compaction/cleaning_plan.h"
 #include "storage/deletion_queue.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
@@ -146,7 +148,10 @@ class log : public std::enable_shared_from_this<log> {
     const std::string& dir() const { return _dir; }
     const log_config& config() const { return _config; }
     // Takes effect for the next roll, index entry, retention run and flush check.
-    void update_config(const log_config& c) { _config = c; }
+    void update_config(const log_config& c) {
+        _config = c;
+        _compacted.store(c.cleanup_compact, std::memory_order_relaxed);
+    }
     const std::optional<uuid>& topic_id() const { return _topic_id; }
     const log_load_report& load_report() const { return _load_report; }
 
@@ -268,9 +273,23 @@ class log : public std::enable_shared_from_this<log> {
     // path.
     result<std::string> close_and_rename_for_delete(int64_t now_ms);
 
+    // Compaction (log_compaction.cc; docs/compaction.md). On the owner shard:
+    // what the cleaner may clean now, the dirty part starting at `first_dirty`
+    // (clamped into the log).
+    compaction::cleaning_plan plan_cleaning(int64_t first_dirty, int64_t now_ms) const;
+    // Swaps each cleaned segment in for those it replaces, crash-safely
+    // (.cleaned -> .swap, the old ones -> .deleted, .swap -> final names).
+    // false, with the cleaned files deleted, when the log changed since the
+    // plan (truncation, retention, DeleteRecords, close): nothing is swapped.
+    result<bool> swap_cleaned(compaction::cleaning_outcome& outcome, uint64_t generation,
+                              int64_t now_ms);
+    // cleanup.policy includes compact; any thread (the cleaner's selection).
+    bool compacted_snapshot() const { return _compacted.load(std::memory_order_relaxed); }
+
   private:
     log(log_open_options& options, leader_epoch_cache epochs);
     status load(const log_open_options& options);
+    status complete_swaps();
     std::shared_ptr<log_segment> active() const { return _segments.rbegin()->second; }
     result<append_result> append_checked(bytes_view batches, int32_t leader_epoch,
                                          record::append_origin origin, int64_t now_ms);
@@ -331,6 +350,11 @@ class log : public std::enable_shared_from_this<log> {
     mutable std::atomic<bool> _read_failure_logged{false};
     log_load_report _load_report;
     bool _closed = false;
+    // Bumped whenever segments leave the log other than by a swap: a cleaning
+    // planned before is then stale.
+    uint64_t _generation = 0;
+    std::set<int64_t> _swapped_in;  // segments whose swap load completed (recovered)
+    std::atomic<bool> _compacted{false};
 
     // Flush state.
     bool _flush_in_flight = false;

@@ -35,6 +35,19 @@ struct log_config {
     // applies only with delete; the log start offset always applies.
     bool cleanup_delete = true;
     bool cleanup_compact = false;
+    // Compaction (storage/compaction/, docs/compaction.md).
+    // min.cleanable.dirty.ratio (log.cleaner.min.cleanable.ratio): the share of
+    // the log written since the last cleaning that makes it worth cleaning.
+    double min_cleanable_dirty_ratio = 0.5;
+    // min.compaction.lag.ms / max.compaction.lag.ms (log.cleaner.*): a record
+    // stays uncompacted at least this long; a segment is cleaned at the latest
+    // this long after its first record, whatever the dirty ratio.
+    int64_t min_compaction_lag_ms = 0;
+    int64_t max_compaction_lag_ms = std::numeric_limits<int64_t>::max();
+    // delete.retention.ms (log.cleaner.delete.retention.ms): how long a
+    // tombstone or a transaction marker outlives the cleaning that first found
+    // it removable (KIP-534's delete horizon).
+    int64_t delete_retention_ms = 24LL * 60 * 60 * 1000;
 };
 
 }  // namespace samsa::storage

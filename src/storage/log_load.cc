@@ -1,12 +1,15 @@
 // log: opening a partition directory — leftovers removed, segments loaded or
 // recovered (docs/formats/segment.md, "Recovery"), offsets restored from the
 // checkpoints, producer state loaded (log_producer_state.cc).
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
 
+#include "storage/file_batch_reader.h"
 #include "storage/log.h"
 #include "storage/partition_metadata.h"
 #include "storage/segment_name.h"
@@ -21,7 +24,98 @@ bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+status unlink_if_exists(const std::string& p) {
+    if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+        return io_error("unlink", p, errno);
+    }
+    return {};
+}
+
+// One past the last offset of the batches in `path` (`base` when none).
+result<int64_t> next_offset_of(const std::string& path, int64_t base) {
+    auto f = file_handle::open(path, O_RDONLY);
+    if (!f) {
+        return f.err();
+    }
+    auto size = f->size();
+    if (!size) {
+        return size.err();
+    }
+    file_batch_reader reader(*f, 0, *size);
+    int64_t next = base;
+    for (;;) {
+        auto b = reader.next();
+        if (!b) {
+            return b.err();
+        }
+        if (!*b) {
+            return next;
+        }
+        next = (*b)->header.last_offset() + 1;
+    }
+}
+
 }  // namespace
+
+// A `<base>.log.swap` is a cleaned segment whose swap a crash interrupted: its
+// data was made durable before it was named .swap, so the swap is finished as
+// Kafka's LogLoader does: the segments it replaces (those with a base offset in
+// [base, its next offset)) go, and it takes their place, re-checked as a
+// recovered segment. Other .swap and .cleaned files are removed afterwards.
+status log::complete_swaps() {
+    std::vector<int64_t> swaps;
+    std::vector<int64_t> logs;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(_dir, ec)) {
+        std::string name = entry.path().filename().string();
+        if (ends_with(name, swap_suffix)) {
+            auto stem = name.substr(0, name.size() - swap_suffix.size());
+            if (auto b = parse_segment_file_name(stem, log_suffix)) {
+                swaps.push_back(*b);
+            }
+        } else if (auto b = parse_segment_file_name(name, log_suffix)) {
+            logs.push_back(*b);
+        }
+    }
+    if (ec) {
+        return error{error_code::kafka_storage_error, "list " + _dir + ": " + ec.message()};
+    }
+    std::sort(swaps.begin(), swaps.end());
+    for (int64_t base : swaps) {
+        const std::string swap_log =
+            path_join(_dir, segment_file_name(base, log_suffix)) + std::string(swap_suffix);
+        auto next = next_offset_of(swap_log, base);
+        if (!next) {
+            return next.err();
+        }
+        for (int64_t old : logs) {
+            if (old != base && (old < base || old >= *next)) {
+                continue;
+            }
+            for (auto kind : {log_suffix, index_suffix, time_index_suffix, txn_index_suffix}) {
+                if (auto s = unlink_if_exists(path_join(_dir, segment_file_name(old, kind))); !s) {
+                    return s;
+                }
+            }
+        }
+        for (auto kind : {index_suffix, time_index_suffix, txn_index_suffix, log_suffix}) {
+            auto final_path = path_join(_dir, segment_file_name(base, kind));
+            auto from = final_path + std::string(swap_suffix);
+            if (::rename(from.c_str(), final_path.c_str()) != 0 && errno != ENOENT) {
+                return io_error("rename", from, errno);
+            }
+        }
+        _swapped_in.insert(base);
+        spdlog::warn(
+            "event=log_swap_completed partition={} segment={} next_offset={} reason=\"a cleaning "
+            "was interrupted mid-swap\"",
+            _tp.to_string(), base, *next);
+    }
+    if (!swaps.empty()) {
+        return fsync_dir(_dir);
+    }
+    return {};
+}
 
 result<std::shared_ptr<log>> log::open(log_open_options o) {
     std::error_code ec;
@@ -67,6 +161,10 @@ status log::load(const log_open_options& o) {
         }
     }
 
+    // A cleaning interrupted mid-swap is completed first (docs/compaction.md).
+    if (auto s = complete_swaps(); !s) {
+        return s;
+    }
     // Leftovers of deletes and compaction go; orphan indexes go; .log files are
     // the segments.
     std::vector<int64_t> bases;
@@ -106,7 +204,8 @@ status log::load(const log_open_options& o) {
         bool last = i + 1 == bases.size();
         // A segment holds offsets in [base, next base): it needs recovery when
         // that range reaches the recovery point.
-        bool needs_recovery = !o.had_clean_shutdown && (last || bases[i + 1] > checkpoint_rp);
+        bool needs_recovery = (!o.had_clean_shutdown && (last || bases[i + 1] > checkpoint_rp)) ||
+                              _swapped_in.count(base) > 0;
         segment_recovery rec;
         auto seg = log_segment::open(_dir, base, _config, o.now_ms, last, needs_recovery, &rec);
         if (!seg) {

@@ -7,6 +7,7 @@
 namespace samsa::storage {
 
 status log::remove_segments(const std::vector<int64_t>& bases, int64_t now_ms) {
+    ++_generation;
     for (int64_t base : bases) {
         auto it = _segments.find(base);
         if (it == _segments.end()) {

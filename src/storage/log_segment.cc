@@ -69,21 +69,30 @@ log_segment::log_segment(std::string dir, int64_t base_offset, file_handle log,
 
 log_segment::~log_segment() = default;
 
+std::string log_segment::file_path(std::string_view kind) const {
+    return path_join(_dir, segment_file_name(_base_offset, kind)) + _suffix;
+}
+
 result<std::shared_ptr<log_segment>> log_segment::create(const std::string& dir,
                                                          int64_t base_offset,
-                                                         const log_config& config, int64_t now_ms) {
-    auto log = file_handle::open(path_join(dir, segment_file_name(base_offset, log_suffix)),
-                                 O_RDWR | O_CREAT | O_TRUNC);
+                                                         const log_config& config, int64_t now_ms,
+                                                         std::string_view name_suffix) {
+    auto log = file_handle::open(
+        path_join(dir, segment_file_name(base_offset, log_suffix)) + std::string(name_suffix),
+        O_RDWR | O_CREAT | O_TRUNC);
     if (!log) {
         return log.err();
     }
     for (auto suffix : {index_suffix, time_index_suffix, txn_index_suffix}) {
-        if (auto s = unlink_if_exists(path_join(dir, segment_file_name(base_offset, suffix))); !s) {
+        if (auto s = unlink_if_exists(path_join(dir, segment_file_name(base_offset, suffix)) +
+                                      std::string(name_suffix));
+            !s) {
             return s.err();
         }
     }
     std::shared_ptr<log_segment> seg(
         new log_segment(dir, base_offset, std::move(*log), config, now_ms));
+    seg->_suffix = std::string(name_suffix);
     bool missing;
     if (auto s = seg->open_indexes(true, &missing, config); !s) {
         return s.err();
@@ -452,14 +461,43 @@ status log_segment::rename_to_deleted() {
     return {};
 }
 
+status log_segment::change_suffix(std::string_view suffix) {
+    std::lock_guard lock(_lifecycle);
+    if (_deleted) {
+        return error{error_code::kafka_storage_error, "rename of a deleted segment " + _log_path};
+    }
+    const std::string next(suffix);
+    auto renamed = [&](std::string_view kind) {
+        return path_join(_dir, segment_file_name(_base_offset, kind)) + next;
+    };
+    if (_offset_index) {
+        if (auto s = _offset_index->rename(renamed(index_suffix)); !s) {
+            return s;
+        }
+        if (auto s = _time_index->rename(renamed(time_index_suffix)); !s) {
+            return s;
+        }
+    }
+    if (auto s = _txn_index.rename(renamed(txn_index_suffix)); !s) {
+        return s;
+    }
+    auto log_path = renamed(log_suffix);
+    if (::rename(_log_path.c_str(), log_path.c_str()) != 0) {
+        return io_error("rename", _log_path, errno);
+    }
+    _log_path = log_path;
+    _suffix = next;
+    return {};
+}
+
 status log_segment::delete_files() {
     std::lock_guard lock(_lifecycle);
     std::string suffix = _deleted ? std::string(deleted_suffix) : std::string();
     std::string paths[4] = {
         _log_path,
-        path_join(_dir, segment_file_name(_base_offset, index_suffix)) + suffix,
-        path_join(_dir, segment_file_name(_base_offset, time_index_suffix)) + suffix,
-        path_join(_dir, segment_file_name(_base_offset, txn_index_suffix)) + suffix,
+        file_path(index_suffix) + suffix,
+        file_path(time_index_suffix) + suffix,
+        file_path(txn_index_suffix) + suffix,
     };
     (void)_txn_index.close();
     if (_offset_index) {

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/bytes.h"
 #include "common/result.h"
@@ -72,9 +73,12 @@ struct segment_recovery {
 
 class log_segment {
   public:
-    // A new, empty segment; files left with the same name are replaced.
+    // A new, empty segment; files left with the same name are replaced. A
+    // `suffix` is added to every file name: the cleaner writes its segments as
+    // `<base>.log.cleaned` etc. (storage/compaction/log_cleaner.h).
     static result<std::shared_ptr<log_segment>> create(const std::string& dir, int64_t base_offset,
-                                                       const log_config& config, int64_t now_ms);
+                                                       const log_config& config, int64_t now_ms,
+                                                       std::string_view suffix = {});
     // An existing segment. With `needs_recovery`, every batch is re-validated
     // (recover()); otherwise the indexes are checked against the .log and
     // rebuilt only when missing or corrupt. `active` preallocates the indexes
@@ -162,6 +166,13 @@ class log_segment {
     status close();
     // Renames the three files to <name>.deleted; readers keep the open .log.
     status rename_to_deleted();
+    // Renames every file from <name><current suffix> to <name><suffix> (the
+    // cleaner's .cleaned -> .swap -> no suffix), the .log last: recovery treats
+    // a `.log.swap` as a finished cleaning (docs/compaction.md).
+    status change_suffix(std::string_view suffix);
+    // The open .log shared, for a reader on another thread (the cleaner) that
+    // must keep the file open whatever the owner does to the segment.
+    std::shared_ptr<const file_handle> shared_log_file() const { return _log; }
     // Unlinks the files (after rename_to_deleted, or directly). Any thread once
     // the log dropped the segment.
     status delete_files();
@@ -178,8 +189,12 @@ class log_segment {
     void index_batch(const record::batch_header& h, int64_t position);
     status load_tail_state();
 
+    // <dir>/<base><kind><suffix>.
+    std::string file_path(std::string_view kind) const;
+
     std::string _dir;
     int64_t _base_offset;
+    std::string _suffix;
     std::string _log_path;
     std::shared_ptr<file_handle> _log;
     std::unique_ptr<offset_index> _offset_index;

@@ -69,8 +69,8 @@ result<std::string> keep_corrupt_bytes(const file_handle& file, const std::strin
 }  // namespace
 
 status log_segment::open_indexes(bool active, bool* missing, const log_config& config) {
-    auto index_path = path_join(_dir, segment_file_name(_base_offset, index_suffix));
-    auto time_path = path_join(_dir, segment_file_name(_base_offset, time_index_suffix));
+    auto index_path = file_path(index_suffix);
+    auto time_path = file_path(time_index_suffix);
     *missing = !file_exists(index_path) || !file_exists(time_path);
     auto oi = offset_index::open(index_path, _base_offset, config.segment_index_bytes, active);
     if (!oi && oi.err().code == error_code::corrupt_message) {
@@ -96,7 +96,7 @@ status log_segment::open_indexes(bool active, bool* missing, const log_config& c
         return ti.err();
     }
     auto txn =
-        transaction_index::open(path_join(_dir, segment_file_name(_base_offset, txn_index_suffix)));
+        transaction_index::open(file_path(txn_index_suffix));
     if (!txn) {
         return txn.err();
     }

@@ -146,6 +146,8 @@ class producer_state_manager {
     // Without `sync` the file is remembered for take_unsynced_snapshots().
     status take_snapshot(bool sync);
     void delete_snapshots_before(int64_t offset);
+    // The snapshot at `offset`, if any (a segment a cleaning replaced).
+    void delete_snapshot(int64_t offset);
     std::optional<int64_t> latest_snapshot_offset() const;
     std::vector<int64_t> snapshot_offsets() const;
     // Snapshot files written without fsync since the last call (the log's
@@ -161,7 +163,6 @@ class producer_state_manager {
     // After a reload: the open transactions as the producers say.
     void rebuild_transactions();
     bool is_expired(const producer_state_entry& e, int64_t now_ms) const;
-    void delete_snapshot(int64_t offset);
 
     std::string _dir;
     topic_partition _tp;

@@ -198,6 +198,10 @@ result<broker_config> build_broker_config(const config_set& v) {
     }
     c.log_cleaner_enable = v.get_bool("log.cleaner.enable");
     c.log_cleaner_threads = v.get_int("log.cleaner.threads");
+    c.log_cleaner_dedupe_buffer_size = v.get_long("log.cleaner.dedupe.buffer.size");
+    c.log_cleaner_io_buffer_load_factor = v.get_double("log.cleaner.io.buffer.load.factor");
+    c.log_cleaner_io_max_bytes_per_second = v.get_double("log.cleaner.io.max.bytes.per.second");
+    c.log_cleaner_backoff_ms = v.get_long("log.cleaner.backoff.ms");
 
     // Replication.
     c.replica_lag_time_max_ms = v.get_long("replica.lag.time.max.ms");

@@ -115,6 +115,10 @@ struct broker_config {
     int64_t log_message_timestamp_after_max_ms = 0;
     bool log_cleaner_enable = false;
     int32_t log_cleaner_threads = 0;
+    int64_t log_cleaner_dedupe_buffer_size = 0;
+    double log_cleaner_io_buffer_load_factor = 0;
+    double log_cleaner_io_max_bytes_per_second = 0;
+    int64_t log_cleaner_backoff_ms = 0;
 
     // ---- replication
     int64_t replica_lag_time_max_ms = 0;

@@ -325,8 +325,14 @@ config_def build() {
         "Run the log cleaner, which compacts topics with cleanup.policy=compact.");
     def("log.cleaner.threads", k_int, "1", validator::at_least(0), medium, cluster_wide,
         "Number of log cleaner threads.");
-    def("log.cleaner.dedupe.buffer.size", k_long, "134217728", none(), medium, cluster_wide,
+    def("log.cleaner.dedupe.buffer.size", k_long, "134217728", validator::at_least(1024 * 1024),
+        medium, cluster_wide,
         "Memory for the cleaner's key deduplication, across all cleaner threads.");
+    def("log.cleaner.io.buffer.load.factor", k_double, "0.9", validator::between(0, 1), medium,
+        cluster_wide, "How full the cleaner fills its dedupe buffer's hash table.");
+    def("log.cleaner.io.max.bytes.per.second", k_double, "1.7976931348623157E308",
+        validator::at_least(1), medium, cluster_wide,
+        "The cleaner's limit on bytes read plus written per second.");
     def("log.cleaner.backoff.ms", k_long, "15000", validator::at_least(0), medium, cluster_wide,
         "How long the cleaner sleeps when there is nothing to clean.");
     def("log.cleaner.delete.retention.ms", k_long, "86400000", validator::at_least(0), medium,

@@ -1,0 +1,274 @@
+#include "storage/compaction/log_cleaner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "storage/checkpoint_file.h"
+#include "storage/file_batch_reader.h"
+
+namespace samsa::storage::compaction {
+
+namespace {
+
+std::string log_dir_of(const log& l) {
+    return std::filesystem::path(l.dir()).parent_path().string();
+}
+
+// Records in the dirty part, from the batch headers: an upper bound on the
+// keys the offset map must hold.
+result<int64_t> dirty_records(const cleaning_plan& plan) {
+    int64_t n = 0;
+    for (const auto& s : plan.segments) {
+        if (s.next_offset <= plan.first_dirty_offset) {
+            continue;
+        }
+        file_batch_reader reader(*s.file, 0, s.size_bytes);
+        for (;;) {
+            auto b = reader.next();
+            if (!b) {
+                return b.err();
+            }
+            if (!*b) {
+                break;
+            }
+            n += std::max<int32_t>(0, (*b)->header.records_count);
+        }
+    }
+    return n;
+}
+
+}  // namespace
+
+owner_runner inline_runner() {
+    return [](const log&, std::function<void()> fn, const std::atomic<bool>&) {
+        fn();
+        return true;
+    };
+}
+
+log_cleaner::log_cleaner(log_cleaner_config config, log_manager& logs, owner_runner run,
+                         wall_clock now)
+    : _config(config), _logs(logs), _run(std::move(run)), _now(std::move(now)) {
+    _config.threads = std::max(1, _config.threads);
+    load_checkpoints();
+}
+
+log_cleaner::~log_cleaner() {
+    stop();
+}
+
+void log_cleaner::start() {
+    for (int i = 0; i < _config.threads; ++i) {
+        _threads.emplace_back([this, i] { run_thread(size_t(i)); });
+    }
+}
+
+void log_cleaner::stop() {
+    {
+        std::lock_guard lock(_sleep_mutex);
+        _stop = true;
+    }
+    _wake.notify_all();
+    for (auto& t : _threads) {
+        if (t.joinable()) {
+            t.join();
+        }
+    }
+    _threads.clear();
+}
+
+void log_cleaner::run_thread(size_t) {
+    while (!_stop) {
+        auto cleaned = clean_once();
+        if (!cleaned) {
+            spdlog::warn("event=log_cleaner_round_failed error=\"{}\"", cleaned.err().message);
+        }
+        if (cleaned && *cleaned) {
+            continue;
+        }
+        std::unique_lock lock(_sleep_mutex);
+        _wake.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(1, _config.backoff_ms)),
+                       [this] { return _stop.load(); });
+    }
+}
+
+void log_cleaner::load_checkpoints() {
+    for (const auto& dir : _logs.log_dirs()) {
+        if (dir.is_offline()) {
+            continue;
+        }
+        auto path = path_join(dir.path, cleaner_checkpoint_file);
+        auto cp = read_offset_checkpoint(path);
+        if (!cp) {
+            // Only costs a cleaning from the log start.
+            spdlog::warn("event=cleaner_checkpoint_ignored path={} error=\"{}\"", path,
+                         cp.err().message);
+            continue;
+        }
+        std::lock_guard lock(_mutex);
+        _cleaned.insert(cp->begin(), cp->end());
+    }
+}
+
+status log_cleaner::write_checkpoint(const std::string& log_dir) {
+    offset_checkpoint entries;
+    {
+        std::lock_guard lock(_mutex);
+        _logs.for_each_log([&](const std::shared_ptr<log>& l) {
+            auto it = _cleaned.find(l->partition());
+            if (it != _cleaned.end() && log_dir_of(*l) == log_dir) {
+                entries.emplace(it->first, it->second);
+            }
+        });
+    }
+    return write_offset_checkpoint(path_join(log_dir, cleaner_checkpoint_file), entries);
+}
+
+int64_t log_cleaner::first_dirty(const topic_partition& tp) const {
+    std::lock_guard lock(_mutex);
+    auto it = _cleaned.find(tp);
+    return it == _cleaned.end() ? 0 : it->second;
+}
+
+std::map<topic_partition, int64_t> log_cleaner::cleaned_offsets() const {
+    std::lock_guard lock(_mutex);
+    return _cleaned;
+}
+
+std::set<topic_partition> log_cleaner::uncleanable() const {
+    std::lock_guard lock(_mutex);
+    return _uncleanable;
+}
+
+void log_cleaner::release(const topic_partition& tp) {
+    std::lock_guard lock(_mutex);
+    _in_progress.erase(tp);
+}
+
+std::optional<log_cleaner::candidate> log_cleaner::grab_filthiest(int64_t now_ms) {
+    std::lock_guard select(_select_mutex);
+    std::vector<std::shared_ptr<log>> compacted;
+    {
+        std::lock_guard lock(_mutex);
+        _logs.for_each_log([&](const std::shared_ptr<log>& l) {
+            if (l->compacted_snapshot() && !_in_progress.count(l->partition()) &&
+                !_uncleanable.count(l->partition())) {
+                compacted.push_back(l);
+            }
+        });
+    }
+    std::optional<candidate> best;
+    double best_ratio = -1;
+    for (auto& l : compacted) {
+        auto plan = std::make_shared<cleaning_plan>();
+        auto from = first_dirty(l->partition());
+        bool ran = _run(
+            *l, [l, plan, from, now_ms] { *plan = l->plan_cleaning(from, now_ms); }, _stop);
+        if (!ran) {
+            return std::nullopt;
+        }
+        if (plan->dirty_bytes() == 0) {
+            continue;
+        }
+        double ratio = plan->dirty_ratio();
+        bool due = ratio >= plan->config.min_cleanable_dirty_ratio ||
+                   plan->compaction_lag_exceeded(now_ms);
+        if (due && ratio > best_ratio) {
+            best_ratio = ratio;
+            best = candidate{l, std::move(*plan)};
+        }
+    }
+    if (best) {
+        std::lock_guard lock(_mutex);
+        _in_progress.insert(best->l->partition());
+    }
+    return best;
+}
+
+result<bool> log_cleaner::clean_once() {
+    auto c = grab_filthiest(_now());
+    if (!c) {
+        return false;
+    }
+    auto tp = c->l->partition();
+    auto r = clean(std::move(*c), _now());
+    release(tp);
+    return r;
+}
+
+result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
+    const auto& plan = c.plan;
+    const std::string tp = plan.tp.to_string();
+    auto fail = [&](const error& e) -> result<bool> {
+        if (_stop) {
+            return false;
+        }
+        // Kafka marks the partition uncleanable and goes on with the others.
+        spdlog::error("event=log_cleaning_failed partition={} error=\"{}\" action=uncleanable", tp,
+                      e.message);
+        std::lock_guard lock(_mutex);
+        _uncleanable.insert(plan.tp);
+        return false;
+    };
+    auto records = dirty_records(plan);
+    if (!records) {
+        return fail(records.err());
+    }
+    const size_t per_thread = size_t(_config.dedupe_buffer_size / _config.threads);
+    const double lf = std::max(0.01, _config.load_factor);
+    const size_t wanted = size_t(double(*records + 16) / lf * 24.0) + 1024;
+    offset_map map(std::min(per_thread, wanted), lf);
+    throttler throttle(_config.io_max_bytes_per_second / _config.threads);
+    cleaning_context ctx{now_ms, &throttle, &_stop};
+    const size_t segments_before = plan.segments.size();
+    auto outcome = clean_log(plan, map, ctx);
+    if (!outcome) {
+        return fail(outcome.err());
+    }
+    auto shared = std::make_shared<cleaning_outcome>(std::move(*outcome));
+    auto swapped = std::make_shared<result<bool>>(false);
+    auto l = c.l;
+    const uint64_t generation = plan.generation;
+    bool ran = _run(
+        *l,
+        [l, shared, swapped, generation, now_ms] {
+            *swapped = l->swap_cleaned(*shared, generation, now_ms);
+        },
+        _stop);
+    if (!ran) {
+        return false;
+    }
+    if (!*swapped) {
+        return fail(swapped->err());
+    }
+    const auto& st = shared->stats;
+    if (!**swapped) {
+        spdlog::info(
+            "event=log_cleaning_discarded partition={} reason=\"the log changed while "
+            "it was cleaned\"",
+            tp);
+        return true;
+    }
+    {
+        std::lock_guard lock(_mutex);
+        _cleaned[plan.tp] = shared->cleaned_up_to;
+    }
+    if (auto s = write_checkpoint(log_dir_of(*l)); !s) {
+        spdlog::warn("event=cleaner_checkpoint_failed error=\"{}\"", s.err().message);
+    }
+    spdlog::info(
+        "event=log_cleaned partition={} segments_read={} dirty_bytes={} bytes_read={} "
+        "bytes_written={} "
+        "records_read={} records_kept={} tombstones_removed={} aborted_records_removed={} "
+        "markers_removed={} map_entries={} dirty_ratio={:.3f} cleaned_up_to={} duration_ms={} "
+        "throttled_ms={}",
+        tp, segments_before, plan.dirty_bytes(), st.bytes_read, st.bytes_written, st.records_read,
+        st.records_kept, st.tombstones_removed, st.aborted_records_removed, st.markers_removed,
+        st.map_entries, plan.dirty_ratio(), shared->cleaned_up_to, st.duration_ms,
+        throttle.slept().count());
+    return true;
+}
+
+}  // namespace samsa::storage::compaction
