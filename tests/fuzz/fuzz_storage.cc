@@ -11,6 +11,10 @@
 //      the index is checked against the log), split at byte 1 of the input
 //   6  the same with a .timeindex, then timestamp lookups
 //   7  the same with a .txnindex, then aborted-transaction lookups
+//   8  a segment .log loaded as in 4, rolled and cleaned as a compacted log
+//      (the cleaner decodes every batch and record), then read back
+//   9  a segment .log and a `.log.swap` beside it (a cleaning killed
+//      mid-swap), split as in 5, loaded after an unclean shutdown
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +23,7 @@
 #include <string>
 
 #include "storage/checkpoint_file.h"
+#include "storage/compaction/cleaner.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log.h"
 #include "storage/partition_metadata.h"
@@ -73,6 +78,31 @@ void load_and_read(const std::string& dir, bool clean) {
     (void)log.close();
 }
 
+void clean_and_read(const std::string& dir) {
+    storage::log_open_options o;
+    o.dir = dir;
+    o.tp = {"fuzz", 0};
+    o.config.segment_index_bytes = 64 * 1024;
+    o.config.cleanup_compact = true;
+    o.config.delete_retention_ms = 0;
+    auto l = storage::log::open(o);
+    if (!l) {
+        return;
+    }
+    auto& log = **l;
+    log.update_high_watermark(log.log_end_offset());
+    if (log.roll(0)) {
+        auto plan = log.plan_cleaning(0, 0);
+        storage::compaction::offset_map map(24 * 64, 0.9);
+        auto out = storage::compaction::clean_log(plan, map, {1, nullptr, nullptr});
+        if (out) {
+            (void)log.swap_cleaned(*out, plan.generation, 1);
+        }
+    }
+    (void)log.close();
+    load_and_read(dir, true);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -83,7 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (d.path.empty()) {
         return 0;
     }
-    const uint8_t mode = data[0] % 8;
+    const uint8_t mode = data[0] % 10;
     const uint8_t* body = data + 1;
     const size_t n = size - 1;
     const std::string file = d.path + "/file";
@@ -107,14 +137,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const std::string part = d.path + "/fuzz-0";
             fs::create_directories(part);
             const std::string base = part + "/" + storage::segment_file_name(0, "");
-            if (mode == 4 || n < 1) {
+            if (mode == 4 || mode == 8 || n < 1) {
                 write(base + std::string(storage::log_suffix), body, n);
-                load_and_read(part, false);
+                if (mode == 8) {
+                    clean_and_read(part);
+                } else {
+                    load_and_read(part, false);
+                }
                 break;
             }
             // body[0] says where the .log ends and the index begins.
             size_t split = std::min<size_t>(n - 1, size_t(body[0]) * (n - 1) / 255);
             write(base + std::string(storage::log_suffix), body + 1, split);
+            if (mode == 9) {
+                write(base + std::string(storage::log_suffix) + std::string(storage::swap_suffix),
+                      body + 1 + split, n - 1 - split);
+                load_and_read(part, false);
+                break;
+            }
             auto suffix = mode == 5   ? storage::index_suffix
                           : mode == 6 ? storage::time_index_suffix
                                       : storage::txn_index_suffix;
