@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from compaction_support import (CLEANER_BROKER, Rec, active_base, survivors, wait_compacted,
+                                wait_for_cleaning)
 from samsa_harness import free_ports
 
 HERE = Path(__file__).resolve().parent
@@ -315,3 +317,48 @@ def test_transactions_commit_visible_abort_invisible(kafkajs_modules, start_brok
     ]
     assert r["watermarks"] == {"0": {"low": 0, "high": 9}}
     assert r["txnCommittedOffset"] == 2
+
+
+# --- 6. a compacted topic ---------------------------------------------------------------
+def test_compacted_topic_latest_value_per_key_and_tombstone(kafkajs_modules, start_broker):
+    """kafkajs writes keyed messages (k9 once, in the first send; k5 deleted by a
+    tombstone after its last value) and fillers to a compacted topic with 16 KiB
+    segments; once the cleaner has cleaned everything below the active segment
+    (event=log_cleaned, then read back with librdkafka until it is), a kafkajs
+    group consumer from the beginning is handed the latest message of each key,
+    at the offset it was acknowledged at, with its headers and timestamp, the
+    tombstone (delete.retention.ms=3600000 has not passed) as a null value, and
+    then every message of the active segment."""
+    broker = start_broker(overrides={**GROUP_BROKER, **CLEANER_BROKER})
+    r = run_scenario(kafkajs_modules, broker, "compaction", {"phase": "produce"})
+    topic = "kjs-compaction-t"
+    sent = r["sent"]
+    assert [m["offset"] for m in sent] == list(range(len(sent)))
+
+    def as_rec(m):
+        return Rec(m["offset"], m["key"].encode(),
+                   None if m["value"] is None else m["value"].encode(),
+                   tuple((k, v.encode()) for k, v in m["headers"].items()), int(m["timestamp"]))
+    wait_for_cleaning(broker, topic)
+    wait_compacted(broker, topic, [as_rec(m) for m in sent])
+    boundary = active_base(broker.data_dir, topic)
+    assert boundary > r["lastKeyedOffset"]
+
+    kept = {x.offset for x in survivors([as_rec(m) for m in sent], boundary)}
+    expected = [m for m in sent if m["offset"] in kept]
+    c = run_scenario(kafkajs_modules, broker, "compaction",
+                     {"phase": "consume", "lastOffset": sent[-1]["offset"]})
+    assert c["received"] == expected
+    assert c["watermarks"] == {"0": {"low": 0, "high": len(sent)}}
+
+    cleaned = [m for m in c["received"] if m["offset"] < boundary and
+               not m["key"].startswith("filler-")]
+    assert sorted(m["key"] for m in cleaned) == [f"k{i}" for i in range(10)]
+    latest = {}
+    for m in sent:
+        latest[m["key"]] = m
+    assert all(m == latest[m["key"]] for m in cleaned)
+    tombstone = next(m for m in cleaned if m["key"] == "k5")
+    assert tombstone["value"] is None and tombstone["headers"] == {"why": "deleted"}
+    assert next(m for m in cleaned if m["key"] == "k9")["offset"] < 3
+    assert any(m["headers"] for m in cleaned)

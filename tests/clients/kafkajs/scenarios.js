@@ -784,6 +784,94 @@ async function transactions() {
   return r
 }
 
+// --- scenario 6: a compacted topic --------------------------------------------------
+// Run twice by the test. ARGS.phase 'produce': a compacted topic with small
+// segments; keyed sends (k9 only in the first, k5 deleted by a tombstone after
+// its last value), then sends of fillers (keys of their own) enough to roll the
+// segment holding the last keyed send; reports every message with the offset
+// it was acknowledged at. The test then waits for the broker to clean the log.
+// ARGS.phase 'consume': a group consumer from the beginning, until it has been
+// handed ARGS.lastOffset; reports what it was handed.
+async function compaction() {
+  const kafka = makeKafka(`${NAME}-client`)
+  const topic = `${NAME}-t`
+  const admin = kafka.admin()
+  await admin.connect()
+  const r = {}
+  if (ARGS.phase === 'produce') {
+    at('create topic')
+    await createTopic(admin, topic, 1, [
+      { name: 'cleanup.policy', value: 'compact' },
+      { name: 'segment.bytes', value: String(ARGS.segmentBytes || 16384) },
+      { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+      { name: 'delete.retention.ms', value: '3600000' },
+    ])
+    const producer = kafka.producer({ allowAutoTopicCreation: false })
+    await producer.connect()
+    const baseTs = Date.now() - 600 * 1000
+    const pad = 'p'.repeat(100)
+    const sent = []
+    let seq = 0
+    const send = async messages => {
+      const res = await producer.send({ topic, acks: -1, messages })
+      const base = Number(res[0].baseOffset)
+      messages.forEach((m, i) => {
+        sent.push({
+          offset: base + i,
+          key: norm(m.key),
+          value: norm(m.value),
+          headers: normHeaders(m.headers),
+          timestamp: m.timestamp,
+        })
+      })
+    }
+    at('produce keyed')
+    for (let b = 0; b < 20; b++) {
+      const messages = []
+      for (let i = 0; i < 20; i++, seq++) {
+        // k9 only in the first send; k0..k8 throughout, in a shuffled order
+        const k = b === 0 && i < 3 ? 9 : (seq * 7 + b) % 9
+        const m = { key: `k${k}`, value: `k${k}:v-${seq}:${pad}`, timestamp: String(baseTs + seq * 10) }
+        if (seq % 4 === 0) m.headers = { seq: String(seq), codec: 'none' }
+        messages.push(m)
+      }
+      if (b === 19) messages.push({ key: 'k5', value: null, headers: { why: 'deleted' }, timestamp: String(baseTs + 99999) })
+      await send(messages)
+    }
+    r.lastKeyedOffset = sent[sent.length - 1].offset
+    at('produce fillers')
+    for (let b = 0; b < 20; b++) {
+      await send(
+        Array.from({ length: 20 }, (_, i) => ({
+          key: `filler-${b}-${i}`,
+          value: `f:${pad}`,
+          timestamp: String(baseTs + 200000 + b * 20 + i),
+        }))
+      )
+    }
+    await producer.disconnect()
+    r.sent = sent
+  } else {
+    at('consume')
+    const consumer = kafka.consumer({ groupId: `${NAME}-g`, maxWaitTimeInMs: 250 })
+    await consumer.connect()
+    await consumer.subscribe({ topic, fromBeginning: true })
+    const received = collect(consumer)
+    await waitFor(() => received.some(m => m.offset >= ARGS.lastOffset), 30000, `offset ${ARGS.lastOffset}`)
+    await consumer.disconnect()
+    r.received = received.map(m => ({
+      offset: m.offset,
+      key: m.key,
+      value: m.value,
+      headers: m.headers,
+      timestamp: m.timestamp,
+    }))
+    r.watermarks = await highWatermarks(admin, topic)
+  }
+  await admin.disconnect()
+  return r
+}
+
 // --- main ---------------------------------------------------------------------------
 const scenarios = {
   'produce-consume': produceConsume,
@@ -791,6 +879,7 @@ const scenarios = {
   admin: adminScenario,
   group: groupScenario,
   transactions,
+  compaction,
 }
 
 async function main() {
