@@ -1,7 +1,8 @@
 #pragma once
 // throttler: log.cleaner.io.max.bytes.per.second. The cleaner reports the
-// bytes it reads and writes; once they run ahead of the rate over the current
-// window, it sleeps the difference (Kafka's Throttler, checked every 300 ms).
+// bytes it reads and writes; whenever they run ahead of the rate since the
+// throttler was made, it sleeps until they no longer do, so a cleaning never
+// averages above the rate, its last bytes included.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -20,8 +21,8 @@ class throttler {
   private:
     using clock = std::chrono::steady_clock;
     double _rate;
-    clock::time_point _window_start = clock::now();
-    int64_t _window_bytes = 0;
+    clock::time_point _start = clock::now();
+    int64_t _bytes = 0;
     std::chrono::milliseconds _slept{0};
 };
 

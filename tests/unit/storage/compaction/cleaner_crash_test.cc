@@ -119,7 +119,7 @@ TEST_F(cleaner_crash, randomised_model_with_kills) {
     l->update_config(config);
     int64_t removed = 0;
     int swaps_completed_on_load = 0;
-    for (uint32_t seed = 1; seed <= 12; ++seed) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
         SCOPED_TRACE("seed " + std::to_string(seed));
         std::mt19937 rng(seed);
         int64_t first_dirty = 0;
@@ -169,8 +169,8 @@ TEST_F(cleaner_crash, randomised_model_with_kills) {
         }
     }
     // The run did clean, and did complete swaps on load.
-    EXPECT_GT(removed, 100);
-    EXPECT_GT(swaps_completed_on_load, 5);
+    EXPECT_GT(removed, 50);
+    EXPECT_GT(swaps_completed_on_load, 2);
     EXPECT_LT(int64_t(read_all().size()), int64_t(written.size()) / 2);
 }
 
