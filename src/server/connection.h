@@ -9,8 +9,11 @@
 // only once the requests before it are answered, as Kafka processes them,
 // except that Produce requests overlap other Produce requests. A frame that is too large, negative,
 // or fails to decode closes this connection with one log line; nothing else is affected.
+#include <array>
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/ssl/context.hpp>
+#include <asio/ssl/stream.hpp>
 #include <asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
@@ -26,8 +29,10 @@ class connection : public std::enable_shared_from_this<connection> {
   public:
     // `counted_address`: the client address the connection quotas count this
     // connection under (released when it is destroyed); "" when not counted.
+    // `tls`: the listener's TLS context (an SSL listener); the connection then
+    // completes a TLS handshake before it reads a request.
     connection(asio::ip::tcp::socket socket, broker_context& broker, std::string listener_name,
-               std::string counted_address = {});
+               std::string counted_address = {}, std::shared_ptr<asio::ssl::context> tls = nullptr);
     ~connection();
 
     // Spawns the read and write loops on the socket's executor.
@@ -42,6 +47,12 @@ class connection : public std::enable_shared_from_this<connection> {
         handler_result result;
     };
 
+    // The TLS handshake (bounded in time), then the loops.
+    asio::awaitable<void> handshake_then_run();
+    void start_loops();
+    // Reads exactly `b` / writes all of `bufs`, through TLS when the listener has it.
+    asio::awaitable<std::error_code> read_exact(asio::mutable_buffer b);
+    asio::awaitable<std::error_code> write_all(const std::array<asio::const_buffer, 2>& bufs);
     asio::awaitable<void> read_loop();
     asio::awaitable<void> write_loop();
     // connections.max.idle.ms: closes the connection once it has neither read
@@ -61,6 +72,11 @@ class connection : public std::enable_shared_from_this<connection> {
     asio::awaitable<bool> send_file_range(const protocol::file_range& f);
 
     asio::ip::tcp::socket _socket;
+    // TLS over `_socket` (SSL listeners): reads and writes go through it, and
+    // fetched file ranges are read and encrypted rather than sendfile'd.
+    std::shared_ptr<asio::ssl::context> _tls_context;
+    std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> _tls;
+    std::string _principal;  // the client certificate's subject, or ANONYMOUS
     broker_context& _broker;
     std::string _listener_name;
     bool _controller_listener = false;

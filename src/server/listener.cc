@@ -17,8 +17,13 @@
 
 namespace samsa::server {
 
-listener::listener(std::string name, reactor_pool& reactors, broker_context& broker)
-    : _name(std::move(name)), _reactors(reactors), _broker(broker), _acceptor(reactors.at(0)) {}
+listener::listener(std::string name, reactor_pool& reactors, broker_context& broker,
+                   std::shared_ptr<asio::ssl::context> tls)
+    : _name(std::move(name)),
+      _tls(std::move(tls)),
+      _reactors(reactors),
+      _broker(broker),
+      _acceptor(reactors.at(0)) {}
 
 status listener::bind(const std::string& host, uint16_t port) {
     std::error_code ec;
@@ -144,7 +149,7 @@ asio::awaitable<void> listener::accept_loop() {
         if (!admit(socket, counted)) {
             continue;
         }
-        auto conn = std::make_shared<connection>(std::move(socket), _broker, _name, counted);
+        auto conn = std::make_shared<connection>(std::move(socket), _broker, _name, counted, _tls);
         // Start on the connection's own reactor.
         asio::post(ctx, [conn] { conn->start(); });
     }

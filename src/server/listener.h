@@ -4,6 +4,7 @@
 #include <asio/awaitable.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/ssl/context.hpp>
 #include <memory>
 #include <string>
 
@@ -15,7 +16,9 @@ namespace samsa::server {
 
 class listener {
   public:
-    listener(std::string name, reactor_pool& reactors, broker_context& broker);
+    // `tls`: the listener's TLS context (an SSL listener); null for plaintext.
+    listener(std::string name, reactor_pool& reactors, broker_context& broker,
+             std::shared_ptr<asio::ssl::context> tls = nullptr);
 
     // Binds and listens (port 0 = any free port). Errors are values.
     status bind(const std::string& host, uint16_t port);
@@ -36,6 +39,7 @@ class listener {
     bool admit(accepted_socket& socket, std::string& counted);
 
     std::string _name;
+    std::shared_ptr<asio::ssl::context> _tls;
     reactor_pool& _reactors;
     broker_context& _broker;
     asio::ip::tcp::acceptor _acceptor;

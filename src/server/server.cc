@@ -1,5 +1,7 @@
 #include "server/server.h"
 
+#include "security/tls_context.h"
+
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -60,24 +62,42 @@ void server::interrupt_start() {
     _start_interrupted = true;
 }
 
-// TLS and SASL are not served yet. A listener configured for them must stop
-// the broker rather than serve plaintext under a name that promises more:
-// never downgrade security silently.
-static status check_listener_security(const config::broker_config& cfg) {
+// SASL is not served yet, and the broker's own connections (the controller
+// and inter-broker listeners) do not speak TLS yet: such a listener stops the
+// broker rather than serve something weaker than its name promises (never
+// downgrade security silently). An SSL listener gets its TLS context here, so
+// a bad key or certificate is reported at start, naming the key.
+static status check_listener_security(
+    const config::broker_config& cfg,
+    std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts) {
     for (const auto& l : cfg.listeners) {
-        if (l.protocol != config::security_protocol::plaintext) {
+        if (l.protocol == config::security_protocol::plaintext) {
+            continue;
+        }
+        const bool internal =
+            is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name;
+        if (l.protocol != config::security_protocol::ssl || internal) {
             return error(error_code::invalid_config,
                          fmt::format("listener {} uses security protocol {}, which this broker "
-                                     "does not serve yet; only PLAINTEXT listeners are "
-                                     "supported (refusing to serve it as plaintext)",
-                                     l.to_string(), config::protocol_name(l.protocol)));
+                                     "does not serve {}yet; {} (refusing to serve it as "
+                                     "plaintext)",
+                                     l.to_string(), config::protocol_name(l.protocol),
+                                     internal ? "on its controller or inter-broker listener " : "",
+                                     internal ? "use PLAINTEXT for the listeners brokers and "
+                                                "controllers connect to"
+                                              : "PLAINTEXT and SSL listeners are supported"));
         }
+        auto ctx = security::make_server_context(config::tls_config_for(cfg.values, l.name));
+        if (!ctx) {
+            return ctx.err();
+        }
+        contexts[l.name] = std::move(*ctx);
     }
     return {};
 }
 
 status server::start() {
-    if (auto st = check_listener_security(_cfg); !st) {
+    if (auto st = check_listener_security(_cfg, _tls_contexts); !st) {
         return st;
     }
     auto overrides = parse_per_ip_overrides(_cfg.max_connections_per_ip_overrides);
@@ -122,7 +142,9 @@ status server::start() {
         }
     }
     for (const auto& l : _cfg.listeners) {
-        auto lst = std::make_unique<listener>(l.name, _reactors, _context);
+        auto tls = _tls_contexts.find(l.name);
+        auto lst = std::make_unique<listener>(l.name, _reactors, _context,
+                                              tls == _tls_contexts.end() ? nullptr : tls->second);
         if (auto st = lst->bind(l.host, l.port); !st) {
             _listeners.clear();
             _controller_listeners.clear();

@@ -5,7 +5,9 @@
 //   if (auto st = s.start(); !st) { ...st.err().message... }
 //   ... wait for a signal ...
 //   s.stop();
+#include <asio/ssl/context.hpp>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +74,8 @@ class server {
     std::unique_ptr<quorum::broker_lifecycle> _lifecycle;
     // Follower replication: fetches the partitions this broker follows.
     std::unique_ptr<cluster::replication::replica_fetcher_manager> _fetchers;
+    // The TLS context of each SSL listener, by listener name.
+    std::map<std::string, std::shared_ptr<asio::ssl::context>> _tls_contexts;
     std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
     std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;

@@ -5,7 +5,7 @@ The rooms, lowest first (docs/architecture.md, "Rooms"); a room may include
 its own headers and those of any room on a lower level, never one on its own
 level or above:
 
-    common -> protocol, record -> storage -> raft -> metadata -> net
+    common -> protocol, record -> security -> storage -> raft -> metadata -> net
            -> cluster -> coordinator -> server -> tools -> main.cc
 
 Every room compiles with the include path src/, so a header-only type from a
@@ -19,6 +19,7 @@ import sys
 LEVELS = [
     ["common"],
     ["protocol", "record"],
+    ["security"],
     ["storage"],
     ["raft"],
     ["metadata"],

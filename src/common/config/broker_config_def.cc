@@ -204,6 +204,43 @@ config_def build() {
     def("request.timeout.ms", k_int, "30000", none(), high, read_only,
         "How long the broker waits for a response to its own requests to other nodes.");
 
+    // ---- TLS (SSL listeners; each key also as listener.name.<listener>.<key>) ----
+    const auto k_password = config_type::password;
+    def("ssl.keystore.type", k_string, "JKS", none(), medium, read_only,
+        "Format of the keystore: PEM (JKS and PKCS12 are Java formats, not read here).");
+    def("ssl.keystore.location", k_string, null, none(), high, read_only,
+        "PEM file with the listener's private key and certificate chain.");
+    def("ssl.keystore.password", k_password, null, none(), high, read_only,
+        "Password of the keystore file; for PEM, that of its private key.");
+    def("ssl.key.password", k_password, null, none(), high, read_only,
+        "Password of the private key (PEM: of an encrypted private key).");
+    def("ssl.keystore.certificate.chain", k_password, null, none(), high, read_only,
+        "The certificate chain in PEM, inline (ssl.keystore.type=PEM).");
+    def("ssl.keystore.key", k_password, null, none(), high, read_only,
+        "The private key in PEM, inline (ssl.keystore.type=PEM).");
+    def("ssl.truststore.type", k_string, "JKS", none(), medium, read_only,
+        "Format of the truststore: PEM.");
+    def("ssl.truststore.location", k_string, null, none(), high, read_only,
+        "PEM file of the certificates that client certificates must chain to.");
+    def("ssl.truststore.password", k_password, null, none(), high, read_only,
+        "Password of the truststore (not used for PEM).");
+    def("ssl.truststore.certificates", k_password, null, none(), high, read_only,
+        "Trusted certificates in PEM, inline (ssl.truststore.type=PEM).");
+    def("ssl.client.auth", k_string, "none", validator::one_of({"required", "requested", "none"}),
+        medium, read_only,
+        "Whether clients must (required), may (requested) or do not (none) present a certificate.");
+    def("ssl.enabled.protocols", k_list, "TLSv1.2,TLSv1.3",
+        validator::list_of({"TLSv1.2", "TLSv1.3"}), medium, read_only,
+        "TLS versions a listener accepts.");
+    def("ssl.protocol", k_string, "TLSv1.3", validator::one_of({"TLSv1.2", "TLSv1.3", "TLS"}),
+        medium, read_only, "The highest TLS version used.");
+    def("ssl.cipher.suites", k_list, "", none(), low, read_only,
+        "Cipher suites by their IANA names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, "
+        "TLS_AES_128_GCM_SHA256, ...); empty: the library's defaults.");
+    def("ssl.principal.mapping.rules", k_string, "DEFAULT", validator::one_of({"DEFAULT"}), low,
+        read_only,
+        "How a client certificate's subject becomes a principal: DEFAULT (the subject).");
+
     // ---- Threads ----
     def("num.io.threads", k_int, "0", validator::at_least(0), high, cluster_wide,
         "Number of reactor threads that run connections and request handling. 0 (Samsa's default) "

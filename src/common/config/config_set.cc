@@ -1,5 +1,7 @@
 #include "common/config/config_set.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include <cassert>
@@ -102,6 +104,13 @@ validation_report config_set::set_layer(config_layer layer,
     for (const auto& [name, value] : raw) {
         const config_key* k = _def->find(name);
         if (!k) {
+            // Kafka's per-listener form, listener.name.<listener>.<key>, for
+            // the keys a listener may override (ssl.*).
+            if (auto base = listener_override_base(name)) {
+                k = _def->find(*base);
+            }
+        }
+        if (!k) {
             report.warnings.push_back(
                 {name, fmt::format("The configuration '{}' was supplied but isn't a known config.",
                                    name)});
@@ -129,6 +138,37 @@ validation_report config_set::set_layer(config_layer layer,
     }
     _layers[index_of(layer)] = std::move(fresh);
     return report;
+}
+
+std::optional<std::string_view> config_set::listener_override_base(std::string_view name) {
+    constexpr std::string_view prefix = "listener.name.";
+    if (name.substr(0, prefix.size()) != prefix) {
+        return std::nullopt;
+    }
+    auto rest = name.substr(prefix.size());
+    auto dot = rest.find('.');
+    if (dot == std::string_view::npos || dot == 0) {
+        return std::nullopt;
+    }
+    auto key = rest.substr(dot + 1);
+    if (key.substr(0, 4) != "ssl.") {
+        return std::nullopt;
+    }
+    return key;
+}
+
+const config_value* config_set::listener_value(std::string_view listener,
+                                               std::string_view key) const {
+    std::string name = "listener.name.";
+    for (char c : listener) {
+        name += char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    name += ".";
+    name += key;
+    if (const stored* s = find(name, nullptr)) {
+        return &s->value;
+    }
+    return &get(key);
 }
 
 validation_report config_set::check_required() const {

@@ -112,6 +112,14 @@ class config_set {
     // Raw strings of every key a layer sets.
     std::map<std::string, std::string> layer_values(config_layer layer) const;
 
+    // A listener's value of `key`: listener.name.<listener, lower case>.<key>
+    // where a layer sets it (Kafka's per-listener form, ssl.* keys), else the
+    // key's own effective value.
+    const config_value* listener_value(std::string_view listener, std::string_view key) const;
+    // The key a per-listener name overrides ("ssl.keystore.location" for
+    // "listener.name.ssl.ssl.keystore.location"); nullopt for other names.
+    static std::optional<std::string_view> listener_override_base(std::string_view name);
+
     // Kafka's synonym list for describing a key whose value may come from any of
     // `names` (highest priority first, e.g. log.retention.ms, .minutes, .hours):
     // for each source from dynamic per-broker down to default, each name set there.

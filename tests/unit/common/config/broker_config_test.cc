@@ -1,4 +1,5 @@
 #include "common/config/broker_config.h"
+#include "common/config/tls_config.h"
 
 #include <gtest/gtest.h>
 
@@ -264,11 +265,11 @@ TEST(broker_config, required_keys) {
 }
 
 TEST(broker_config, unknown_keys_are_warnings) {
-    auto r =
-        make_broker_config(with(minimal(), {{"ssl.keystore.location", "/x"}, {"typo.key", "1"}}));
+    auto r = make_broker_config(
+        with(minimal(), {{"sasl.enabled.mechanisms", "PLAIN"}, {"typo.key", "1"}}));
     ASSERT_TRUE(r) << r.err().message;
     ASSERT_EQ(r->warnings.size(), 2u);
-    EXPECT_EQ(r->warnings[0].key, "ssl.keystore.location");
+    EXPECT_EQ(r->warnings[0].key, "sasl.enabled.mechanisms");
     EXPECT_EQ(r->warnings[1].key, "typo.key");
 }
 
@@ -535,6 +536,29 @@ TEST(broker_config, load_with_overrides_and_missing_file) {
     ASSERT_FALSE(missing);
     EXPECT_TRUE(contains(missing.err().message, "nope.properties"));
     std::filesystem::remove_all(dir);
+}
+
+TEST(broker_config, a_listener_overrides_ssl_keys_in_the_per_listener_form) {
+    auto r = make_broker_config(
+        with(minimal(), {{"ssl.keystore.location", "/all.pem"},
+                         {"ssl.client.auth", "requested"},
+                         {"listener.name.ssl.ssl.keystore.location", "/ssl.pem"},
+                         {"listener.name.ssl.ssl.client.auth", "required"},
+                         {"listener.name.ssl.ssl.cipher.suites", "TLS_AES_128_GCM_SHA256"}}));
+    ASSERT_TRUE(r) << r.err().message;
+    EXPECT_TRUE(r->warnings.empty());
+    auto ssl = tls_config_for(r->config.values, "SSL");
+    EXPECT_EQ(ssl.keystore_location, "/ssl.pem");
+    EXPECT_EQ(ssl.client_auth, client_auth::required);
+    EXPECT_EQ(ssl.cipher_suites, std::vector<std::string>{"TLS_AES_128_GCM_SHA256"});
+    EXPECT_EQ(ssl.enabled_protocols, (std::vector<std::string>{"TLSv1.2", "TLSv1.3"}));
+    auto other = tls_config_for(r->config.values, "EXTERNAL");
+    EXPECT_EQ(other.keystore_location, "/all.pem");
+    EXPECT_EQ(other.client_auth, client_auth::requested);
+    // A per-listener value is checked like the key itself.
+    auto bad =
+        make_broker_config(with(minimal(), {{"listener.name.ssl.ssl.client.auth", "maybe"}}));
+    EXPECT_FALSE(bad);
 }
 
 }  // namespace

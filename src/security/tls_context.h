@@ -1,0 +1,41 @@
+#pragma once
+// tls_context: the OpenSSL context of an SSL listener, built from its
+// tls_config (Kafka's ssl.* keys) when the broker starts, so that a bad key,
+// certificate or setting stops the broker with a message naming the key
+// instead of failing each handshake.
+//
+//   keystore    ssl.keystore.type=PEM: ssl.keystore.location (a PEM file with
+//               the private key and the certificate chain) or the inline
+//               ssl.keystore.certificate.chain + ssl.keystore.key; an encrypted
+//               key is opened with ssl.key.password (or ssl.keystore.password)
+//   truststore  ssl.truststore.type=PEM: ssl.truststore.location or the inline
+//               ssl.truststore.certificates; what client certificates must
+//               chain to
+//   client auth ssl.client.auth: none, requested (verified if sent), required
+//   versions    ssl.enabled.protocols (TLSv1.2, TLSv1.3), capped by ssl.protocol
+//   ciphers     ssl.cipher.suites by IANA name, as Java names them
+#include <asio/ssl/context.hpp>
+#include <asio/ssl/stream.hpp>
+#include <memory>
+#include <string>
+
+#include "common/config/tls_config.h"
+#include "common/result.h"
+
+namespace samsa::security {
+
+result<std::shared_ptr<asio::ssl::context>> make_server_context(const config::tls_config& c);
+
+// The principal of a verified client certificate, as Kafka's DEFAULT
+// ssl.principal.mapping.rules make it: the subject in RFC 2253 form
+// ("CN=writer,OU=apps,O=example"); "ANONYMOUS" without one.
+template <typename Stream>
+std::string peer_principal(asio::ssl::stream<Stream>& s);
+std::string principal_of(SSL* ssl);
+
+template <typename Stream>
+std::string peer_principal(asio::ssl::stream<Stream>& s) {
+    return principal_of(s.native_handle());
+}
+
+}  // namespace samsa::security
