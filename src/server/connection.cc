@@ -28,6 +28,8 @@ namespace samsa::server {
 namespace {
 
 constexpr int16_t k_api_versions_key = 18;
+constexpr int16_t k_sasl_handshake_key = 17;
+constexpr int16_t k_sasl_authenticate_key = 36;
 constexpr int16_t k_produce_key = 0;
 
 std::string peer_of(const asio::ip::tcp::socket& s) {
@@ -43,7 +45,8 @@ std::string peer_of(const asio::ip::tcp::socket& s) {
 
 connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
                        std::string listener_name, std::string counted_address,
-                       std::shared_ptr<asio::ssl::context> tls)
+                       std::shared_ptr<asio::ssl::context> tls,
+                       std::shared_ptr<const security::sasl::sasl_listener_config> sasl)
     : _socket(std::move(socket)),
       _tls_context(std::move(tls)),
       _broker(broker),
@@ -66,6 +69,10 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
     }
     if (_tls_context) {
         _tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(_socket, *_tls_context);
+    }
+    if (sasl) {
+        _sasl = std::make_unique<sasl_session>();
+        _sasl->config = std::move(sasl);
     }
 }
 
@@ -301,10 +308,23 @@ asio::awaitable<void> connection::read_loop() {
         }
         _last_activity = std::chrono::steady_clock::now();
 
+        if (_sasl && _sasl->raw_tokens && _sasl->st == sasl_session::state::authenticate) {
+            answer_raw_sasl_token(frame_bytes);
+            continue;
+        }
         request_context ctx;
         ctx.controller_listener = _controller_listener;
         size_t body_offset = 0;
         if (!parse_header(frame_bytes, ctx.header, body_offset)) {
+            co_return;
+        }
+        if (_sasl && _sasl->st != sasl_session::state::authenticated &&
+            ctx.header.api_key != k_api_versions_key &&
+            ctx.header.api_key != k_sasl_handshake_key &&
+            ctx.header.api_key != k_sasl_authenticate_key) {
+            // Kafka's SaslServerAuthenticator: nothing else before authentication.
+            close(fmt::format("request api_key={} ({}) before SASL authentication",
+                              ctx.header.api_key, protocol::api_name(ctx.header.api_key)));
             co_return;
         }
         const api_handler* handler =
@@ -333,6 +353,7 @@ asio::awaitable<void> connection::read_loop() {
         ctx.controller_listener = _controller_listener;
         ctx.peer = _peer;
         ctx.broker = &_broker;
+        ctx.sasl = _sasl.get();
         _queue.push_back(slot);
         if (_broker.quotas) {
             _broker.quotas->request_started();
@@ -414,6 +435,30 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
     _handler_done.cancel();
 }
 
+void connection::answer_raw_sasl_token(bytes_view token) {
+    auto step = _sasl->exchange->evaluate(token);
+    if (!step) {
+        // No error response exists for a bare token: the connection closes.
+        spdlog::warn(
+            "event=sasl_authentication_failed peer={} listener={} mechanism={} "
+            "reason=\"{}\"",
+            _peer, _listener_name, _sasl->mechanism, step.err().message);
+        close("SASL authentication failed");
+        return;
+    }
+    if (step->complete) {
+        _sasl->st = sasl_session::state::authenticated;
+        _sasl->principal = "User:" + step->user;
+        _sasl->exchange.reset();
+    }
+    auto slot = std::make_shared<response_slot>();
+    slot->raw = true;
+    slot->ready = true;
+    slot->result.body.write_raw(step->challenge);
+    _queue.push_back(slot);
+    _response_ready.cancel();
+}
+
 asio::awaitable<void> connection::write_loop() {
     auto self = shared_from_this();
     for (;;) {
@@ -443,6 +488,10 @@ asio::awaitable<void> connection::write_loop() {
             co_return;
         }
         _last_activity = std::chrono::steady_clock::now();
+        if (_sasl && _sasl->close_after_response) {
+            close("SASL authentication failed");
+            co_return;
+        }
     }
 }
 
@@ -451,7 +500,7 @@ asio::awaitable<bool> connection::send_response(response_slot& slot) {
     const int16_t hv =
         protocol::response_header_version(slot.header.api_key, slot.header.api_version);
     uint8_t prefix[9];
-    size_t prefix_len = hv >= 1 ? 9 : 8;
+    size_t prefix_len = slot.raw ? 4 : hv >= 1 ? 9 : 8;
     uint64_t frame_size = (prefix_len - 4) + body.size();
     if (frame_size > uint64_t(INT32_MAX)) {
         close("response larger than 2 GiB");

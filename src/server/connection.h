@@ -22,6 +22,7 @@
 
 #include "server/handler.h"
 #include "server/request_context.h"
+#include "server/sasl_session.h"
 
 namespace samsa::server {
 
@@ -31,8 +32,11 @@ class connection : public std::enable_shared_from_this<connection> {
     // connection under (released when it is destroyed); "" when not counted.
     // `tls`: the listener's TLS context (an SSL listener); the connection then
     // completes a TLS handshake before it reads a request.
+    // `sasl`: the listener's SASL settings (SASL_PLAINTEXT, SASL_SSL): the
+    // connection must authenticate before anything but ApiVersions and SASL.
     connection(asio::ip::tcp::socket socket, broker_context& broker, std::string listener_name,
-               std::string counted_address = {}, std::shared_ptr<asio::ssl::context> tls = nullptr);
+               std::string counted_address = {}, std::shared_ptr<asio::ssl::context> tls = nullptr,
+               std::shared_ptr<const security::sasl::sasl_listener_config> sasl = nullptr);
     ~connection();
 
     // Spawns the read and write loops on the socket's executor.
@@ -45,7 +49,11 @@ class connection : public std::enable_shared_from_this<connection> {
         request_header header;
         bool ready = false;
         handler_result result;
+        bool raw = false;  // a SaslHandshake v0 token: a size and the bytes, no header
     };
+    // After a SaslHandshake v0 the client sends the SASL tokens as bare
+    // frames; answers one.
+    void answer_raw_sasl_token(bytes_view token);
 
     // The TLS handshake (bounded in time), then the loops.
     asio::awaitable<void> handshake_then_run();
@@ -76,7 +84,8 @@ class connection : public std::enable_shared_from_this<connection> {
     // fetched file ranges are read and encrypted rather than sendfile'd.
     std::shared_ptr<asio::ssl::context> _tls_context;
     std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> _tls;
-    std::string _principal;  // the client certificate's subject, or ANONYMOUS
+    std::string _principal;               // the client certificate's subject, or ANONYMOUS
+    std::unique_ptr<sasl_session> _sasl;  // SASL listeners only
     broker_context& _broker;
     std::string _listener_name;
     bool _controller_listener = false;

@@ -27,6 +27,8 @@
 #include "server/handlers/metadata.h"
 #include "server/handlers/offset_for_leader_epoch.h"
 #include "server/handlers/produce.h"
+#include "server/handlers/sasl_authenticate.h"
+#include "server/handlers/sasl_handshake.h"
 #include "server/handlers/txn_offset_commit.h"
 #include "server/handlers/write_txn_markers.h"
 // Consumer groups (coordinator/group/).
@@ -59,6 +61,9 @@ handler_registry::handler_registry() {
     // Each handler goes to the listeners its API's schema names.
     const std::vector<api_handler> handlers = {
         handlers::api_versions_handler(),
+        // Authentication of SASL listeners (server/sasl_session.h).
+        handlers::sasl_handshake_handler(),
+        handlers::sasl_authenticate_handler(),
         handlers::delete_records_handler(),
         handlers::describe_log_dirs_handler(),
         handlers::fetch_handler(),

@@ -18,9 +18,11 @@
 namespace samsa::server {
 
 listener::listener(std::string name, reactor_pool& reactors, broker_context& broker,
-                   std::shared_ptr<asio::ssl::context> tls)
+                   std::shared_ptr<asio::ssl::context> tls,
+                   std::shared_ptr<const security::sasl::sasl_listener_config> sasl)
     : _name(std::move(name)),
       _tls(std::move(tls)),
+      _sasl(std::move(sasl)),
       _reactors(reactors),
       _broker(broker),
       _acceptor(reactors.at(0)) {}
@@ -149,7 +151,8 @@ asio::awaitable<void> listener::accept_loop() {
         if (!admit(socket, counted)) {
             continue;
         }
-        auto conn = std::make_shared<connection>(std::move(socket), _broker, _name, counted, _tls);
+        auto conn =
+            std::make_shared<connection>(std::move(socket), _broker, _name, counted, _tls, _sasl);
         // Start on the connection's own reactor.
         asio::post(ctx, [conn] { conn->start(); });
     }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "security/sasl/sasl_listener.h"
 #include "server/broker_context.h"
 #include "server/reactor_pool.h"
 
@@ -16,9 +17,11 @@ namespace samsa::server {
 
 class listener {
   public:
-    // `tls`: the listener's TLS context (an SSL listener); null for plaintext.
+    // `tls`: the listener's TLS context (SSL, SASL_SSL); null for plaintext.
+    // `sasl`: its SASL settings (SASL_PLAINTEXT, SASL_SSL).
     listener(std::string name, reactor_pool& reactors, broker_context& broker,
-             std::shared_ptr<asio::ssl::context> tls = nullptr);
+             std::shared_ptr<asio::ssl::context> tls = nullptr,
+             std::shared_ptr<const security::sasl::sasl_listener_config> sasl = nullptr);
 
     // Binds and listens (port 0 = any free port). Errors are values.
     status bind(const std::string& host, uint16_t port);
@@ -40,6 +43,7 @@ class listener {
 
     std::string _name;
     std::shared_ptr<asio::ssl::context> _tls;
+    std::shared_ptr<const security::sasl::sasl_listener_config> _sasl;
     reactor_pool& _reactors;
     broker_context& _broker;
     asio::ip::tcp::acceptor _acceptor;

@@ -27,6 +27,8 @@ struct request_context {
     bool controller_listener = false;   // one of controller.listener.names
     std::string peer;                   // "host:port", for logs
     broker_context* broker = nullptr;
+    // The connection's SASL exchange, on SASL listeners (null elsewhere).
+    struct sasl_session* sasl = nullptr;
 };
 
 }  // namespace samsa::server

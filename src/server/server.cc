@@ -62,42 +62,50 @@ void server::interrupt_start() {
     _start_interrupted = true;
 }
 
-// SASL is not served yet, and the broker's own connections (the controller
-// and inter-broker listeners) do not speak TLS yet: such a listener stops the
-// broker rather than serve something weaker than its name promises (never
-// downgrade security silently). An SSL listener gets its TLS context here, so
-// a bad key or certificate is reported at start, naming the key.
+// The broker's own connections (to the controller and inter-broker listeners)
+// speak neither TLS nor SASL yet: such a listener stops the broker rather than
+// serve something weaker than its name promises (never downgrade security
+// silently). An SSL or SASL_SSL listener gets its TLS context here and a SASL
+// listener its mechanisms and users, so a bad key, certificate or JAAS config
+// is reported at start, naming the key.
 static status check_listener_security(
     const config::broker_config& cfg,
-    std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts) {
+    std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts,
+    std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>& sasl) {
+    using config::security_protocol;
     for (const auto& l : cfg.listeners) {
-        if (l.protocol == config::security_protocol::plaintext) {
+        if (l.protocol == security_protocol::plaintext) {
             continue;
         }
-        const bool internal =
-            is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name;
-        if (l.protocol != config::security_protocol::ssl || internal) {
+        if (is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name) {
             return error(error_code::invalid_config,
                          fmt::format("listener {} uses security protocol {}, which this broker "
-                                     "does not serve {}yet; {} (refusing to serve it as "
-                                     "plaintext)",
-                                     l.to_string(), config::protocol_name(l.protocol),
-                                     internal ? "on its controller or inter-broker listener " : "",
-                                     internal ? "use PLAINTEXT for the listeners brokers and "
-                                                "controllers connect to"
-                                              : "PLAINTEXT and SSL listeners are supported"));
+                                     "does not serve on its controller or inter-broker listener "
+                                     "yet; use PLAINTEXT for the listeners brokers and "
+                                     "controllers connect to (refusing to serve it as plaintext)",
+                                     l.to_string(), config::protocol_name(l.protocol)));
         }
-        auto ctx = security::make_server_context(config::tls_config_for(cfg.values, l.name));
-        if (!ctx) {
-            return ctx.err();
+        if (l.protocol == security_protocol::ssl || l.protocol == security_protocol::sasl_ssl) {
+            auto ctx = security::make_server_context(config::tls_config_for(cfg.values, l.name));
+            if (!ctx) {
+                return ctx.err();
+            }
+            contexts[l.name] = std::move(*ctx);
         }
-        contexts[l.name] = std::move(*ctx);
+        if (l.protocol == security_protocol::sasl_plaintext ||
+            l.protocol == security_protocol::sasl_ssl) {
+            auto c = security::sasl::sasl_config_for(cfg.values, l.name);
+            if (!c) {
+                return c.err();
+            }
+            sasl[l.name] = std::move(*c);
+        }
     }
     return {};
 }
 
 status server::start() {
-    if (auto st = check_listener_security(_cfg, _tls_contexts); !st) {
+    if (auto st = check_listener_security(_cfg, _tls_contexts, _sasl_configs); !st) {
         return st;
     }
     auto overrides = parse_per_ip_overrides(_cfg.max_connections_per_ip_overrides);
@@ -143,8 +151,10 @@ status server::start() {
     }
     for (const auto& l : _cfg.listeners) {
         auto tls = _tls_contexts.find(l.name);
+        auto sasl = _sasl_configs.find(l.name);
         auto lst = std::make_unique<listener>(l.name, _reactors, _context,
-                                              tls == _tls_contexts.end() ? nullptr : tls->second);
+                                              tls == _tls_contexts.end() ? nullptr : tls->second,
+                                              sasl == _sasl_configs.end() ? nullptr : sasl->second);
         if (auto st = lst->bind(l.host, l.port); !st) {
             _listeners.clear();
             _controller_listeners.clear();

@@ -76,6 +76,9 @@ class server {
     std::unique_ptr<cluster::replication::replica_fetcher_manager> _fetchers;
     // The TLS context of each SSL listener, by listener name.
     std::map<std::string, std::shared_ptr<asio::ssl::context>> _tls_contexts;
+    // The SASL settings of each SASL listener, by listener name.
+    std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>
+        _sasl_configs;
     std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
     std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;

@@ -57,7 +57,8 @@ def tls_broker(certs: Certs, settings=None, keystore=True, **kwargs) -> Broker:
     """A broker (not started) with PLAINTEXT, SSL and CONTROLLER listeners.
     `settings` are added as listener.name.ssl.<key> (the per-listener form)."""
     b = Broker(**kwargs)
-    (b.ssl_port,) = free_ports(1)
+    # All three at once: ports picked in two calls may coincide.
+    b.port, b.controller_port, b.ssl_port = free_ports(3)
     props = {
         "listeners": f"PLAINTEXT://127.0.0.1:{b.port},SSL://127.0.0.1:{b.ssl_port},"
                      f"CONTROLLER://127.0.0.1:{b.controller_port}",

@@ -241,6 +241,13 @@ config_def build() {
         read_only,
         "How a client certificate's subject becomes a principal: DEFAULT (the subject).");
 
+    // ---- SASL (SASL_PLAINTEXT and SASL_SSL listeners) ----
+    def("sasl.enabled.mechanisms", k_list, "GSSAPI", none(), medium, read_only,
+        "SASL mechanisms a listener offers: PLAIN.");
+    def("sasl.jaas.config", k_password, null, none(), medium, read_only,
+        "A JAAS login module; on a broker set per listener and mechanism, as "
+        "listener.name.<listener>.<mechanism>.sasl.jaas.config.");
+
     // ---- Threads ----
     def("num.io.threads", k_int, "0", validator::at_least(0), high, cluster_wide,
         "Number of reactor threads that run connections and request handling. 0 (Samsa's default) "

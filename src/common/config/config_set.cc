@@ -151,10 +151,32 @@ std::optional<std::string_view> config_set::listener_override_base(std::string_v
         return std::nullopt;
     }
     auto key = rest.substr(dot + 1);
-    if (key.substr(0, 4) != "ssl.") {
-        return std::nullopt;
+    if (key.substr(0, 4) == "ssl." || key.substr(0, 5) == "sasl.") {
+        return key;
     }
-    return key;
+    // <mechanism>.sasl.jaas.config: the JAAS config of one SASL mechanism.
+    constexpr std::string_view jaas = ".sasl.jaas.config";
+    for (std::string_view mech : {"plain", "scram-sha-256", "scram-sha-512"}) {
+        if (key.size() == mech.size() + jaas.size() && key.substr(0, mech.size()) == mech &&
+            key.substr(mech.size()) == jaas) {
+            return jaas.substr(1);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> config_set::listener_raw(std::string_view listener,
+                                                    std::string_view key) const {
+    std::string name = "listener.name.";
+    for (char c : listener) {
+        name += char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    name += ".";
+    name += key;
+    if (const stored* s = find(name, nullptr)) {
+        return s->raw;
+    }
+    return std::nullopt;
 }
 
 const config_value* config_set::listener_value(std::string_view listener,

@@ -116,6 +116,10 @@ class config_set {
     // where a layer sets it (Kafka's per-listener form, ssl.* keys), else the
     // key's own effective value.
     const config_value* listener_value(std::string_view listener, std::string_view key) const;
+    // The raw value of listener.name.<listener, lower case>.<key> where a
+    // layer sets it, with no fallback (keys such as plain.sasl.jaas.config
+    // exist only in that form).
+    std::optional<std::string> listener_raw(std::string_view listener, std::string_view key) const;
     // The key a per-listener name overrides ("ssl.keystore.location" for
     // "listener.name.ssl.ssl.keystore.location"); nullopt for other names.
     static std::optional<std::string_view> listener_override_base(std::string_view name);

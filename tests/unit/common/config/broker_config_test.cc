@@ -266,10 +266,10 @@ TEST(broker_config, required_keys) {
 
 TEST(broker_config, unknown_keys_are_warnings) {
     auto r = make_broker_config(
-        with(minimal(), {{"sasl.enabled.mechanisms", "PLAIN"}, {"typo.key", "1"}}));
+        with(minimal(), {{"sasl.kerberos.service.name", "kafka"}, {"typo.key", "1"}}));
     ASSERT_TRUE(r) << r.err().message;
     ASSERT_EQ(r->warnings.size(), 2u);
-    EXPECT_EQ(r->warnings[0].key, "sasl.enabled.mechanisms");
+    EXPECT_EQ(r->warnings[0].key, "sasl.kerberos.service.name");
     EXPECT_EQ(r->warnings[1].key, "typo.key");
 }
 

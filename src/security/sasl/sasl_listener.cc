@@ -1,0 +1,90 @@
+#include "security/sasl/sasl_listener.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "security/sasl/jaas_config.h"
+#include "security/sasl/plain_server.h"
+
+namespace samsa::security::sasl {
+
+namespace {
+
+constexpr std::string_view plain_module = "org.apache.kafka.common.security.plain.PlainLoginModule";
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) {
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+}  // namespace
+
+bool sasl_listener_config::enabled(std::string_view mechanism) const {
+    return std::find(mechanisms.begin(), mechanisms.end(), mechanism) != mechanisms.end();
+}
+
+std::unique_ptr<sasl_server> sasl_listener_config::new_server(std::string_view mechanism) const {
+    if (mechanism == "PLAIN" && enabled(mechanism)) {
+        return std::make_unique<plain_server>(plain_users);
+    }
+    return nullptr;
+}
+
+result<std::shared_ptr<const sasl_listener_config>> sasl_config_for(
+    const config::config_set& values, const std::string& listener) {
+    auto c = std::make_shared<sasl_listener_config>();
+    c->listener = listener;
+    auto fail = [&](std::string what) {
+        return error(error_code::invalid_config,
+                     fmt::format("listener {} (SASL): {}", listener, std::move(what)));
+    };
+    if (const auto* l = std::get_if<config::list_value>(
+            values.listener_value(listener, "sasl.enabled.mechanisms"))) {
+        c->mechanisms = *l;
+    }
+    if (c->mechanisms.empty()) {
+        return fail("sasl.enabled.mechanisms is empty");
+    }
+    for (const auto& m : c->mechanisms) {
+        if (m != "PLAIN") {
+            return fail(
+                fmt::format("sasl.enabled.mechanisms: {} is not served by this broker; "
+                            "set listener.name.{}.sasl.enabled.mechanisms=PLAIN",
+                            m, lower(listener)));
+        }
+        const std::string key = lower(m) + ".sasl.jaas.config";
+        auto jaas = values.listener_raw(listener, key);
+        if (!jaas) {
+            return fail(
+                fmt::format("{} needs listener.name.{}.{} (a {} with user_<name>=\"<password>\" "
+                            "options)",
+                            m, lower(listener), key, plain_module));
+        }
+        auto module = parse_jaas_config(*jaas);
+        if (!module) {
+            return fail(
+                fmt::format("listener.name.{}.{}: {}", lower(listener), key, module.err().message));
+        }
+        if (module->login_module != plain_module) {
+            return fail(fmt::format("listener.name.{}.{}: PLAIN needs {}, not {}", lower(listener),
+                                    key, plain_module, module->login_module));
+        }
+        for (const auto& [name, value] : module->options) {
+            if (name.rfind("user_", 0) == 0 && name.size() > 5) {
+                c->plain_users[name.substr(5)] = value;
+            }
+        }
+        if (c->plain_users.empty()) {
+            return fail(
+                fmt::format("listener.name.{}.{} names no user (user_<name>=\"<password>\")",
+                            lower(listener), key));
+        }
+    }
+    return std::shared_ptr<const sasl_listener_config>(std::move(c));
+}
+
+}  // namespace samsa::security::sasl

@@ -1,0 +1,51 @@
+#include "server/handlers/sasl_handshake.h"
+
+#include "common/error.h"
+#include "protocol/generated/sasl_handshake_request.h"
+#include "protocol/generated/sasl_handshake_response.h"
+#include "server/sasl_session.h"
+
+namespace samsa::server::handlers {
+
+namespace {
+
+using protocol::sasl_handshake_request;
+using protocol::sasl_handshake_response;
+
+asio::awaitable<sasl_handshake_response> handle(request_context& ctx, sasl_handshake_request& req) {
+    sasl_handshake_response resp;
+    sasl_session* s = ctx.sasl;
+    if (!s) {
+        // Not a SASL listener (Kafka answers the same).
+        resp.error_code = to_wire(error_code::illegal_sasl_state);
+        co_return resp;
+    }
+    resp.mechanisms = s->config->mechanisms;
+    if (s->st != sasl_session::state::handshake) {
+        // Re-authentication (KIP-368) is not offered: session lifetimes are 0.
+        resp.error_code = to_wire(error_code::illegal_sasl_state);
+        s->close_after_response = true;
+        co_return resp;
+    }
+    auto exchange = s->config->new_server(req.mechanism);
+    if (!exchange) {
+        resp.error_code = to_wire(error_code::unsupported_sasl_mechanism);
+        s->close_after_response = true;
+        co_return resp;
+    }
+    s->mechanism = req.mechanism;
+    s->exchange = std::move(exchange);
+    s->st = sasl_session::state::authenticate;
+    s->raw_tokens = ctx.header.api_version == 0;
+    co_return resp;
+}
+
+}  // namespace
+
+api_handler sasl_handshake_handler() {
+    return {sasl_handshake_request::api_key, sasl_handshake_request::min_version,
+            sasl_handshake_request::max_version,
+            &typed_handler<sasl_handshake_request, sasl_handshake_response, &handle>};
+}
+
+}  // namespace samsa::server::handlers

@@ -1,0 +1,169 @@
+"""SASL listeners (docs/tls.md): SASL/PLAIN over SASL_PLAINTEXT and SASL_SSL
+with librdkafka (confluent-kafka, kcat); wrong passwords and unknown users are
+refused with SASL_AUTHENTICATION_FAILED, requests before authentication close
+the connection, and a listener whose SASL setup cannot work stops the broker."""
+import subprocess
+
+import pytest
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient
+
+from kafka_wire import KafkaConnection, Reader, int32, string
+from samsa_harness import Broker, free_ports, wait_until
+from test_tls import round_trip
+from tls_support import make_certs
+
+JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
+        'username="admin" password="admin-secret" '
+        'user_admin="admin-secret" user_alice="alice-secret";')
+
+
+def sasl_broker(certs, extra=None):
+    b = Broker()
+    # All four at once: ports picked in two calls may coincide.
+    b.port, b.controller_port, b.sasl_port, b.sasl_ssl_port = free_ports(4)
+    props = {
+        "listeners": f"PLAINTEXT://127.0.0.1:{b.port},"
+                     f"SASL_PLAINTEXT://127.0.0.1:{b.sasl_port},"
+                     f"SASL_SSL://127.0.0.1:{b.sasl_ssl_port},"
+                     f"CONTROLLER://127.0.0.1:{b.controller_port}",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                                          "SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT",
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+        "listener.name.sasl_ssl.sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_ssl.plain.sasl.jaas.config": JAAS,
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": str(certs.server),
+    }
+    props.update(extra or {})
+    b.extra_properties.update({k: None if v is None else str(v) for k, v in props.items()})
+    b._write_properties()
+    return b
+
+
+@pytest.fixture
+def certs(tmp_path):
+    return make_certs(tmp_path)
+
+
+@pytest.fixture
+def brokers():
+    started = []
+    yield started
+    for b in started:
+        b.cleanup()
+
+
+@pytest.fixture
+def broker(certs, brokers):
+    b = sasl_broker(certs)
+    brokers.append(b)
+    return b.start()
+
+
+def plain(b, user="alice", password="alice-secret", tls=False, certs=None):
+    c = {"bootstrap.servers": f"127.0.0.1:{b.sasl_ssl_port if tls else b.sasl_port}",
+         "security.protocol": "SASL_SSL" if tls else "SASL_PLAINTEXT",
+         "sasl.mechanism": "PLAIN", "sasl.username": user, "sasl.password": password}
+    if tls:
+        c["ssl.ca.location"] = str(certs.ca)
+    return c
+
+
+def test_plain_over_sasl_plaintext_and_sasl_ssl(broker, certs):
+    round_trip(plain(broker), "sasl-plain")
+    round_trip(plain(broker, "admin", "admin-secret", tls=True, certs=certs), "sasl-ssl")
+
+
+def test_kcat_with_sasl_plain(broker):
+    kcat = ["kcat", "-b", f"127.0.0.1:{broker.sasl_port}", "-X",
+            "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=PLAIN",
+            "-X", "sasl.username=alice", "-X", "sasl.password=alice-secret"]
+    subprocess.run(kcat + ["-P", "-t", "kcat-sasl"], input=b"one\ntwo\n", check=True,
+                   timeout=60, capture_output=True)
+    out = subprocess.run(kcat + ["-C", "-t", "kcat-sasl", "-o", "beginning", "-e"], check=True,
+                         timeout=60, capture_output=True).stdout
+    assert out.split() == [b"one", b"two"]
+
+
+@pytest.mark.parametrize("user, password", [("alice", "wrong"), ("mallory", "alice-secret")])
+def test_bad_credentials_are_refused(broker, user, password):
+    errors = []
+    admin = AdminClient({**plain(broker, user, password), "socket.timeout.ms": 3000,
+                         "error_cb": errors.append})
+    with pytest.raises(KafkaException):
+        admin.list_topics(timeout=10)
+    # The client is told why (librdkafka's _AUTHENTICATION, with the broker's message).
+    admin.poll(1)
+    assert any(e.code() == KafkaError._AUTHENTICATION and
+               "Invalid username or password" in e.str() for e in errors), errors
+    wait_until(lambda: "event=sasl_authentication_failed" in broker.log_text(), 10,
+               "the failure logged")
+    assert "Invalid username or password" in broker.log_text()
+    assert password not in broker.log_text()
+    round_trip(plain(broker), "after-refusal")
+
+
+def sasl_handshake(conn, mechanism):
+    body = conn.roundtrip(17, 1, string(mechanism))
+    r = Reader(body)
+    code = r.int16()
+    mechanisms = [r.string() for _ in range(r.int32())]
+    return code, mechanisms
+
+
+def sasl_authenticate(conn, token):
+    body = conn.roundtrip(36, 0, int32(len(token)) + token)
+    r = Reader(body)
+    return r.int16(), r.string()
+
+
+def test_the_sasl_exchange_on_the_wire(broker):
+    # Anything but ApiVersions and SASL before authentication closes the connection.
+    with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
+        conn.api_versions()
+        conn.send_request(3, 12, b"\x01\x00\x00")  # Metadata, no topics
+        assert conn.read_until_eof() == b""
+    # An unknown mechanism: UNSUPPORTED_SASL_MECHANISM, naming the enabled ones.
+    with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
+        assert sasl_handshake(conn, "SCRAM-SHA-256") == (33, ["PLAIN"])
+        assert conn.read_until_eof() == b""
+    # SaslAuthenticate before a handshake: ILLEGAL_SASL_STATE.
+    with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
+        code, _ = sasl_authenticate(conn, b"\0alice\0alice-secret")
+        assert code == 34
+    # The whole exchange, then a request.
+    with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
+        assert sasl_handshake(conn, "PLAIN") == (0, ["PLAIN"])
+        assert sasl_authenticate(conn, b"\0alice\0alice-secret")[0] == 0
+        assert conn.metadata(12).brokers
+    # A failed one: SASL_AUTHENTICATION_FAILED with Kafka's message, then closed.
+    with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
+        sasl_handshake(conn, "PLAIN")
+        assert sasl_authenticate(conn, b"\0alice\0nope") == (
+            58, "Authentication failed: Invalid username or password")
+        assert conn.read_until_eof() == b""
+    # SaslHandshake on a PLAINTEXT listener: ILLEGAL_SASL_STATE.
+    with KafkaConnection.to(broker) as conn:
+        assert sasl_handshake(conn, "PLAIN")[0] == 34
+
+
+@pytest.mark.parametrize("extra, needle", [
+    ({"listener.name.sasl_plaintext.sasl.enabled.mechanisms": None},
+     "GSSAPI is not served by this broker"),
+    ({"listener.name.sasl_plaintext.plain.sasl.jaas.config": None},
+     "listener.name.sasl_plaintext.plain.sasl.jaas.config"),
+    ({"listener.name.sasl_plaintext.plain.sasl.jaas.config":
+      'org.apache.kafka.common.security.plain.PlainLoginModule required user_a="b"'},
+     "not closed by ';'"),
+    ({"listener.name.sasl_plaintext.plain.sasl.jaas.config":
+      'org.apache.kafka.common.security.plain.PlainLoginModule required username="a";'},
+     "names no user"),
+])
+def test_a_sasl_listener_that_cannot_work_stops_the_broker(certs, brokers, extra, needle):
+    b = sasl_broker(certs, extra)
+    brokers.append(b)
+    b.start(wait_ready=False)
+    assert b.wait(30) != 0
+    assert needle in b.log_text()
