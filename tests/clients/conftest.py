@@ -5,6 +5,14 @@ The broker fixtures are the integration suite's (tests/integration/conftest.py):
     broker          a started one-node broker with default settings
     start_broker    factory: start_broker(overrides={...}, wait_ready=True)
 
+    tls_certs       tls_support.make_certs in the test's tmp_path: a CA, the
+                    broker's key and chain (SAN IP:127.0.0.1, DNS:localhost), a
+                    client certificate the CA signed, a self-signed one
+    start_tls_broker  factory: start_tls_broker(settings={...}, overrides={...}),
+                    a broker with PLAINTEXT and SSL listeners (tls_support.tls_broker;
+                    `settings` are the SSL listener's, listener.name.ssl.<key>);
+                    its SSL address is .ssl_bootstrap
+
     client_dir      $SAMSA_CLIENTS_DIR, where scripts/setup-clients.sh put the
                     clients that do not come from Debian (kafkajs from npm, the
                     sarama test program built with Debian's Go); default
@@ -20,8 +28,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 
 from broker_fixtures import broker, samsa_binary, start_broker  # noqa: E402,F401
 from samsa_harness import REPO_ROOT  # noqa: E402
+from tls_support import make_certs, tls_broker  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def client_dir() -> Path:
     return Path(os.environ.get("SAMSA_CLIENTS_DIR") or REPO_ROOT / "build" / "clients")
+
+
+@pytest.fixture
+def tls_certs(tmp_path):
+    return make_certs(tmp_path)
+
+
+@pytest.fixture
+def start_tls_broker(samsa_binary, tls_certs):
+    brokers = []
+
+    def start(settings=None, wait_ready=True, **kwargs):
+        b = tls_broker(tls_certs, settings, binary=samsa_binary, **kwargs)
+        brokers.append(b)
+        return b.start(wait_ready=wait_ready)
+
+    yield start
+    for b in brokers:
+        b.cleanup()
+

@@ -1,8 +1,10 @@
 """kafka-python (Debian's python3-kafka 2.0.2, pure Python, not librdkafka)
 against real `samsa server` processes: produce with each available codec and
 acks, the admin client, consumer groups with committed offsets, the default
-partitioner, offset look-ups and seeks, and the older protocol versions (and
-message formats) kafka-python speaks when told an older broker version.
+partitioner, offset look-ups and seeks, the older protocol versions (and
+message formats) kafka-python speaks when told an older broker version, and the
+SSL listener (security_protocol="SSL": produce, consume and commit with and
+without a client certificate, refusals, ssl_check_hostname against the SAN).
 
 Every test that takes the `clients` fixture runs under a deadline (SIGALRM,
 kafka_python_support.deadline) because kafka-python 2.0.2 has retry loops
@@ -12,6 +14,9 @@ cannot create __consumer_offsets, answers FindCoordinator with
 COORDINATOR_NOT_AVAILABLE (as Apache Kafka does), and kafka-python retries that
 forever inside poll(timeout_ms=...) -- the last test pins this down.
 """
+import os
+import ssl
+import subprocess
 import threading
 import time
 
@@ -504,6 +509,134 @@ def test_current_records_read_with_old_fetch_versions(broker, clients):
         assert [(r.offset, r.key, r.value) for r in records] == [
             (i, f"k{i}".encode(), f"v{i}".encode()) for i in range(15)], api_version
         clients.close(c)
+
+
+# --- 7. TLS ------------------------------------------------------------------------------
+
+# Over TLS the version probe (ApiVersions at construction) is a handshake more:
+# give it longer than kafka-python's 2 s on a loaded machine.
+TLS_PROBE_MS = 10000
+
+
+def ssl_config(certs, client_cert=None, probe_ms=TLS_PROBE_MS, **extra):
+    """kafka-python's settings for the SSL listener: trust the test CA, check the
+    host name (kafka-python's default, stated), present `client_cert` ("client":
+    signed by the CA, "rogue": self-signed) if given."""
+    conf = {"security_protocol": "SSL", "ssl_cafile": str(certs.ca),
+            "ssl_check_hostname": True, "api_version_auto_timeout_ms": probe_ms}
+    if client_cert == "client":
+        conf.update(ssl_certfile=str(certs.client_cert), ssl_keyfile=str(certs.client_key))
+    elif client_cert == "rogue":
+        conf.update(ssl_certfile=str(certs.rogue_cert), ssl_keyfile=str(certs.rogue_key))
+    conf.update(extra)
+    return conf
+
+
+def tls_round_trip(clients, broker, conf, topic):
+    """Admin, producer (acks=all, gzip; 3 KB values and two 300 KiB random ones,
+    each many TLS records long) and a group consumer, all over the SSL
+    listener: every record back in order, the commit seen by the admin client."""
+    bs = broker.ssl_bootstrap
+    admin = clients.admin(bs, **conf)
+    create_topic(admin, topic, partitions=2)
+    cluster = admin.describe_cluster()
+    # Metadata through the SSL listener names the SSL listener.
+    assert [(b["node_id"], b["host"], b["port"]) for b in cluster["brokers"]] == [
+        (1, "127.0.0.1", broker.ssl_port)]
+    producer = clients.producer(bs, acks="all", compression_type="gzip", linger_ms=5, **conf)
+    big = [os.urandom(300 * 1024) for _ in range(2)]
+    sent, futures = [], []
+    for i in range(120):
+        key = f"k{i}".encode()
+        value = big[i // 60] if i in (7, 67) else (f"tls record {i} " * 200).encode()
+        sent.append((i % 2, key, value, [("i", str(i).encode())]))
+        futures.append(producer.send(topic, key=key, value=value, partition=i % 2,
+                                     headers=[("i", str(i).encode())]))
+    producer.flush(timeout=20)
+    metas = [f.get(timeout=20) for f in futures]
+    for p in (0, 1):
+        # One connection, retries=0: each partition's batches are appended in
+        # the order their Produce requests were sent (Kafka handles a
+        # connection's requests in order), so offsets follow the sends.
+        offsets = [m.offset for m in metas if m.partition == p]
+        assert offsets == list(range(60)), f"partition {p}: offsets in send order {offsets}"
+
+    group = f"{topic}-readers"
+    consumer = clients.consumer(bs, topic, group_id=group, **conf)
+    records = poll_records(consumer, 120, timeout=30)
+    got = by_partition(records)
+    for p in (0, 1):
+        assert [(r.offset, r.key, r.value, list(r.headers)) for r in got[p]] == [
+            (n, k, v, h) for n, (_, k, v, h) in enumerate(x for x in sent if x[0] == p)]
+    assert no_more_records(consumer) == []
+    consumer.commit()
+    committed = admin.list_consumer_group_offsets(group)
+    assert {tp: om.offset for tp, om in committed.items()} == {
+        TopicPartition(topic, 0): 60, TopicPartition(topic, 1): 60}
+
+
+def refused(clients, bs, conf):
+    """kafka-python cannot get going through `conf`: the admin client's version
+    probe (it runs at construction) fails. Returns the error: kafka-python 2.0.2
+    raises a failed certificate check (ssl.SSLCertVerificationError) and an EOF
+    on a connection the broker closed after the handshake (ssl.SSLEOFError) to
+    its caller as they are, other failures as NoBrokersAvailable."""
+    with pytest.raises((Errors.NoBrokersAvailable, Errors.UnrecognizedBrokerVersion,
+                        ssl.SSLError)) as e:
+        clients.admin(bs, **conf)
+    return e.value
+
+
+def test_produce_and_consume_over_tls(start_tls_broker, tls_certs, clients):
+    b = start_tls_broker(overrides=GROUP_BROKER_OVERRIDES)
+    tls_round_trip(clients, b, ssl_config(tls_certs), "over-tls")
+    # A CA that did not sign the broker's certificate: refused by the client.
+    e = refused(clients, b.ssl_bootstrap,
+                ssl_config(tls_certs, ssl_cafile=str(tls_certs.rogue_cert), probe_ms=3000))
+    assert isinstance(e, ssl.SSLCertVerificationError), repr(e)
+    assert "unable to get local issuer certificate" in str(e)
+
+
+def test_required_client_certificates_over_tls(start_tls_broker, tls_certs, clients):
+    """ssl.client.auth=required: with the CA-signed client certificate
+    kafka-python produces, consumes and commits; without one, or with a
+    self-signed one, the broker refuses the handshake."""
+    b = start_tls_broker(overrides=GROUP_BROKER_OVERRIDES, settings={
+        "ssl.client.auth": "required", "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": str(tls_certs.ca)})
+    tls_round_trip(clients, b, ssl_config(tls_certs, "client"), "mtls")
+    assert "TLS handshake failed" not in b.log_text()
+    refused(clients, b.ssl_bootstrap, ssl_config(tls_certs, probe_ms=3000))
+    b.wait_for_log("TLS handshake failed: peer did not return a certificate")
+    refused(clients, b.ssl_bootstrap, ssl_config(tls_certs, "rogue", probe_ms=3000))
+    b.wait_for_log("TLS handshake failed: certificate verify failed")
+
+
+def test_ssl_check_hostname_checks_the_san(start_tls_broker, tls_certs, clients):
+    """kafka-python 2.0.2 on Python 3.11 checks the host name (here an IP
+    address, matched against the certificate's IP SANs): a broker certificate
+    the CA signed for another name is refused with ssl_check_hostname=True and
+    accepted with False; make_certs' certificate (SAN IP:127.0.0.1) passes."""
+    d = tls_certs.dir
+    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    "other.key", "-out", "other.csr", "-subj", "/CN=elsewhere.example"],
+                   cwd=d, check=True, capture_output=True)
+    (d / "other.ext").write_text("subjectAltName=DNS:elsewhere.example\n")
+    subprocess.run(["openssl", "x509", "-req", "-in", "other.csr", "-CA", "ca.pem", "-CAkey",
+                    "ca.key", "-CAcreateserial", "-out", "other.pem", "-days", "30",
+                    "-extfile", "other.ext"], cwd=d, check=True, capture_output=True)
+    keystore = d / "other-keystore.pem"
+    keystore.write_text((d / "other.key").read_text() + (d / "other.pem").read_text())
+    b = start_tls_broker(keystore=False, settings={"ssl.keystore.type": "PEM",
+                                                   "ssl.keystore.location": str(keystore)})
+    e = refused(clients, b.ssl_bootstrap, ssl_config(tls_certs, probe_ms=3000))
+    assert isinstance(e, ssl.SSLCertVerificationError), repr(e)
+    assert "IP address mismatch" in str(e)
+    admin = clients.admin(b.ssl_bootstrap, **ssl_config(tls_certs, ssl_check_hostname=False))
+    create_topic(admin, "no-hostname-check", partitions=1)
+    producer = clients.producer(b.ssl_bootstrap,
+                                **ssl_config(tls_certs, ssl_check_hostname=False))
+    assert producer.send("no-hostname-check", b"v").get(timeout=15).offset == 0
 
 
 # --- the hang guard itself -----------------------------------------------------------------

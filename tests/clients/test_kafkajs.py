@@ -57,11 +57,14 @@ def kafkajs_modules(client_dir):
     return modules
 
 
-def run_scenario(modules, broker, scenario, args=None, timeout=SCENARIO_TIMEOUT_S):
-    """Runs one scenario against `broker`; returns its JSON result, or fails the
-    test with the scenario's output (kafkajs' error log) and the broker's log."""
-    name = f"kjs-{scenario}"
-    cmd = [NODE, str(SCRIPT), scenario, broker.bootstrap, name, json.dumps(args or {})]
+def run_scenario(modules, broker, scenario, args=None, timeout=SCENARIO_TIMEOUT_S,
+                 bootstrap=None, name=None):
+    """Runs one scenario against `broker` (at `bootstrap`, default its PLAINTEXT
+    listener); returns its JSON result, or fails the test with the scenario's
+    output (kafkajs' error log) and the broker's log."""
+    name = name or f"kjs-{scenario}"
+    cmd = [NODE, str(SCRIPT), scenario, bootstrap or broker.bootstrap, name,
+           json.dumps(args or {})]
     env = dict(os.environ, NODE_PATH=str(modules),
                # the script's watchdog fires first, and says which step hung
                KAFKAJS_SCENARIO_TIMEOUT_MS=str(int((timeout - 8) * 1000)))
@@ -362,3 +365,77 @@ def test_compacted_topic_latest_value_per_key_and_tombstone(kafkajs_modules, sta
     assert tombstone["value"] is None and tombstone["headers"] == {"why": "deleted"}
     assert next(m for m in cleaned if m["key"] == "k9")["offset"] < 3
     assert any(m["headers"] for m in cleaned)
+
+
+# --- 7. TLS ---------------------------------------------------------------------------
+def tls_args(certs, cert=None):
+    """The scenario's TLS arguments: trust the test CA; present `cert` ("client":
+    signed by that CA, "rogue": self-signed) if given."""
+    args = {"ca": str(certs.ca)}
+    if cert == "client":
+        args.update(cert=str(certs.client_cert), key=str(certs.client_key))
+    elif cert == "rogue":
+        args.update(cert=str(certs.rogue_cert), key=str(certs.rogue_key))
+    return args
+
+
+def check_tls_round_trip(r, broker):
+    """What the `tls` scenario observed: the broker's certificate as made by
+    make_certs, the SSL listener in Metadata, and every message back."""
+    assert r["peer"]["authorized"] is True
+    assert (r["peer"]["subject"], r["peer"]["issuer"]) == ("localhost", "samsa-test-ca")
+    assert "IP Address:127.0.0.1" in r["peer"]["subjectaltname"]
+    assert r["peer"]["protocol"] in ("TLSv1.2", "TLSv1.3")
+    # Metadata through the SSL listener names the SSL listener (kafkajs then
+    # talks TLS to that address: a plaintext port there would fail the rest).
+    assert r["brokers"] == [{"nodeId": 1, "host": "127.0.0.1", "port": broker.ssl_port}]
+    assert r["sends"] == [
+        [{"partition": 0, "errorCode": 0, "baseOffset": 0}],
+        [{"partition": 1, "errorCode": 0, "baseOffset": 0}],
+        [{"partition": 0, "errorCode": 0, "baseOffset": 50}],
+        [{"partition": 1, "errorCode": 0, "baseOffset": 20}],
+    ]
+    assert r["watermarks"] == {"0": {"low": 0, "high": 53}, "1": {"low": 0, "high": 23}}
+    expected, received = r["expected"], r["received"]
+    assert len(received) == len(expected) == 76
+    for p, n in ((0, 53), (1, 23)):
+        have = [m for m in received if m["partition"] == p]
+        assert [m["offset"] for m in have] == list(range(n))
+        assert [{k: v for k, v in m.items() if k != "offset"} for m in have] == \
+            [m for m in expected if m["partition"] == p]
+    sizes = sorted(m["value"]["len"] for m in received if isinstance(m["value"], dict))
+    assert sizes == [40 * 1024] * 4 + [600 * 1024] * 2
+
+
+def test_produce_and_consume_over_tls(kafkajs_modules, start_tls_broker, tls_certs):
+    """kafkajs with `ssl: {ca}` on the SSL listener: a group consumer reads back
+    what it produced (none and gzip; 40 KiB and 600 KiB random values, each
+    many TLS records long)."""
+    broker = start_tls_broker(overrides=GROUP_BROKER)
+    r = run_scenario(kafkajs_modules, broker, "tls", tls_args(tls_certs),
+                     bootstrap=broker.ssl_bootstrap)
+    check_tls_round_trip(r, broker)
+
+
+def test_required_client_certificate_over_tls(kafkajs_modules, start_tls_broker, tls_certs):
+    """ssl.client.auth=required: kafkajs without a certificate, or with one no
+    trusted CA signed, cannot connect (with retries off it fails within the
+    connection timeout rather than retrying); with the CA-signed client
+    certificate it produces and consumes."""
+    broker = start_tls_broker(overrides=GROUP_BROKER, settings={
+        "ssl.client.auth": "required", "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": str(tls_certs.ca)})
+    # The TLS alert the broker sends, as Node's OpenSSL names it, and the
+    # reason the broker logs.
+    for cert, alert, reason in (
+            (None, "alert certificate required", "peer did not return a certificate"),
+            ("rogue", "alert unknown ca", "certificate verify failed")):
+        r = run_scenario(kafkajs_modules, broker, "tls-refused", tls_args(tls_certs, cert),
+                         bootstrap=broker.ssl_bootstrap, name=f"kjs-refused-{cert}")
+        assert r["refused"] is True, (cert, r)
+        assert r["errorName"].startswith("KafkaJS") and alert in r["error"], (cert, r)
+        assert r["ms"] < 20000, (cert, r)
+        broker.wait_for_log(f"TLS handshake failed: {reason}")
+    r = run_scenario(kafkajs_modules, broker, "tls", tls_args(tls_certs, "client"),
+                     bootstrap=broker.ssl_bootstrap)
+    check_tls_round_trip(r, broker)

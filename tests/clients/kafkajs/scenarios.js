@@ -13,6 +13,7 @@
 // Nothing here sleeps to synchronise: waits poll a condition against a deadline.
 
 const crypto = require('crypto')
+const fs = require('fs')
 const net = require('net')
 const {
   Kafka,
@@ -78,9 +79,10 @@ function makeKafka(clientId, opts = {}) {
     brokers: [opts.bootstrap || bootstrap],
     logLevel: logLevel.ERROR,
     logCreator,
-    connectionTimeout: 10000,
-    requestTimeout: 30000,
+    connectionTimeout: opts.connectionTimeout || 10000,
+    requestTimeout: opts.requestTimeout || 30000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, ...(opts.retry || {}) },
+    ...(opts.ssl ? { ssl: opts.ssl } : {}),
   })
   for (const kind of ['admin', 'producer', 'consumer']) {
     const make = kafka[kind].bind(kafka)
@@ -872,6 +874,148 @@ async function compaction() {
   return r
 }
 
+// --- scenario 7: TLS ------------------------------------------------------------------
+// BOOTSTRAP is the broker's SSL listener. ARGS.ca is the CA certificate kafkajs
+// trusts (the `ssl` option of new Kafka(): tls.connect options); ARGS.cert and
+// ARGS.key, when given, the client certificate it presents.
+function tlsOptions() {
+  const ssl = { ca: [fs.readFileSync(ARGS.ca)] }
+  if (ARGS.cert) {
+    ssl.cert = fs.readFileSync(ARGS.cert)
+    ssl.key = fs.readFileSync(ARGS.key)
+  }
+  return ssl
+}
+
+// One handshake with Node's own TLS (the options kafkajs passes it): what the
+// broker negotiated and presented.
+function tlsPeer(ssl) {
+  const tls = require('tls')
+  const [host, port] = bootstrap.split(':')
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host, port: Number(port), ...ssl }, () => {
+      const cert = socket.getPeerCertificate()
+      const out = {
+        authorized: socket.authorized,
+        protocol: socket.getProtocol(),
+        subject: cert.subject && cert.subject.CN,
+        issuer: cert.issuer && cert.issuer.CN,
+        subjectaltname: cert.subjectaltname,
+      }
+      socket.end()
+      resolve(out)
+    })
+    socket.once('error', reject)
+  })
+}
+
+// Produce (none and gzip, small and large values: a value spans many TLS
+// records) and consume with a group over the SSL listener.
+async function tlsScenario() {
+  const ssl = tlsOptions()
+  at('raw TLS handshake')
+  const peer = await tlsPeer(ssl)
+  const kafka = makeKafka(`${NAME}-client`, { ssl })
+  const topic = `${NAME}-t`
+  const admin = kafka.admin()
+  at('admin connect')
+  await admin.connect()
+  at('describe cluster')
+  const cluster = await admin.describeCluster()
+  at('create topic')
+  await createTopic(admin, topic, 2)
+
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
+  await producer.connect()
+  // crypto-random, so gzip cannot shrink it below the TLS record size
+  const big = crypto.randomBytes(600 * 1024)
+  const mid = crypto.randomBytes(40 * 1024)
+  const plan = [
+    { partition: 0, compression: 'none', n: 50 },
+    { partition: 1, compression: 'gzip', n: 20 },
+    { partition: 0, compression: 'gzip', n: 3, large: true },
+    { partition: 1, compression: 'none', n: 3, large: true },
+  ]
+  const expected = []
+  const sends = []
+  at('produce')
+  for (const [b, { partition, compression, n, large }] of plan.entries()) {
+    const messages = []
+    for (let i = 0; i < n; i++) {
+      let value = `tls-${b}-${i}`
+      if (large) value = i === 1 ? big : mid
+      messages.push({ key: `key-${b}-${i}`, value, headers: { batch: String(b) }, partition })
+    }
+    const res = await producer.send({
+      topic,
+      acks: -1,
+      compression: compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+      messages,
+    })
+    sends.push(res.map(r => ({ partition: r.partition, errorCode: r.errorCode, baseOffset: Number(r.baseOffset) })))
+    for (const m of messages) {
+      expected.push({ partition, key: norm(m.key), value: norm(m.value), headers: normHeaders(m.headers) })
+    }
+  }
+  await producer.disconnect()
+
+  at('consume')
+  const consumer = kafka.consumer({
+    groupId: `${NAME}-g`,
+    heartbeatInterval: 500,
+    sessionTimeout: 10000,
+    maxWaitTimeInMs: 250,
+  })
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  const received = collect(consumer)
+  await waitFor(() => received.length >= expected.length, 30000, `${expected.length} messages`)
+  at('watermarks')
+  const watermarks = await highWatermarks(admin, topic)
+  await consumer.disconnect()
+  await admin.disconnect()
+  return {
+    peer,
+    brokers: cluster.brokers.map(x => ({ nodeId: x.nodeId, host: x.host, port: x.port })),
+    sends,
+    expected,
+    received: received.map(m => ({
+      partition: m.partition,
+      offset: m.offset,
+      key: m.key,
+      value: m.value,
+      headers: m.headers,
+    })),
+    watermarks,
+  }
+}
+
+// A client the broker must refuse (no certificate, or one it does not trust, on
+// a listener with ssl.client.auth=required): no retries and short timeouts, so
+// the refusal comes fast. ok: true either way; `refused` says what happened.
+async function tlsRefused() {
+  const kafka = makeKafka(`${NAME}-client`, {
+    ssl: tlsOptions(),
+    connectionTimeout: 3000,
+    requestTimeout: 5000,
+    retry: { retries: 0, initialRetryTime: 100, maxRetryTime: 200 },
+  })
+  const admin = kafka.admin()
+  const started = Date.now()
+  try {
+    at('admin connect (to be refused)')
+    await admin.connect()
+    at('list topics (to be refused)')
+    const topics = await admin.listTopics()
+    await admin.disconnect()
+    return { refused: false, topics }
+  } catch (e) {
+    const causes = []
+    for (let c = e; c && causes.length < 5; c = c.cause || c.originalError) causes.push(`${c.name}: ${c.message}`)
+    return { refused: true, errorName: e.name, error: causes.join(' <- '), ms: Date.now() - started }
+  }
+}
+
 // --- main ---------------------------------------------------------------------------
 const scenarios = {
   'produce-consume': produceConsume,
@@ -880,6 +1024,8 @@ const scenarios = {
   group: groupScenario,
   transactions,
   compaction,
+  tls: tlsScenario,
+  'tls-refused': tlsRefused,
 }
 
 async function main() {
