@@ -239,6 +239,8 @@ class controller {
     const bool _publishes;
     bool _active;
     std::optional<int64_t> _last_append;  // the batch the running operation appended
+    // Before the timers that wait on it: members are destroyed in reverse order.
+    asio::io_context _io{1};
     // Broker sessions, kept by the active controller only (a new one starts
     // every broker's session afresh, as Kafka's does).
     std::map<int32_t, std::chrono::steady_clock::time_point> _session_deadlines;
@@ -251,7 +253,6 @@ class controller {
     // unclean.leader.election.enable of a topic, as the image configures it.
     bool unclean_election_allowed(const std::string& topic) const;
     std::mt19937 _rng;
-    asio::io_context _io{1};
     std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> _work;
     std::thread _thread;
     bool _running = false;

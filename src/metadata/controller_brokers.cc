@@ -92,12 +92,13 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
         resp.is_fenced = b.fenced;
     }
     if (!records.empty()) {
+        // `b` is in the image that commit() replaces (and may free).
         if (auto c = commit(std::move(records)); !c) {
             resp.error_code = to_wire(c.err().code);
             return resp;
         }
         spdlog::info("event=broker_{} node_id={} broker_epoch={}",
-                     resp.is_fenced ? "fenced" : "unfenced", req.broker_id, b.epoch);
+                     resp.is_fenced ? "fenced" : "unfenced", req.broker_id, req.broker_epoch);
     }
     return resp;
 }
@@ -201,13 +202,17 @@ void controller::check_broker_sessions() {
         if (records.empty()) {
             continue;
         }
+        // `id` and `b` are in the image that commit() replaces (and may free).
+        const int32_t node = id;
+        const int64_t epoch = b.epoch;
         if (auto c = commit(std::move(records)); !c) {
-            spdlog::warn("event=broker_fence_failed node_id={} error=\"{}\"", id, c.err().message);
+            spdlog::warn("event=broker_fence_failed node_id={} error=\"{}\"", node,
+                         c.err().message);
             return;
         }
         _last_append.reset();  // nobody waits for it
-        spdlog::warn("event=broker_session_expired node_id={} broker_epoch={} action=fenced", id,
-                     b.epoch);
+        spdlog::warn("event=broker_session_expired node_id={} broker_epoch={} action=fenced", node,
+                     epoch);
         return;  // the image changed; the next check sees the rest
     }
 }
