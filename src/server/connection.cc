@@ -57,7 +57,8 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
       _handler_done(_socket.get_executor()),
       _counted_address(std::move(counted_address)),
       _idle(_socket.get_executor()),
-      _request_started(_socket.get_executor()) {
+      _request_started(_socket.get_executor()),
+      _produce_order(_socket.get_executor()) {
     _response_ready.expires_at(asio::steady_timer::time_point::max());
     _queue_drained.expires_at(asio::steady_timer::time_point::max());
     // Never re-armed: several gated handlers wait on it at once, and setting
@@ -233,6 +234,7 @@ void connection::close(std::string_view reason) {
     _queue_drained.cancel();
     _handler_done.cancel();
     _request_started.cancel();
+    _produce_order.close();
 }
 
 bool connection::parse_header(bytes_view frame, request_header& h, size_t& body_offset) {
@@ -354,6 +356,10 @@ asio::awaitable<void> connection::read_loop() {
         ctx.peer = _peer;
         ctx.broker = &_broker;
         ctx.sasl = _sasl.get();
+        if (ctx.header.api_key == k_produce_key) {
+            ctx.produce_order = &_produce_order;
+            ctx.produce_ticket = _produce_order.take();
+        }
         _queue.push_back(slot);
         if (_broker.quotas) {
             _broker.quotas->request_started();
@@ -429,6 +435,10 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
         spdlog::error("event=handler_exception peer={} api_key={} api_version={} what=\"{}\"",
                       _peer, ctx.header.api_key, ctx.header.api_version, e.what());
         slot->result = handler_result::close("internal error while handling request");
+    }
+    if (ctx.produce_order) {
+        // Whatever the handler did, later Produce requests may append now.
+        ctx.produce_order->done(ctx.produce_ticket);
     }
     slot->ready = true;
     _response_ready.cancel();

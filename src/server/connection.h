@@ -21,6 +21,7 @@
 #include <string>
 
 #include "server/handler.h"
+#include "server/produce_sequencer.h"
 #include "server/request_context.h"
 #include "server/sasl_session.h"
 
@@ -86,6 +87,7 @@ class connection : public std::enable_shared_from_this<connection> {
     std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> _tls;
     std::string _principal;               // the client certificate's subject, or ANONYMOUS
     std::unique_ptr<sasl_session> _sasl;  // SASL listeners only
+    produce_sequencer _produce_order;
     broker_context& _broker;
     std::string _listener_name;
     bool _controller_listener = false;

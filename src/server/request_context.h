@@ -29,6 +29,10 @@ struct request_context {
     broker_context* broker = nullptr;
     // The connection's SASL exchange, on SASL listeners (null elsewhere).
     struct sasl_session* sasl = nullptr;
+    // Produce: the connection's append order and this request's place in it
+    // (server/produce_sequencer.h); null elsewhere.
+    class produce_sequencer* produce_order = nullptr;
+    uint64_t produce_ticket = 0;
 };
 
 }  // namespace samsa::server

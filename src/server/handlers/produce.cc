@@ -1,5 +1,7 @@
 #include "server/handlers/produce.h"
 
+#include "server/produce_sequencer.h"
+
 #include <asio/this_coro.hpp>
 
 #include "cluster/fetch_waiters.h"
@@ -249,7 +251,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             });
         }
     };
+    // A connection's Produce requests overlap, but append in the order they
+    // came (server/produce_sequencer.h); the waits below overlap again.
+    if (ctx.produce_order) {
+        co_await ctx.produce_order->wait_turn(ctx.produce_ticket);
+    }
     co_await dispatch_to_shards(replicas, items, append);
+    if (ctx.produce_order) {
+        ctx.produce_order->done(ctx.produce_ticket);
+    }
     if (need_durable > 0) {
         durable->add(need_durable);
         co_await durable->wait();
