@@ -174,9 +174,11 @@ def test_kafka4_shipped_server_properties_start_a_standalone_quorum(start_broker
 
 
 @pytest.mark.parametrize("protocol", ["SSL", "SASL_PLAINTEXT", "SASL_SSL"])
-def test_a_listener_that_is_not_plaintext_stops_the_broker(start_broker, protocol):
-    # Until TLS and SASL are served, such a listener must never be served as
-    # plaintext: the broker refuses to start and says why.
+def test_a_secured_inter_broker_listener_stops_the_broker(start_broker, protocol):
+    # The broker's own connections do not speak TLS or SASL yet, so an
+    # inter-broker listener that asks for them must never run as plaintext:
+    # the broker refuses to start and says why (tests/integration/test_tls.py
+    # and test_sasl.py cover client listeners, which are served).
     port, controller_port = free_ports(2)
     _, log = expect_start_failure(start_broker, properties={
         "listeners": f"{protocol}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
@@ -184,7 +186,8 @@ def test_a_listener_that_is_not_plaintext_stops_the_broker(start_broker, protoco
         "listener.security.protocol.map": f"{protocol}:{protocol},CONTROLLER:PLAINTEXT",
         "inter.broker.listener.name": protocol,
     })
-    assert any(f"{protocol}://127.0.0.1:{port}" in line and "only PLAINTEXT" in line
+    assert any(f"{protocol}://127.0.0.1:{port}" in line and "inter-broker listener" in line
+               and "refusing to serve it as plaintext" in line
                for line in error_lines(log)), log
     assert not port_accepts("127.0.0.1", port)
 

@@ -165,15 +165,24 @@ std::optional<std::string_view> config_set::listener_override_base(std::string_v
     return std::nullopt;
 }
 
-std::optional<std::string> config_set::listener_raw(std::string_view listener,
-                                                    std::string_view key) const {
+namespace {
+
+// listener.name.<listener, lower case>.<key>
+std::string per_listener_name(std::string_view listener, std::string_view key) {
     std::string name = "listener.name.";
     for (char c : listener) {
         name += char(std::tolower(static_cast<unsigned char>(c)));
     }
     name += ".";
     name += key;
-    if (const stored* s = find(name, nullptr)) {
+    return name;
+}
+
+}  // namespace
+
+std::optional<std::string> config_set::listener_raw(std::string_view listener,
+                                                    std::string_view key) const {
+    if (const stored* s = find(per_listener_name(listener, key), nullptr)) {
         return s->raw;
     }
     return std::nullopt;
@@ -181,13 +190,7 @@ std::optional<std::string> config_set::listener_raw(std::string_view listener,
 
 const config_value* config_set::listener_value(std::string_view listener,
                                                std::string_view key) const {
-    std::string name = "listener.name.";
-    for (char c : listener) {
-        name += char(std::tolower(static_cast<unsigned char>(c)));
-    }
-    name += ".";
-    name += key;
-    if (const stored* s = find(name, nullptr)) {
+    if (const stored* s = find(per_listener_name(listener, key), nullptr)) {
         return &s->value;
     }
     return &get(key);
