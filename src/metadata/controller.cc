@@ -10,6 +10,7 @@
 #include "metadata/controller_apis.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/partition_creation.h"
+#include "metadata/scram_alteration.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_deletion.h"
 
@@ -238,6 +239,12 @@ protocol::incremental_alter_configs_response controller::do_incremental_alter_co
     const protocol::incremental_alter_configs_request& req) {
     return run<protocol::incremental_alter_configs_request>(
         [&](const controller_state& s) { return plan_incremental_alter_configs(s, req); });
+}
+
+protocol::alter_user_scram_credentials_response controller::do_alter_user_scram_credentials(
+    const protocol::alter_user_scram_credentials_request& req) {
+    return run<protocol::alter_user_scram_credentials_request>(
+        [&](const controller_state& s) { return plan_alter_user_scram_credentials(s, req); });
 }
 
 result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {

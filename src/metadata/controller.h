@@ -50,6 +50,8 @@
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/alter_partition_request.h"
 #include "protocol/generated/alter_partition_response.h"
+#include "protocol/generated/alter_user_scram_credentials_request.h"
+#include "protocol/generated/alter_user_scram_credentials_response.h"
 #include "protocol/generated/broker_heartbeat_request.h"
 #include "protocol/generated/broker_heartbeat_response.h"
 #include "protocol/generated/broker_registration_request.h"
@@ -158,6 +160,8 @@ class controller {
     protocol::alter_configs_response do_alter_configs(const protocol::alter_configs_request& r);
     protocol::incremental_alter_configs_response do_incremental_alter_configs(
         const protocol::incremental_alter_configs_request& r);
+    protocol::alter_user_scram_credentials_response do_alter_user_scram_credentials(
+        const protocol::alter_user_scram_credentials_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
     protocol::broker_registration_response do_broker_registration(
         const protocol::broker_registration_request& r);

@@ -118,6 +118,22 @@ struct controller_api<protocol::incremental_alter_configs_request>
                            protocol::incremental_alter_configs_response,
                            &controller::do_incremental_alter_configs> {};
 
+// AlterUserScramCredentials answers per user named.
+template <>
+struct controller_api<protocol::alter_user_scram_credentials_request> {
+    using response = protocol::alter_user_scram_credentials_response;
+    static constexpr auto operation = &controller::do_alter_user_scram_credentials;
+    static auto& entries(auto& r) { return r.results; }
+    static void name_entries(const protocol::alter_user_scram_credentials_request& q, response& r) {
+        for (const auto& d : q.deletions) {
+            r.results.emplace_back().user = d.name;
+        }
+        for (const auto& u : q.upsertions) {
+            r.results.emplace_back().user = u.name;
+        }
+    }
+};
+
 // ---- what follows from an entry
 
 namespace detail {

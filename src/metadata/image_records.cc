@@ -68,6 +68,18 @@ std::vector<metadata_record> image_to_records(const metadata_image& image) {
         r.next_producer_id = image.producer_ids.next_producer_id;
         out.emplace_back(r);
     }
+    for (const auto& [user, by_mechanism] : image.scram_credentials) {
+        for (const auto& [mechanism, c] : by_mechanism) {
+            protocol::user_scram_credential_record r;
+            r.name = user;
+            r.mechanism = int8_t(mechanism);
+            r.salt = c.salt;
+            r.stored_key = c.stored_key;
+            r.server_key = c.server_key;
+            r.iterations = c.iterations;
+            out.emplace_back(std::move(r));
+        }
+    }
     return out;
 }
 

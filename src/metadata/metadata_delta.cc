@@ -249,4 +249,28 @@ status metadata_delta::apply(const protocol::producer_ids_record& r) {
     return {};
 }
 
+status metadata_delta::apply(const protocol::user_scram_credential_record& r) {
+    const auto m = security::sasl::scram_mechanism(r.mechanism);
+    if (m != security::sasl::scram_mechanism::sha256 &&
+        m != security::sasl::scram_mechanism::sha512) {
+        return inconsistent(fmt::format("SCRAM credential of {} has unknown mechanism {}", r.name,
+                                        int(r.mechanism)));
+    }
+    _next->scram_credentials[r.name][m] = {r.salt, r.stored_key, r.server_key, r.iterations};
+    return {};
+}
+
+status metadata_delta::apply(const protocol::remove_user_scram_credential_record& r) {
+    auto u = _next->scram_credentials.find(r.name);
+    if (u == _next->scram_credentials.end() ||
+        u->second.erase(security::sasl::scram_mechanism(r.mechanism)) == 0) {
+        return inconsistent(fmt::format("no SCRAM credential of {} with mechanism {} to remove",
+                                        r.name, int(r.mechanism)));
+    }
+    if (u->second.empty()) {
+        _next->scram_credentials.erase(u);
+    }
+    return {};
+}
+
 }  // namespace samsa::metadata

@@ -53,6 +53,8 @@ class metadata_delta {
     status apply(const protocol::producer_ids_record& r);
     status apply(const protocol::broker_registration_change_record& r);
     status apply(const protocol::no_op_record&) { return {}; }
+    status apply(const protocol::user_scram_credential_record& r);
+    status apply(const protocol::remove_user_scram_credential_record& r);
 
     // The topic's mutable copy in this delta (copied on first touch), or nullptr.
     topic_image* mutable_topic(const uuid& id);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/uuid.h"
+#include "security/sasl/scram.h"
 
 namespace samsa::metadata {
 
@@ -92,6 +93,24 @@ class metadata_image {
     // Finalized feature levels (FeatureLevelRecord), e.g. "metadata.version".
     std::map<std::string, int16_t> features;
     producer_ids_state producer_ids;
+    // SCRAM credentials (UserScramCredentialRecord, KIP-554) by user, then
+    // mechanism: salt, StoredKey, ServerKey and iterations, never a password.
+    std::map<std::string,
+             std::map<security::sasl::scram_mechanism, security::sasl::scram_credential>>
+        scram_credentials;
+
+    std::optional<security::sasl::scram_credential> find_scram_credential(
+        const std::string& user, security::sasl::scram_mechanism m) const {
+        auto u = scram_credentials.find(user);
+        if (u == scram_credentials.end()) {
+            return std::nullopt;
+        }
+        auto c = u->second.find(m);
+        if (c == u->second.end()) {
+            return std::nullopt;
+        }
+        return c->second;
+    }
 
     const topic_image* topic(const std::string& name) const {
         auto it = topics_by_name.find(name);

@@ -31,21 +31,23 @@
 #include "protocol/generated/producer_ids_record.h"
 #include "protocol/generated/register_broker_record.h"
 #include "protocol/generated/remove_topic_record.h"
+#include "protocol/generated/remove_user_scram_credential_record.h"
 #include "protocol/generated/topic_record.h"
 #include "protocol/generated/unfence_broker_record.h"
 #include "protocol/generated/unregister_broker_record.h"
+#include "protocol/generated/user_scram_credential_record.h"
 
 namespace samsa::metadata {
 
 inline constexpr uint32_t metadata_frame_version = 1;
 
-using metadata_record =
-    std::variant<protocol::register_broker_record, protocol::unregister_broker_record,
-                 protocol::topic_record, protocol::partition_record, protocol::config_record,
-                 protocol::partition_change_record, protocol::fence_broker_record,
-                 protocol::unfence_broker_record, protocol::remove_topic_record,
-                 protocol::feature_level_record, protocol::producer_ids_record,
-                 protocol::broker_registration_change_record, protocol::no_op_record>;
+using metadata_record = std::variant<
+    protocol::register_broker_record, protocol::unregister_broker_record, protocol::topic_record,
+    protocol::partition_record, protocol::config_record, protocol::partition_change_record,
+    protocol::fence_broker_record, protocol::unfence_broker_record, protocol::remove_topic_record,
+    protocol::feature_level_record, protocol::producer_ids_record,
+    protocol::broker_registration_change_record, protocol::no_op_record,
+    protocol::user_scram_credential_record, protocol::remove_user_scram_credential_record>;
 
 // Kafka's ConfigResource.Type ids, as ConfigRecord and the config APIs carry them.
 enum class config_resource_type : int8_t {

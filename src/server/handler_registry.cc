@@ -7,6 +7,7 @@
 #include "server/handlers/add_offsets_to_txn.h"
 #include "server/handlers/add_partitions_to_txn.h"
 #include "server/handlers/alter_configs.h"
+#include "server/handlers/alter_user_scram_credentials.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"
 #include "server/handlers/create_partitions.h"
@@ -18,6 +19,7 @@
 #include "server/handlers/describe_log_dirs.h"
 #include "server/handlers/describe_producers.h"
 #include "server/handlers/describe_transactions.h"
+#include "server/handlers/describe_user_scram_credentials.h"
 #include "server/handlers/end_txn.h"
 #include "server/handlers/fetch.h"
 #include "server/handlers/incremental_alter_configs.h"
@@ -79,6 +81,9 @@ handler_registry::handler_registry() {
         handlers::alter_configs_handler(),
         handlers::incremental_alter_configs_handler(),
         handlers::describe_cluster_handler(),
+        // SCRAM users (metadata/scram_alteration.h).
+        handlers::describe_user_scram_credentials_handler(),
+        handlers::alter_user_scram_credentials_handler(),
         // Idempotent producer (coordinator/txn/producer_id_manager.h).
         handlers::init_producer_id_handler(),
         handlers::describe_producers_handler(),

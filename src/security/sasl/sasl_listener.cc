@@ -6,12 +6,14 @@
 
 #include "security/sasl/jaas_config.h"
 #include "security/sasl/plain_server.h"
+#include "security/sasl/scram_server.h"
 
 namespace samsa::security::sasl {
 
 namespace {
 
 constexpr std::string_view plain_module = "org.apache.kafka.common.security.plain.PlainLoginModule";
+constexpr std::string_view scram_module = "org.apache.kafka.common.security.scram.ScramLoginModule";
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -27,9 +29,17 @@ bool sasl_listener_config::enabled(std::string_view mechanism) const {
     return std::find(mechanisms.begin(), mechanisms.end(), mechanism) != mechanisms.end();
 }
 
-std::unique_ptr<sasl_server> sasl_listener_config::new_server(std::string_view mechanism) const {
-    if (mechanism == "PLAIN" && enabled(mechanism)) {
+std::unique_ptr<sasl_server> sasl_listener_config::new_server(
+    std::string_view mechanism, const scram_users& scram_users) const {
+    if (!enabled(mechanism)) {
+        return nullptr;
+    }
+    if (mechanism == "PLAIN") {
         return std::make_unique<plain_server>(plain_users);
+    }
+    if (auto m = scram_mechanism_named(mechanism); m != scram_mechanism::unknown) {
+        return std::make_unique<scram_server>(
+            m, [m, scram_users](const std::string& user) { return scram_users(m, user); });
     }
     return nullptr;
 }
@@ -50,14 +60,32 @@ result<std::shared_ptr<const sasl_listener_config>> sasl_config_for(
         return fail("sasl.enabled.mechanisms is empty");
     }
     for (const auto& m : c->mechanisms) {
-        if (m != "PLAIN") {
-            return fail(
-                fmt::format("sasl.enabled.mechanisms: {} is not served by this broker; "
-                            "set listener.name.{}.sasl.enabled.mechanisms=PLAIN",
-                            m, lower(listener)));
+        const bool scram = scram_mechanism_named(m) != scram_mechanism::unknown;
+        if (m != "PLAIN" && !scram) {
+            return fail(fmt::format(
+                "sasl.enabled.mechanisms: {} is not served by this broker; "
+                "set listener.name.{}.sasl.enabled.mechanisms to PLAIN, SCRAM-SHA-256 or "
+                "SCRAM-SHA-512",
+                m, lower(listener)));
         }
         const std::string key = lower(m) + ".sasl.jaas.config";
         auto jaas = values.listener_raw(listener, key);
+        if (scram) {
+            // The users are metadata; a login module, if given, must be SCRAM's.
+            if (jaas) {
+                auto module = parse_jaas_config(*jaas);
+                if (!module) {
+                    return fail(fmt::format("listener.name.{}.{}: {}", lower(listener), key,
+                                            module.err().message));
+                }
+                if (module->login_module != scram_module) {
+                    return fail(fmt::format("listener.name.{}.{}: {} needs {}, not {}",
+                                            lower(listener), key, m, scram_module,
+                                            module->login_module));
+                }
+            }
+            continue;
+        }
         if (!jaas) {
             return fail(
                 fmt::format("{} needs listener.name.{}.{} (a {} with user_<name>=\"<password>\" "
