@@ -167,7 +167,9 @@ result<sasl_step> scram_server::client_final(std::string_view message) {
         !base64_decode((*attrs)[0].second)) {
         return failed();
     }
-    if ((*attrs)[1].second != _nonce) {
+    // Kafka checks that the nonce ends with the server-first one, no more:
+    // librdkafka (before 2.x's fix) sends its own nonce in front of it again.
+    if (!(*attrs)[1].second.ends_with(_nonce)) {
         return failed();
     }
     auto proof = base64_decode(message.substr(proof_at + 3));

@@ -4,7 +4,7 @@
 //
 //   client-first   n,[a=<authzid>],n=<user>,r=<client nonce>[,<ext>=<v>...]
 //   server-first   r=<client nonce><server nonce>,s=<base64 salt>,i=<iterations>
-//   client-final   c=<base64 gs2 header>,r=<nonce>[,...],p=<base64 proof>
+//   client-final   c=<base64 gs2 header>,r=<...nonce>[,...],p=<base64 proof>
 //   server-final   v=<base64 server signature>
 //
 // The proof is checked against the user's StoredKey; the server signature

@@ -91,6 +91,7 @@ struct scram_client {
     std::string user, password, nonce = "fyko+d2lbbFgONRv9qkxdawL";
     std::string bare() const { return "n=" + user + ",r=" + nonce; }
     std::string first() const { return "n,," + bare(); }
+    std::string nonce_prefix;  // librdkafka 2.0 repeats its nonce in the final message
     std::string final(const std::string& server_first, std::string* expected_v) const {
         auto r_end = server_first.find(",s=");
         auto s_end = server_first.find(",i=");
@@ -98,7 +99,7 @@ struct scram_client {
         const bytes salt = from_base64(server_first.substr(r_end + 3, s_end - r_end - 3));
         const int iterations = std::stoi(server_first.substr(s_end + 3));
         const bytes salted = scram_salted_password(m, password, salt, iterations);
-        const std::string without_proof = "c=biws,r=" + full_nonce;
+        const std::string without_proof = "c=biws,r=" + nonce_prefix + full_nonce;
         const std::string auth = bare() + "," + server_first + "," + without_proof;
         bytes client_key = scram_hmac(m, salted, text("Client Key"));
         const bytes signature = scram_hmac(m, scram_hash(m, client_key), text(auth));
@@ -145,6 +146,19 @@ void expect_failed(const result<sasl_step>& r, const char* mechanism) {
                   mechanism);
 }
 
+// Kafka accepts a final nonce that ends with the server-first one.
+TEST(scram_server, accepts_librdkafkas_repeated_client_nonce) {
+    auto s = server_for(scram_mechanism::sha256, "alice", "alice-secret");
+    scram_client c{scram_mechanism::sha256, "alice", "alice-secret"};
+    c.nonce_prefix = c.nonce;
+    auto first = s.evaluate(text(c.first()));
+    ASSERT_TRUE(first);
+    std::string v;
+    auto final = s.evaluate(text(c.final(str(first->challenge), &v)));
+    ASSERT_TRUE(final) << final.err().message;
+    EXPECT_EQ(str(final->challenge), v);
+}
+
 TEST(scram_server, a_wrong_password_fails_the_final_step) {
     auto s = server_for(scram_mechanism::sha256, "alice", "alice-secret");
     scram_client c{scram_mechanism::sha256, "alice", "not-the-secret"};
@@ -189,7 +203,7 @@ TEST(scram_server, decodes_escaped_user_names) {
 
 TEST(scram_server, refuses_a_final_message_with_another_nonce_or_a_bad_proof) {
     scram_client c{scram_mechanism::sha256, "alice", "alice-secret"};
-    for (int variant = 0; variant < 4; ++variant) {
+    for (int variant = 0; variant < 5; ++variant) {
         auto s = server_for(scram_mechanism::sha256, "alice", "alice-secret");
         auto first = s.evaluate(text(c.first()));
         ASSERT_TRUE(first);
@@ -198,6 +212,10 @@ TEST(scram_server, refuses_a_final_message_with_another_nonce_or_a_bad_proof) {
         switch (variant) {
             case 0:  // the client's nonce alone
                 final = "c=biws,r=" + c.nonce + final.substr(final.find(",p="));
+                break;
+            case 4:  // the server's nonce with something after it
+                final = "c=biws,r=" + str(first->challenge).substr(2, 56) + "x" +
+                        final.substr(final.find(",p="));
                 break;
             case 1:  // a proof that is not base64
                 final = final.substr(0, final.find(",p=")) + ",p=@@@@";
