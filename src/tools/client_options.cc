@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -132,6 +133,36 @@ result<property_list> load_properties_file(const std::string& path) {
         out.emplace_back(std::string(trim(l.substr(0, sep))), std::string(trim(l.substr(sep + 1))));
     }
     return out;
+}
+
+result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_options& opts) {
+    if (!opts.command_config.empty()) {
+        auto settings = load_properties_file(opts.command_config);
+        if (!settings) {
+            return settings.err();
+        }
+        for (const auto& [k, v] : *settings) {
+            if (k == "security.protocol" && v != "PLAINTEXT" && v != "plaintext") {
+                return tool_error("this command speaks PLAINTEXT only; security.protocol=" + v +
+                                  " in " + opts.command_config + " is not served by it");
+            }
+        }
+    }
+    const std::string& bs = opts.bootstrap_server;
+    const std::string first = bs.substr(0, bs.find(','));
+    const auto colon = first.rfind(':');
+    int port = 0;
+    if (colon != std::string::npos) {
+        auto digits = std::string_view(first).substr(colon + 1);
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+        if (ec != std::errc() || end != digits.data() + digits.size()) {
+            port = 0;
+        }
+    }
+    if (colon == std::string::npos || colon == 0 || port <= 0 || port > 65535) {
+        return tool_error("--bootstrap-server: expected host:port, got '" + first + "'");
+    }
+    return std::pair(first.substr(0, colon), uint16_t(port));
 }
 
 }  // namespace samsa::tools

@@ -42,6 +42,11 @@ result<property_list> parse_key_values(const std::vector<std::string>& texts);
 // key:value lines, '#' and '!' comments, surrounding blanks trimmed.
 result<property_list> load_properties_file(const std::string& path);
 
+// The first --bootstrap-server, for the raw calls a verb makes where the
+// client library has no API. They speak plaintext: a --command-config that
+// asks for another security.protocol is refused, never downgraded.
+result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_options& opts);
+
 // An error value carrying only a message (the code is not a Kafka answer).
 inline samsa::error tool_error(std::string message) {
     return samsa::error{error_code::unknown_server_error, std::move(message)};

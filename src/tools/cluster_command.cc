@@ -27,14 +27,12 @@ struct cluster_options {
 // DescribeQuorum through the first bootstrap server (any node answers it,
 // forwarding to the quorum's leader), as kafka-metadata-quorum.sh --describe.
 void print_quorum(const cluster_options& o) {
-    const std::string& bs = o.client.bootstrap_server;
-    const std::string first = bs.substr(0, bs.find(','));
-    const auto colon = first.rfind(':');
-    if (colon == std::string::npos) {
+    auto to = first_plaintext_bootstrap(o.client);
+    if (!to) {
+        std::printf("Quorum: unavailable (%s)\n", to.err().message.c_str());
         return;
     }
-    const std::string host = first.substr(0, colon);
-    const auto port = uint16_t(std::stoi(first.substr(colon + 1)));
+    const auto& [host, port] = *to;
     protocol::describe_quorum_request req;
     auto& t = req.topics.emplace_back();
     t.topic_name = "__cluster_metadata";

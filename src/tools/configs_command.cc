@@ -1,5 +1,6 @@
 // `samsa configs`: kafka-configs.sh for topics and brokers — describe the
-// dynamic (or all) configs, add and delete overrides.
+// dynamic (or all) configs, add and delete overrides — and for users' SCRAM
+// credentials (tools/scram_users.h).
 //
 // librdkafka 2.0.2 has no IncrementalAlterConfigs, so an alteration reads the
 // entity's current dynamic configs, applies the change, and writes the whole set
@@ -14,6 +15,7 @@
 
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
+#include "tools/scram_users.h"
 
 namespace samsa::tools {
 
@@ -271,9 +273,30 @@ int alter(kafka_client& client, const configs_options& o, const entity& e) {
     return 0;
 }
 
+// Users: SCRAM credentials (tools/scram_users.h).
+int run_user_configs(const configs_options& o) {
+    if (o.entity_default) {
+        return fail("--entity-default is not served for users (it names quota defaults)");
+    }
+    if (o.describe) {
+        return describe_scram_users(o.client, o.entity_name);
+    }
+    if (!o.entity_name || o.entity_name->empty()) {
+        return fail("--alter needs --entity-name for users");
+    }
+    auto adds = parse_config_list(o.add_config);
+    if (!adds) {
+        return fail(adds.err());
+    }
+    return alter_scram_users(o.client, *o.entity_name, *adds, split_names(o.delete_config));
+}
+
 int run_configs(const configs_options& o) {
     if (o.describe == o.alter) {
         return fail("Command must include exactly one action: --describe, --alter");
+    }
+    if (o.entity_type == "users" || o.entity_type == "user") {
+        return run_user_configs(o);
     }
     rd_kafka_ResourceType_t type;
     if (o.entity_type == "topics" || o.entity_type == "topic") {
@@ -281,7 +304,7 @@ int run_configs(const configs_options& o) {
     } else if (o.entity_type == "brokers" || o.entity_type == "broker") {
         type = RD_KAFKA_RESOURCE_BROKER;
     } else {
-        return fail("--entity-type must be topics or brokers, got '" + o.entity_type + "'");
+        return fail("--entity-type must be topics, brokers or users, got '" + o.entity_type + "'");
     }
     if (o.entity_default && type != RD_KAFKA_RESOURCE_BROKER) {
         return fail("--entity-default is only for --entity-type brokers");
@@ -349,7 +372,7 @@ tool_command add_configs_command(CLI::App& app) {
     auto o = std::make_shared<configs_options>();
     auto* cmd = add_verb(app, "configs", "Describe or change topic and broker configs");
     add_client_options(*cmd, o->client);
-    cmd->add_option("--entity-type", o->entity_type, "topics or brokers")->required();
+    cmd->add_option("--entity-type", o->entity_type, "topics, brokers or users")->required();
     cmd->add_option("--entity-name", o->entity_name,
                     "Topic name or broker id (default with --describe: all of them)");
     cmd->add_flag("--entity-default", o->entity_default,

@@ -191,3 +191,32 @@ def test_a_scram_listener_with_another_login_module_stops_the_broker():
         assert "needs org.apache.kafka.common.security.scram.ScramLoginModule" in b.log_text()
     finally:
         b.cleanup()
+
+
+def test_the_configs_verb_manages_scram_users(broker, tmp_path):
+    from samsa_cli import on
+    users = ["configs", "--entity-type", "users"]
+    on(broker, *users, "--alter", "--entity-name", "erin", "--add-config",
+       "SCRAM-SHA-256=[iterations=8192,password=erin,secret],SCRAM-SHA-512=[password=erin-512]"
+       ).ok()
+    out = on(broker, *users, "--describe", "--entity-name", "erin").ok().stdout
+    assert out == ("SCRAM credential configs for user-principal 'erin' are "
+                   "SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096\n")
+    # The password may hold a comma; what the verb salted logs in.
+    round_trip(scram(broker, "erin", "erin,secret"), "scram-cli")
+    round_trip(scram(broker, "erin", "erin-512", "SCRAM-SHA-512"), "scram-cli-512")
+
+    on(broker, *users, "--alter", "--entity-name", "erin", "--delete-config", "SCRAM-SHA-256").ok()
+    assert on(broker, *users, "--describe").ok().stdout == (
+        "SCRAM credential configs for user-principal 'erin' are SCRAM-SHA-512=iterations=4096\n")
+    assert "Too few iterations" in on(
+        broker, *users, "--alter", "--entity-name", "erin", "--add-config",
+        "SCRAM-SHA-256=[iterations=10,password=x]").failed().error
+    assert "quota configs are not served" in on(
+        broker, *users, "--alter", "--entity-name", "erin", "--add-config",
+        "consumer_byte_rate=1024").failed().error
+    # A secured --command-config is refused, not spoken to in plaintext.
+    props = tmp_path / "client.properties"
+    props.write_text("security.protocol=SASL_PLAINTEXT\n")
+    assert "PLAINTEXT only" in on(broker, *users, "--describe", "--command-config",
+                                  str(props)).failed().error
