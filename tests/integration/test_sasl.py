@@ -2,7 +2,6 @@
 with librdkafka (confluent-kafka, kcat); wrong passwords and unknown users are
 refused with SASL_AUTHENTICATION_FAILED, requests before authentication close
 the connection, and a listener whose SASL setup cannot work stops the broker."""
-import subprocess
 
 import pytest
 from confluent_kafka import KafkaError, KafkaException
@@ -10,7 +9,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafka_wire import KafkaConnection, Reader, int32, string
 from samsa_harness import Broker, free_ports, wait_until
-from test_tls import round_trip
+from test_tls import kcat_round_trip, round_trip
 from tls_support import make_certs
 
 JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
@@ -77,14 +76,9 @@ def test_plain_over_sasl_plaintext_and_sasl_ssl(broker, certs):
 
 
 def test_kcat_with_sasl_plain(broker):
-    kcat = ["kcat", "-b", f"127.0.0.1:{broker.sasl_port}", "-X",
-            "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=PLAIN",
-            "-X", "sasl.username=alice", "-X", "sasl.password=alice-secret"]
-    subprocess.run(kcat + ["-P", "-t", "kcat-sasl"], input=b"one\ntwo\n", check=True,
-                   timeout=60, capture_output=True)
-    out = subprocess.run(kcat + ["-C", "-t", "kcat-sasl", "-o", "beginning", "-e"], check=True,
-                         timeout=60, capture_output=True).stdout
-    assert out.split() == [b"one", b"two"]
+    kcat_round_trip(f"127.0.0.1:{broker.sasl_port}",
+                    ["security.protocol=SASL_PLAINTEXT", "sasl.mechanisms=PLAIN",
+                     "sasl.username=alice", "sasl.password=alice-secret"], "kcat-sasl")
 
 
 @pytest.mark.parametrize("user, password", [("alice", "wrong"), ("mallory", "alice-secret")])

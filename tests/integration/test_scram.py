@@ -6,7 +6,6 @@ passwords, unknown and deleted users are refused, and the credentials outlive a
 restart."""
 import hashlib
 import os
-import subprocess
 
 import pytest
 from confluent_kafka import KafkaError, KafkaException
@@ -14,7 +13,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafka_wire import KafkaConnection, Reader, compact_array, compact_string, int8, int32, uvarint
 from samsa_harness import Broker, free_ports, wait_until
-from test_tls import round_trip
+from test_tls import kcat_round_trip, round_trip
 
 SHA256, SHA512 = 1, 2
 HASHES = {SHA256: "sha256", SHA512: "sha512"}
@@ -123,14 +122,9 @@ def test_users_are_created_described_and_authenticated(broker):
 
 def test_kcat_and_kafka_python_with_scram(broker):
     alter(broker, [("carol", SHA512, "carol-secret", 4096)])
-    kcat = ["kcat", "-b", f"127.0.0.1:{broker.sasl_port}", "-X",
-            "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=SCRAM-SHA-512",
-            "-X", "sasl.username=carol", "-X", "sasl.password=carol-secret"]
-    subprocess.run(kcat + ["-P", "-t", "kcat-scram"], input=b"one\ntwo\n", check=True,
-                   timeout=60, capture_output=True)
-    out = subprocess.run(kcat + ["-C", "-t", "kcat-scram", "-o", "beginning", "-e"], check=True,
-                         timeout=60, capture_output=True).stdout
-    assert out.split() == [b"one", b"two"]
+    kcat_round_trip(f"127.0.0.1:{broker.sasl_port}",
+                    ["security.protocol=SASL_PLAINTEXT", "sasl.mechanisms=SCRAM-SHA-512",
+                     "sasl.username=carol", "sasl.password=carol-secret"], "kcat-scram")
 
     from kafka import KafkaConsumer, KafkaProducer
     conf = dict(bootstrap_servers=f"127.0.0.1:{broker.sasl_port}",

@@ -59,6 +59,18 @@ def round_trip(conf, topic, n=200):
     assert got == [b"v%d" % i + b"." * 2000 for i in range(n)]
 
 
+def kcat_round_trip(bootstrap, settings, topic, lines=(b"one", b"two")):
+    """kcat -P then -C -e through `bootstrap` with `settings` (-X key=value)."""
+    kcat = ["kcat", "-b", bootstrap]
+    for kv in settings:
+        kcat += ["-X", kv]
+    subprocess.run(kcat + ["-P", "-t", topic], input=b"\n".join(lines) + b"\n", check=True,
+                   timeout=60, capture_output=True)
+    out = subprocess.run(kcat + ["-C", "-t", topic, "-o", "beginning", "-e"], check=True,
+                         timeout=60, capture_output=True).stdout
+    assert out.split() == list(lines)
+
+
 def refused(conf, timeout=10.0):
     """The client cannot get metadata through this configuration."""
     admin = AdminClient({**conf, "socket.timeout.ms": 3000})
