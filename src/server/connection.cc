@@ -320,6 +320,14 @@ asio::awaitable<void> connection::read_loop() {
         if (!parse_header(frame_bytes, ctx.header, body_offset)) {
             co_return;
         }
+        if (_sasl && _sasl->expired(_last_activity) &&
+            !(ctx.header.api_key == k_sasl_handshake_key && _sasl->client_supports_reauth)) {
+            // KIP-368: a session past connections.max.reauth.ms serves nothing.
+            spdlog::info("event=sasl_session_expired peer={} listener={} principal={}", _peer,
+                         _listener_name, _sasl->principal);
+            close("SASL session expired (connections.max.reauth.ms)");
+            co_return;
+        }
         if (_sasl && _sasl->st != sasl_session::state::authenticated &&
             ctx.header.api_key != k_api_versions_key &&
             ctx.header.api_key != k_sasl_handshake_key &&

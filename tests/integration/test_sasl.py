@@ -3,6 +3,8 @@ with librdkafka (confluent-kafka, kcat); wrong passwords and unknown users are
 refused with SASL_AUTHENTICATION_FAILED, requests before authentication close
 the connection, and a listener whose SASL setup cannot work stops the broker."""
 
+import time
+
 import pytest
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
@@ -161,3 +163,84 @@ def test_a_sasl_listener_that_cannot_work_stops_the_broker(certs, brokers, extra
     b.start(wait_ready=False)
     assert b.wait(30) != 0
     assert needle in b.log_text()
+
+
+def sasl_authenticate_v1(conn, token):
+    body = conn.roundtrip(36, 1, int32(len(token)) + token)
+    r = Reader(body)
+    code, message = r.int16(), r.string()
+    r.raw(r.int32())
+    return code, message, r.int64()
+
+
+REAUTH_MS = 2000
+
+
+@pytest.fixture
+def reauth_broker(certs, brokers):
+    b = sasl_broker(certs, {
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
+        "listener.name.sasl_plaintext.plain.connections.max.reauth.ms": REAUTH_MS,
+    })
+    brokers.append(b)
+    return b.start()
+
+
+def test_sessions_expire_and_re_authenticate(reauth_broker):
+    """KIP-368: SaslAuthenticate v1 reports the mechanism's
+    connections.max.reauth.ms; a client may re-authenticate as itself with
+    the same mechanism; anything else fails, and a request after the session
+    ended closes the connection."""
+    b = reauth_broker
+    alice = b"\0alice\0alice-secret"
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        assert sasl_handshake(conn, "PLAIN")[0] == 0
+        assert sasl_authenticate_v1(conn, alice) == (0, "", REAUTH_MS)
+        assert conn.metadata(12).brokers
+        assert sasl_handshake(conn, "PLAIN")[0] == 0
+        assert sasl_authenticate_v1(conn, alice) == (0, "", REAUTH_MS)
+        assert conn.metadata(12).brokers
+    # Re-authentication as another user.
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        sasl_handshake(conn, "PLAIN")
+        sasl_authenticate_v1(conn, alice)
+        assert sasl_handshake(conn, "PLAIN")[0] == 0
+        assert sasl_authenticate_v1(conn, b"\0admin\0admin-secret")[:2] == (
+            58, "Cannot change principals during re-authentication from User.alice: User.admin")
+        assert conn.read_until_eof() == b""
+    # Re-authentication with another mechanism: the handshake is answered, the exchange fails.
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        sasl_handshake(conn, "PLAIN")
+        sasl_authenticate_v1(conn, alice)
+        assert sasl_handshake(conn, "SCRAM-SHA-256")[0] == 0
+        assert sasl_authenticate_v1(conn, b"n,,n=alice,r=abc")[:2] == (
+            58, "SASL mechanism 'SCRAM-SHA-256' requested by client is not supported for "
+                "re-authentication of mechanism 'PLAIN'")
+        assert conn.read_until_eof() == b""
+    # SaslAuthenticate v0 cannot re-authenticate (Kafka's rule): a second handshake is refused.
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        sasl_handshake(conn, "PLAIN")
+        assert sasl_authenticate(conn, alice)[0] == 0
+        assert sasl_handshake(conn, "PLAIN")[0] == 34
+    # A request after the session ended closes the connection.
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        sasl_handshake(conn, "PLAIN")
+        ended = time.monotonic() + REAUTH_MS / 1000
+        sasl_authenticate_v1(conn, alice)
+        wait_until(lambda: time.monotonic() > ended + 0.2, REAUTH_MS / 1000 + 5,
+                   "the session's lifetime to pass")
+        conn.send_request(3, 12, b"\x01\x00\x00")
+        assert conn.read_until_eof() == b""
+    b.wait_for_log("event=sasl_session_expired")
+    # SCRAM sessions on this listener do not expire (no setting for that mechanism).
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        assert sasl_handshake(conn, "SCRAM-SHA-256")[0] == 0
+        assert sasl_authenticate_v1(conn, b"n,,n=alice,r=abc")[0] == 58  # no SCRAM users
+
+
+def test_a_negative_reauth_setting_stops_the_broker(certs, brokers):
+    b = sasl_broker(certs, {"connections.max.reauth.ms": -1})
+    brokers.append(b)
+    b.start(wait_ready=False)
+    assert b.wait(30) != 0
+    assert "connections.max.reauth.ms" in b.log_text()

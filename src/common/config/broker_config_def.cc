@@ -243,7 +243,11 @@ config_def build() {
 
     // ---- SASL (SASL_PLAINTEXT and SASL_SSL listeners) ----
     def("sasl.enabled.mechanisms", k_list, "GSSAPI", none(), medium, read_only,
-        "SASL mechanisms a listener offers: PLAIN.");
+        "SASL mechanisms a listener offers: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512.");
+    def("connections.max.reauth.ms", k_long, "0", validator::at_least(0), medium, read_only,
+        "The longest a SASL session lasts before the client must re-authenticate (KIP-368); "
+        "0: forever. Per listener and mechanism as "
+        "listener.name.<listener>.<mechanism>.connections.max.reauth.ms.");
     def("sasl.jaas.config", k_password, null, none(), medium, read_only,
         "A JAAS login module; on a broker set per listener and mechanism, as "
         "listener.name.<listener>.<mechanism>.sasl.jaas.config.");

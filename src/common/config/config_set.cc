@@ -154,12 +154,14 @@ std::optional<std::string_view> config_set::listener_override_base(std::string_v
     if (key.substr(0, 4) == "ssl." || key.substr(0, 5) == "sasl.") {
         return key;
     }
-    // <mechanism>.sasl.jaas.config: the JAAS config of one SASL mechanism.
-    constexpr std::string_view jaas = ".sasl.jaas.config";
-    for (std::string_view mech : {"plain", "scram-sha-256", "scram-sha-512"}) {
-        if (key.size() == mech.size() + jaas.size() && key.substr(0, mech.size()) == mech &&
-            key.substr(mech.size()) == jaas) {
-            return jaas.substr(1);
+    // <mechanism>.sasl.jaas.config and <mechanism>.connections.max.reauth.ms:
+    // settings of one SASL mechanism.
+    for (std::string_view per_mechanism : {".sasl.jaas.config", ".connections.max.reauth.ms"}) {
+        for (std::string_view mech : {"plain", "scram-sha-256", "scram-sha-512"}) {
+            if (key.size() == mech.size() + per_mechanism.size() &&
+                key.substr(0, mech.size()) == mech && key.substr(mech.size()) == per_mechanism) {
+                return per_mechanism.substr(1);
+            }
         }
     }
     return std::nullopt;

@@ -68,6 +68,14 @@ result<std::shared_ptr<const sasl_listener_config>> sasl_config_for(
                 "SCRAM-SHA-512",
                 m, lower(listener)));
         }
+        const std::string reauth_key = lower(m) + ".connections.max.reauth.ms";
+        // The mechanism's own setting on this listener, else the broker's.
+        const config::config_value* reauth = values.listener_raw(listener, reauth_key)
+                                                 ? values.listener_value(listener, reauth_key)
+                                                 : &values.get("connections.max.reauth.ms");
+        if (const auto* ms = std::get_if<int64_t>(reauth)) {
+            c->max_reauth_ms[m] = *ms;
+        }
         const std::string key = lower(m) + ".sasl.jaas.config";
         auto jaas = values.listener_raw(listener, key);
         if (scram) {

@@ -6,6 +6,9 @@
 //                                                   SCRAM-SHA-512
 //   listener.name.<l>.plain.sasl.jaas.config        PlainLoginModule with
 //                                                   user_<name>="<password>"
+//   connections.max.reauth.ms                       a session's lifetime
+//                                                   (KIP-368), also as
+//                                                   listener.name.<l>.<mech>.connections.max.reauth.ms
 //   listener.name.<l>.scram-sha-256.sasl.jaas.config  ScramLoginModule, if
 //                                                   set (SCRAM users are
 //                                                   metadata: UserScramCredentialRecord)
@@ -34,6 +37,13 @@ struct sasl_listener_config {
     std::string listener;                 // upper case
     std::vector<std::string> mechanisms;  // enabled, as configured
     std::map<std::string, std::string> plain_users;
+    // connections.max.reauth.ms by mechanism (0: sessions never expire).
+    std::map<std::string, int64_t> max_reauth_ms;
+
+    int64_t max_reauth_ms_of(std::string_view mechanism) const {
+        auto it = max_reauth_ms.find(std::string(mechanism));
+        return it == max_reauth_ms.end() ? 0 : it->second;
+    }
 
     bool enabled(std::string_view mechanism) const;
     // A fresh exchange for an enabled mechanism; SCRAM looks its users up in

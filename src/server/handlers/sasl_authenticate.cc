@@ -18,6 +18,20 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
                                                    sasl_authenticate_request& req) {
     sasl_authenticate_response resp;
     sasl_session* s = ctx.sasl;
+    auto fail = [&](error e) {
+        resp.error_code = to_wire(e.code);
+        resp.error_message = e.message;
+        s->close_after_response = true;
+        s->exchange.reset();
+        spdlog::warn(
+            "event=sasl_authentication_failed peer={} listener={} mechanism={} "
+            "reason=\"{}\"",
+            ctx.peer, ctx.listener_name, s->mechanism, e.message);
+        return resp;
+    };
+    if (s && !s->bad_reauth_mechanism.empty()) {
+        co_return fail(error(error_code::sasl_authentication_failed, s->bad_reauth_mechanism));
+    }
     if (!s || s->st != sasl_session::state::authenticate || !s->exchange) {
         resp.error_code = to_wire(error_code::illegal_sasl_state);
         resp.error_message = "SaslAuthenticate before a SaslHandshake chose a mechanism";
@@ -26,25 +40,43 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
         }
         co_return resp;
     }
+    if (ctx.header.api_version >= 1) {
+        s->client_supports_reauth = true;
+    }
     auto step = s->exchange->evaluate(req.auth_bytes);
     if (!step) {
-        resp.error_code = to_wire(step.err().code);
-        resp.error_message = step.err().message;
-        s->close_after_response = true;
-        s->exchange.reset();
-        spdlog::warn(
-            "event=sasl_authentication_failed peer={} listener={} mechanism={} "
-            "reason=\"{}\"",
-            ctx.peer, ctx.listener_name, s->mechanism, step.err().message);
-        co_return resp;
+        error e = step.err();
+        constexpr std::string_view during = "during authentication";
+        if (auto at = e.message.find(during); s->reauthenticating && at != std::string::npos) {
+            e.message.replace(at, during.size(), "during re-authentication");
+        }
+        co_return fail(std::move(e));
     }
     resp.auth_bytes = std::move(step->challenge);
     if (step->complete) {
+        std::string principal = "User:" + step->user;
+        if (s->reauthenticating && principal != s->previous_principal) {
+            // Kafka prints a principal as <type>.<name> here.
+            auto dotted = [](std::string p) { return p.replace(p.find(':'), 1, "."); };
+            co_return fail(error(error_code::sasl_authentication_failed,
+                                 "Cannot change principals during re-authentication from " +
+                                     dotted(s->previous_principal) + ": " + dotted(principal)));
+        }
+        const int64_t lifetime_ms = s->config->max_reauth_ms_of(s->mechanism);
+        resp.session_lifetime_ms = lifetime_ms;
+        s->expires.reset();
+        if (lifetime_ms > 0) {
+            s->expires = std::chrono::steady_clock::now() + std::chrono::milliseconds(lifetime_ms);
+        }
+        spdlog::debug(
+            "event=sasl_{} peer={} listener={} mechanism={} principal={} "
+            "session_lifetime_ms={}",
+            s->reauthenticating ? "reauthenticated" : "authenticated", ctx.peer, ctx.listener_name,
+            s->mechanism, principal, lifetime_ms);
         s->st = sasl_session::state::authenticated;
-        s->principal = "User:" + step->user;
+        s->principal = std::move(principal);
+        s->reauthenticating = false;
         s->exchange.reset();
-        spdlog::debug("event=sasl_authenticated peer={} listener={} mechanism={} principal={}",
-                      ctx.peer, ctx.listener_name, s->mechanism, s->principal);
     }
     co_return resp;
 }

@@ -21,11 +21,27 @@ asio::awaitable<sasl_handshake_response> handle(request_context& ctx, sasl_hands
         co_return resp;
     }
     resp.mechanisms = s->config->mechanisms;
-    if (s->st != sasl_session::state::handshake) {
-        // Re-authentication (KIP-368) is not offered: session lifetimes are 0.
+    const bool reauth = s->st == sasl_session::state::authenticated && s->client_supports_reauth &&
+                        ctx.header.api_version >= 1;
+    if (s->st != sasl_session::state::handshake && !reauth) {
+        // A handshake mid-exchange, or after an authentication by a client
+        // that cannot re-authenticate (SaslAuthenticate v0).
         resp.error_code = to_wire(error_code::illegal_sasl_state);
         s->close_after_response = true;
         co_return resp;
+    }
+    if (reauth) {
+        s->reauthenticating = true;
+        s->previous_principal = s->principal;
+        if (req.mechanism != s->mechanism && s->config->enabled(req.mechanism)) {
+            // Kafka answers this handshake, then fails the exchange.
+            s->bad_reauth_mechanism = "SASL mechanism '" + req.mechanism +
+                                      "' requested by client is not supported for "
+                                      "re-authentication of mechanism '" +
+                                      s->mechanism + "'";
+            s->st = sasl_session::state::authenticate;
+            co_return resp;
+        }
     }
     auto exchange = s->config->new_server(
         req.mechanism,
