@@ -11,12 +11,7 @@
 // Handlers of the admin APIs in metadata/controller_apis.h all call it alike:
 //
 //   co_return co_await ctx.broker->controller->call(std::move(req));
-#include <algorithm>
 #include <asio/awaitable.hpp>
-#include <asio/redirect_error.hpp>
-#include <asio/steady_timer.hpp>
-#include <asio/this_coro.hpp>
-#include <asio/use_awaitable.hpp>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -35,6 +30,7 @@
 #include "protocol/generated/elect_leaders_request.h"
 #include "protocol/generated/elect_leaders_response.h"
 #include "protocol/message_codec.h"
+#include "server/quorum/forward_retry.h"
 
 namespace samsa::server::quorum {
 
@@ -109,31 +105,6 @@ class controller_frontend {
     std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
 };
 
-namespace detail {
-
-// How long a request may wait for a controller: its own timeout where it has
-// one, else request.timeout.ms.
-template <typename Request>
-std::chrono::milliseconds patience_of(const Request& req, int32_t request_timeout_ms) {
-    if constexpr (requires { req.timeout_ms; }) {
-        if (req.timeout_ms > 0) {
-            return std::chrono::milliseconds(req.timeout_ms);
-        }
-    }
-    return std::chrono::milliseconds(std::max(request_timeout_ms, 0));
-}
-
-// Between two tries while no controller answers (Kafka's retry.backoff.ms).
-constexpr std::chrono::milliseconds forward_retry_backoff{100};
-
-inline asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
-    asio::steady_timer t(co_await asio::this_coro::executor, d);
-    std::error_code ignored;
-    co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-}
-
-}  // namespace detail
-
 template <typename Request, typename Response>
 asio::awaitable<result<Response>> controller_frontend::forward_typed(const Request& request,
                                                                      int16_t version) {
@@ -149,28 +120,23 @@ asio::awaitable<result<Response>> controller_frontend::forward_typed(const Reque
     co_return std::move(*resp);
 }
 
-// Kafka's forwarding manager: a request that finds no controller (an election
-// under way, the old controller's connection broken, an answer saying it no
-// longer leads) waits and is sent again, to whichever node leads by then (this
-// one included), until its own deadline; only then is NOT_CONTROLLER the answer.
+// Runs here while this node is the active controller; otherwise forwards, and
+// sends again while no controller answers (forward_retry.h), to whichever node
+// leads by then, this one included.
 template <typename Request, typename Response, typename Local>
 asio::awaitable<result<Response>> controller_frontend::on_controller(Request req, int16_t version,
                                                                      Local local) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + detail::patience_of(req, _cfg.request_timeout_ms);
-    while (true) {
-        if (local_is_active()) {
-            co_return co_await local(std::move(req));
-        }
-        auto r = co_await forward_typed<Request, Response>(req, version);
-        bool retry = !r || names_not_controller<Request, Response>(*r);
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (!retry || left.count() <= 0) {
-            co_return r;
-        }
-        co_await detail::sleep_for(std::min(left, detail::forward_retry_backoff));
-    }
+    bool answered_here = false;
+    auto attempt = [&]() -> asio::awaitable<result<Response>> {
+        answered_here = local_is_active();
+        auto op = answered_here ? local(req) : forward_typed<Request, Response>(req, version);
+        co_return co_await std::move(op);
+    };
+    auto worth_retrying = [&](const result<Response>& r) {
+        return !answered_here && (!r || names_not_controller<Request, Response>(*r));
+    };
+    co_return co_await retry_until_deadline<Response>(patience_of(req, _cfg.request_timeout_ms),
+                                                      attempt, worth_retrying);
 }
 
 template <metadata::controller_served Request>
