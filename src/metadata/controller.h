@@ -51,6 +51,10 @@
 #include "protocol/generated/alter_partition_request.h"
 #include "protocol/generated/alter_partition_response.h"
 #include "protocol/generated/alter_user_scram_credentials_request.h"
+#include "protocol/generated/create_acls_request.h"
+#include "protocol/generated/create_acls_response.h"
+#include "protocol/generated/delete_acls_request.h"
+#include "protocol/generated/delete_acls_response.h"
 #include "protocol/generated/alter_user_scram_credentials_response.h"
 #include "protocol/generated/broker_heartbeat_request.h"
 #include "protocol/generated/broker_heartbeat_response.h"
@@ -162,6 +166,8 @@ class controller {
         const protocol::incremental_alter_configs_request& r);
     protocol::alter_user_scram_credentials_response do_alter_user_scram_credentials(
         const protocol::alter_user_scram_credentials_request& r);
+    protocol::create_acls_response do_create_acls(const protocol::create_acls_request& r);
+    protocol::delete_acls_response do_delete_acls(const protocol::delete_acls_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
     protocol::broker_registration_response do_broker_registration(
         const protocol::broker_registration_request& r);

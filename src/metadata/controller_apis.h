@@ -134,6 +134,29 @@ struct controller_api<protocol::alter_user_scram_credentials_request> {
     }
 };
 
+// CreateAcls answers per creation, DeleteAcls per filter, in request order.
+template <>
+struct controller_api<protocol::create_acls_request> {
+    using response = protocol::create_acls_response;
+    static constexpr auto operation = &controller::do_create_acls;
+    static auto& entries(auto& r) { return r.results; }
+    static void name_entries(const protocol::create_acls_request& q, response& r) {
+        r.results.resize(q.creations.size());
+    }
+};
+
+template <>
+struct controller_api<protocol::delete_acls_request> {
+    using response = protocol::delete_acls_response;
+    static constexpr auto operation = &controller::do_delete_acls;
+    static auto& entries(auto& r) { return r.filter_results; }
+    static void name_entries(const protocol::delete_acls_request& q, response& r) {
+        r.filter_results.resize(q.filters.size());
+    }
+    // A filter that failed removed nothing.
+    static void on_error(auto& e) { e.matching_acls.clear(); }
+};
+
 // ---- what follows from an entry
 
 namespace detail {

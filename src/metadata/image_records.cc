@@ -1,5 +1,7 @@
 #include "metadata/image_records.h"
 
+#include "metadata/acl_changes.h"
+
 namespace samsa::metadata {
 
 std::vector<metadata_record> image_to_records(const metadata_image& image) {
@@ -79,6 +81,9 @@ std::vector<metadata_record> image_to_records(const metadata_image& image) {
             r.iterations = c.iterations;
             out.emplace_back(std::move(r));
         }
+    }
+    for (const auto& [id, binding] : image.acls) {
+        out.emplace_back(record_of(id, binding));
     }
     return out;
 }

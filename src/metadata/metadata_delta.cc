@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "metadata/acl_changes.h"
+
 namespace samsa::metadata {
 
 namespace {
@@ -270,6 +272,26 @@ status metadata_delta::apply(const protocol::remove_user_scram_credential_record
     if (u->second.empty()) {
         _next->scram_credentials.erase(u);
     }
+    return {};
+}
+
+status metadata_delta::apply(const protocol::access_control_entry_record& r) {
+    auto binding = acl_of(r);
+    auto [it, added] = _next->acls.emplace(r.id, binding);
+    if (!added) {
+        return inconsistent(fmt::format("ACL {} is defined twice", r.id.to_string()));
+    }
+    _next->acl_cache.add(binding);
+    return {};
+}
+
+status metadata_delta::apply(const protocol::remove_access_control_entry_record& r) {
+    auto it = _next->acls.find(r.id);
+    if (it == _next->acls.end()) {
+        return inconsistent(fmt::format("no ACL {} to remove", r.id.to_string()));
+    }
+    _next->acl_cache.remove(it->second);
+    _next->acls.erase(it);
     return {};
 }
 

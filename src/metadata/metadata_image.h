@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/uuid.h"
+#include "security/acl/authorizer.h"
 #include "security/sasl/scram.h"
 
 namespace samsa::metadata {
@@ -98,6 +99,10 @@ class metadata_image {
     std::map<std::string,
              std::map<security::sasl::scram_mechanism, security::sasl::scram_credential>>
         scram_credentials;
+    // ACLs (AccessControlEntryRecord, KIP-801) by id, and by resource type for
+    // the authorizer.
+    std::map<uuid, security::acl::acl_binding> acls;
+    security::acl::acl_cache acl_cache;
 
     std::optional<security::sasl::scram_credential> find_scram_credential(
         const std::string& user, security::sasl::scram_mechanism m) const {

@@ -21,6 +21,7 @@
 
 #include "common/bytes.h"
 #include "common/result.h"
+#include "protocol/generated/access_control_entry_record.h"
 #include "protocol/generated/broker_registration_change_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/feature_level_record.h"
@@ -30,6 +31,7 @@
 #include "protocol/generated/partition_record.h"
 #include "protocol/generated/producer_ids_record.h"
 #include "protocol/generated/register_broker_record.h"
+#include "protocol/generated/remove_access_control_entry_record.h"
 #include "protocol/generated/remove_topic_record.h"
 #include "protocol/generated/remove_user_scram_credential_record.h"
 #include "protocol/generated/topic_record.h"
@@ -47,7 +49,8 @@ using metadata_record = std::variant<
     protocol::fence_broker_record, protocol::unfence_broker_record, protocol::remove_topic_record,
     protocol::feature_level_record, protocol::producer_ids_record,
     protocol::broker_registration_change_record, protocol::no_op_record,
-    protocol::user_scram_credential_record, protocol::remove_user_scram_credential_record>;
+    protocol::user_scram_credential_record, protocol::remove_user_scram_credential_record,
+    protocol::access_control_entry_record, protocol::remove_access_control_entry_record>;
 
 // Kafka's ConfigResource.Type ids, as ConfigRecord and the config APIs carry them.
 enum class config_resource_type : int8_t {

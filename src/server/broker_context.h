@@ -8,6 +8,7 @@
 
 #include "common/config/broker_config.h"
 #include "metadata/metadata_cache.h"
+#include "security/acl/authorizer.h"
 
 namespace samsa::metadata {
 class controller;
@@ -56,6 +57,8 @@ struct broker_context {
     // Connection and request limits of the client listeners.
     connection_quotas* quotas = nullptr;
     const config::broker_config* config = nullptr;  // static + dynamic broker config
+    // authorizer.class.name, super.users, allow.everyone.if.no.acl.found.
+    security::acl::authorizer_config authorizer;
     metadata::metadata_cache metadata;
     const handler_registry* handlers = nullptr;
     // Every metadata change goes through the active controller (the Raft leader).

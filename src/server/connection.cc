@@ -32,6 +32,12 @@ constexpr int16_t k_sasl_handshake_key = 17;
 constexpr int16_t k_sasl_authenticate_key = 36;
 constexpr int16_t k_produce_key = 0;
 
+std::string host_of(const asio::ip::tcp::socket& s) {
+    std::error_code ec;
+    auto ep = s.remote_endpoint(ec);
+    return ec ? std::string("unknown") : ep.address().to_string();
+}
+
 std::string peer_of(const asio::ip::tcp::socket& s) {
     std::error_code ec;
     auto ep = s.remote_endpoint(ec);
@@ -52,6 +58,7 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
       _broker(broker),
       _listener_name(std::move(listener_name)),
       _peer(peer_of(_socket)),
+      _peer_host(host_of(_socket)),
       _response_ready(_socket.get_executor()),
       _queue_drained(_socket.get_executor()),
       _handler_done(_socket.get_executor()),
@@ -132,6 +139,13 @@ asio::awaitable<void> connection::handshake_then_run() {
                   _peer, _listener_name, _principal, SSL_get_version(_tls->native_handle()),
                   SSL_get_cipher_name(_tls->native_handle()));
     start_loops();
+}
+
+std::string connection::request_principal() const {
+    if (_sasl && _sasl->st == sasl_session::state::authenticated) {
+        return _sasl->principal;
+    }
+    return "User:" + (_principal.empty() ? std::string("ANONYMOUS") : _principal);
 }
 
 namespace {
@@ -362,6 +376,8 @@ asio::awaitable<void> connection::read_loop() {
         ctx.listener_name = _listener_name;
         ctx.controller_listener = _controller_listener;
         ctx.peer = _peer;
+        ctx.principal = request_principal();
+        ctx.client_host = _peer_host;
         ctx.broker = &_broker;
         ctx.sasl = _sasl.get();
         if (ctx.header.api_key == k_produce_key) {

@@ -55,6 +55,8 @@ class connection : public std::enable_shared_from_this<connection> {
     // After a SaslHandshake v0 the client sends the SASL tokens as bare
     // frames; answers one.
     void answer_raw_sasl_token(bytes_view token);
+    // The authorizer's principal for this connection's requests.
+    std::string request_principal() const;
 
     // The TLS handshake (bounded in time), then the loops.
     asio::awaitable<void> handshake_then_run();
@@ -92,6 +94,7 @@ class connection : public std::enable_shared_from_this<connection> {
     std::string _listener_name;
     bool _controller_listener = false;
     std::string _peer;
+    std::string _peer_host;  // the client's address, as ACL hosts name it
     std::deque<std::shared_ptr<response_slot>> _queue;
     asio::steady_timer _response_ready;  // wakes the write loop
     asio::steady_timer _queue_drained;   // wakes the read loop when it waits for room

@@ -10,10 +10,13 @@
 #include "server/handlers/alter_user_scram_credentials.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"
+#include "server/handlers/create_acls.h"
 #include "server/handlers/create_partitions.h"
 #include "server/handlers/create_topics.h"
+#include "server/handlers/delete_acls.h"
 #include "server/handlers/delete_records.h"
 #include "server/handlers/delete_topics.h"
+#include "server/handlers/describe_acls.h"
 #include "server/handlers/describe_cluster.h"
 #include "server/handlers/describe_configs.h"
 #include "server/handlers/describe_log_dirs.h"
@@ -84,6 +87,10 @@ handler_registry::handler_registry() {
         // SCRAM users (metadata/scram_alteration.h).
         handlers::describe_user_scram_credentials_handler(),
         handlers::alter_user_scram_credentials_handler(),
+        // ACLs (metadata/acl_changes.h, server/authorization.h).
+        handlers::create_acls_handler(),
+        handlers::describe_acls_handler(),
+        handlers::delete_acls_handler(),
         // Idempotent producer (coordinator/txn/producer_id_manager.h).
         handlers::init_producer_id_handler(),
         handlers::describe_producers_handler(),

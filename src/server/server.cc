@@ -52,6 +52,9 @@ server::server(const config::broker_config& cfg, std::string cluster_id)
     s.default_replication_factor = int16_t(cfg.default_replication_factor);
     _context.handlers = &_handlers;
     _context.config = &cfg;
+    _context.authorizer = {cfg.authorizer_enabled,
+                           {cfg.super_users.begin(), cfg.super_users.end()},
+                           cfg.allow_everyone_if_no_acl_found};
 }
 
 server::~server() {

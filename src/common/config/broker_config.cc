@@ -256,6 +256,21 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.transaction_partition_verification_enable =
         v.get_bool("transaction.partition.verification.enable");
     c.producer_id_expiration_ms = v.get_int("producer.id.expiration.ms");
+
+    // Authorization.
+    c.authorizer_enabled = !v.get_string("authorizer.class.name").empty();
+    // As StandardAuthorizer reads it: split at ';', trimmed, empty parts dropped.
+    const std::string supers = v.get_string("super.users");
+    for (size_t start = 0; start <= supers.size();) {
+        size_t end = std::min(supers.find(';', start), supers.size());
+        auto first = supers.find_first_not_of(" \t", start);
+        auto last = supers.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
+        if (first < end && last != std::string::npos && last >= first) {
+            c.super_users.push_back(supers.substr(first, last - first + 1));
+        }
+        start = end + 1;
+    }
+    c.allow_everyone_if_no_acl_found = v.get_bool("allow.everyone.if.no.acl.found");
     return c;
 }
 

@@ -68,6 +68,11 @@ struct broker_config {
     int32_t queued_max_requests = 0;
     int32_t request_timeout_ms = 0;
 
+    // ---- authorization
+    bool authorizer_enabled = false;       // authorizer.class.name is StandardAuthorizer
+    std::vector<std::string> super_users;  // super.users, split at ';'
+    bool allow_everyone_if_no_acl_found = false;
+
     // ---- threads
     int32_t num_io_threads = 0;  // resolved: 0 in the config means one per core
     int32_t num_network_threads = 0;

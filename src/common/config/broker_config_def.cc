@@ -252,6 +252,17 @@ config_def build() {
         "A JAAS login module; on a broker set per listener and mechanism, as "
         "listener.name.<listener>.<mechanism>.sasl.jaas.config.");
 
+    // ---- Authorization (ACLs in the metadata log, KIP-801) ----
+    def("authorizer.class.name", k_string, "",
+        validator::one_of({"", "org.apache.kafka.metadata.authorizer.StandardAuthorizer"}), low,
+        read_only,
+        "org.apache.kafka.metadata.authorizer.StandardAuthorizer checks every request against the "
+        "ACLs; empty: no authorization (the ACL APIs answer SECURITY_DISABLED).");
+    def("super.users", k_string, "", none(), low, read_only,
+        "Principals allowed everything, separated by semicolons: User:admin;User:ANONYMOUS.");
+    def("allow.everyone.if.no.acl.found", k_bool, "false", none(), low, read_only,
+        "Whether a resource without any ACL is open to everyone (otherwise only to super users).");
+
     // ---- Threads ----
     def("num.io.threads", k_int, "0", validator::at_least(0), high, cluster_wide,
         "Number of reactor threads that run connections and request handling. 0 (Samsa's default) "
