@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "metadata/metadata_record_serde.h"
 #include "protocol/generated/api_table.h"
 
 namespace samsa::server {
@@ -32,6 +33,17 @@ bool authorized(const request_context& ctx, acl::operation op, acl::resource_typ
             protocol::api_name(ctx.header.api_key));
     }
     return false;
+}
+
+error_code config_refusal(const request_context& ctx, acl::operation op, int8_t resource_type,
+                          std::string_view name) {
+    if (resource_type == int8_t(metadata::config_resource_type::topic)) {
+        return authorized(ctx, op, acl::resource_type::topic, name)
+                   ? error_code::none
+                   : error_code::topic_authorization_failed;
+    }
+    return authorized_on_cluster(ctx, op) ? error_code::none
+                                          : error_code::cluster_authorization_failed;
 }
 
 bool authorized_on_any(const request_context& ctx, acl::operation op, acl::resource_type type) {

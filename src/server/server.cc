@@ -55,6 +55,15 @@ server::server(const config::broker_config& cfg, std::string cluster_id)
     _context.authorizer = {cfg.authorizer_enabled,
                            {cfg.super_users.begin(), cfg.super_users.end()},
                            cfg.allow_everyone_if_no_acl_found};
+    // The controller and inter-broker listeners are PLAINTEXT, so nodes reach
+    // each other as User:ANONYMOUS, which needs CLUSTER_ACTION (Raft, broker
+    // heartbeats, replication, transaction markers).
+    if (cfg.authorizer_enabled && !_context.authorizer.super_users.contains("User:ANONYMOUS")) {
+        spdlog::warn(
+            "event=authorizer_anonymous_peers message=\"brokers and controllers reach each other "
+            "over PLAINTEXT as User:ANONYMOUS: unless an ACL allows it CLUSTER_ACTION on the "
+            "cluster, put it in super.users, or the quorum and replication are refused\"");
+    }
 }
 
 server::~server() {

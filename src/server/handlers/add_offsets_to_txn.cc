@@ -22,6 +22,15 @@ asio::awaitable<add_offsets_to_txn_response> handle(request_context& ctx,
     add_offsets_to_txn_response resp;
     auto* txns = ctx.broker->transactions;
     auto* groups = ctx.broker->groups;
+    // WRITE on the transactional id, READ on the group (KIP-11).
+    if (!may_write_transaction(ctx, req.transactional_id)) {
+        resp.error_code = to_wire(error_code::transactional_id_authorization_failed);
+        co_return resp;
+    }
+    if (!authorized(ctx, acl::operation::read, acl::resource_type::group, req.group_id)) {
+        resp.error_code = to_wire(error_code::group_authorization_failed);
+        co_return resp;
+    }
     if (!txns || !groups) {
         resp.error_code = to_wire(error_code::coordinator_not_available);
         co_return resp;

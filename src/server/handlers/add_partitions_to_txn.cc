@@ -1,6 +1,7 @@
 #include "server/handlers/add_partitions_to_txn.h"
 
 #include <map>
+#include <set>
 
 #include "coordinator/txn/transaction_coordinator.h"
 #include "protocol/generated/add_partitions_to_txn_request.h"
@@ -45,6 +46,27 @@ asio::awaitable<topic_results> add_one(request_context& ctx, const std::string& 
         const auto* t = image->topic(topic);
         return t && p >= 0 && size_t(p) < t->partitions.size();
     };
+    // From a producer (v3 and below): WRITE on the transactional id and on
+    // each topic; a refused topic fails the rest as not attempted (KIP-11).
+    if (version <= 3) {
+        if (!may_write_transaction(ctx, id)) {
+            co_return answer_all(topics, [](const std::string&, int32_t) {
+                return error_code::transactional_id_authorization_failed;
+            });
+        }
+        std::set<std::string> refused;
+        for (const auto& t : topics) {
+            if (!authorized(ctx, acl::operation::write, acl::resource_type::topic, t.name)) {
+                refused.insert(t.name);
+            }
+        }
+        if (!refused.empty()) {
+            co_return answer_all(topics, [&refused](const std::string& topic, int32_t) {
+                return refused.contains(topic) ? error_code::topic_authorization_failed
+                                               : error_code::operation_not_attempted;
+            });
+        }
+    }
     std::vector<storage::topic_partition> partitions;
     bool unknown = false;
     for (const auto& t : topics) {
@@ -92,6 +114,11 @@ asio::awaitable<add_partitions_to_txn_response> handle(request_context& ctx,
         resp.results_by_topic_v3_and_below =
             co_await add_one(ctx, req.v3_and_below_transactional_id, req.v3_and_below_producer_id,
                              req.v3_and_below_producer_epoch, false, req.v3_and_below_topics);
+        co_return resp;
+    }
+    // v4+ batches come from brokers verifying their producers (KIP-890).
+    if (!authorized_on_cluster(ctx, acl::operation::cluster_action)) {
+        resp.error_code = to_wire(error_code::cluster_authorization_failed);
         co_return resp;
     }
     for (const auto& t : req.transactions) {

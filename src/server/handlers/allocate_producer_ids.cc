@@ -1,5 +1,7 @@
 #include "server/handlers/allocate_producer_ids.h"
 
+#include "server/authorization.h"
+
 #include "protocol/generated/allocate_producer_ids_request.h"
 #include "protocol/generated/allocate_producer_ids_response.h"
 #include "server/quorum/controller_frontend.h"
@@ -33,7 +35,8 @@ asio::awaitable<allocate_producer_ids_response> handle(request_context& ctx,
 
 api_handler allocate_producer_ids_handler() {
     return {allocate_producer_ids_request::api_key, 0, allocate_producer_ids_request::max_version,
-            &typed_handler<allocate_producer_ids_request, allocate_producer_ids_response, &handle>};
+            &typed_handler<allocate_producer_ids_request, allocate_producer_ids_response,
+                           &with_cluster_action<allocate_producer_ids_request, allocate_producer_ids_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

@@ -3,7 +3,8 @@
 #include "common/error.h"
 #include "protocol/generated/alter_user_scram_credentials_request.h"
 #include "protocol/generated/alter_user_scram_credentials_response.h"
-#include "server/quorum/controller_frontend.h"
+#include "server/authorization.h"
+#include "server/handlers/forward_to_controller.h"
 
 namespace samsa::server::handlers {
 
@@ -14,10 +15,10 @@ using protocol::alter_user_scram_credentials_response;
 
 asio::awaitable<alter_user_scram_credentials_response> handle(
     request_context& ctx, alter_user_scram_credentials_request& req) {
-    if (!ctx.broker->controller) {
-        co_return metadata::answer_with(req, error_code::not_controller);
+    if (!authorized_on_cluster(ctx, acl::operation::alter)) {
+        co_return metadata::answer_with(req, error_code::cluster_authorization_failed);
     }
-    co_return co_await ctx.broker->controller->call(std::move(req));
+    co_return co_await forward_to_controller(ctx, req);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "server/handlers/broker_heartbeat.h"
 
+#include "server/authorization.h"
+
 #include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
@@ -24,7 +26,8 @@ asio::awaitable<broker_heartbeat_response> handle(request_context& ctx,
 
 api_handler broker_heartbeat_handler() {
     return {broker_heartbeat_request::api_key, 0, broker_heartbeat_request::max_version,
-            &typed_handler<broker_heartbeat_request, broker_heartbeat_response, &handle>};
+            &typed_handler<broker_heartbeat_request, broker_heartbeat_response,
+                           &with_cluster_action<broker_heartbeat_request, broker_heartbeat_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

@@ -1,5 +1,7 @@
 #include "server/handlers/controller_fetch.h"
 
+#include "server/authorization.h"
+
 #include "common/error.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
@@ -37,7 +39,8 @@ asio::awaitable<fetch_response> handle(request_context& ctx, fetch_request& req)
 
 api_handler controller_fetch_handler() {
     return {fetch_request::api_key, 0, fetch_request::max_version,
-            &typed_handler<fetch_request, fetch_response, &handle>};
+            &typed_handler<fetch_request, fetch_response,
+                           &with_cluster_action<fetch_request, fetch_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

@@ -3,7 +3,8 @@
 #include "common/error.h"
 #include "protocol/generated/create_partitions_request.h"
 #include "protocol/generated/create_partitions_response.h"
-#include "server/quorum/controller_frontend.h"
+#include "server/authorization.h"
+#include "server/handlers/forward_to_controller.h"
 
 namespace samsa::server::handlers {
 
@@ -14,10 +15,12 @@ using protocol::create_partitions_response;
 
 asio::awaitable<create_partitions_response> handle(request_context& ctx,
                                                    create_partitions_request& req) {
-    if (!ctx.broker->controller) {
-        co_return metadata::answer_with(req, error_code::not_controller);
-    }
-    co_return co_await ctx.broker->controller->call(std::move(req));
+    auto refusal = [&](const create_partitions_request::create_partitions_topic& t) {
+        return authorized(ctx, acl::operation::alter, acl::resource_type::topic, t.name)
+                   ? error_code::none
+                   : error_code::topic_authorization_failed;
+    };
+    co_return co_await forward_authorized(ctx, req, &create_partitions_request::topics, refusal);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "server/handlers/delete_groups.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include "common/error.h"
 #include "coordinator/group/group_coordinator.h"
 #include "protocol/generated/delete_groups_request.h"
@@ -18,8 +20,10 @@ asio::awaitable<delete_groups_response> handle(request_context& ctx, delete_grou
         ctx.broker->groups->count(coordinator::group_api::delete_groups);
     }
     for (const auto& id : req.groups_names) {
-        error_code ec = error_code::coordinator_not_available;
-        if (ctx.broker->groups) {
+        error_code ec = may_use_group(ctx, id, acl::operation::delete_)
+                            ? error_code::coordinator_not_available
+                            : error_code::group_authorization_failed;
+        if (ctx.broker->groups && ec == error_code::coordinator_not_available) {
             ec = co_await ctx.broker->groups->delete_group(id);
         }
         auto& r = resp.results.emplace_back();

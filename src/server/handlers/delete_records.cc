@@ -1,5 +1,7 @@
 #include "server/handlers/delete_records.h"
 
+#include "server/authorization.h"
+
 #include "common/clock.h"
 #include "common/error.h"
 #include "protocol/generated/delete_records_request.h"
@@ -33,10 +35,16 @@ asio::awaitable<delete_records_response> handle(request_context& ctx, delete_rec
         auto& tr = resp.topics.emplace_back();
         tr.name = t.name;
         const auto* topic = image->topic(t.name);
+        const bool allowed =
+            authorized(ctx, acl::operation::delete_, acl::resource_type::topic, t.name);
         for (const auto& p : t.partitions) {
             auto& pr = tr.partitions.emplace_back();
             pr.partition_index = p.partition_index;
             pr.low_watermark = -1;
+            if (!allowed) {
+                pr.error_code = to_wire(error_code::topic_authorization_failed);
+                continue;
+            }
             if (!topic || p.partition_index < 0 ||
                 size_t(p.partition_index) >= topic->partitions.size()) {
                 pr.error_code = to_wire(error_code::unknown_topic_or_partition);

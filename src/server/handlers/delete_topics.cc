@@ -3,7 +3,8 @@
 #include "common/error.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
-#include "server/quorum/controller_frontend.h"
+#include "server/authorization.h"
+#include "server/handlers/forward_to_controller.h"
 
 namespace samsa::server::handlers {
 
@@ -20,10 +21,18 @@ asio::awaitable<delete_topics_response> handle(request_context& ctx, delete_topi
         }
         co_return metadata::answer_with(req, error_code::topic_deletion_disabled, std::nullopt);
     }
-    if (!ctx.broker->controller) {
-        co_return metadata::answer_with(req, error_code::not_controller, std::nullopt);
-    }
-    co_return co_await ctx.broker->controller->call(std::move(req));
+    // Topics named either way (by name before v6) need DELETE on each; one
+    // named by an id nobody knows stays the controller's to answer.
+    metadata::controller_api<delete_topics_request>::to_latest(req);
+    const auto image = ctx.broker->metadata.read();
+    auto refusal = [&](const delete_topics_request::delete_topic_state& t) {
+        const metadata::topic_image* known = t.name ? nullptr : image->topic(t.topic_id);
+        const std::optional<std::string> name = known ? std::optional(known->name) : t.name;
+        return !name || authorized(ctx, acl::operation::delete_, acl::resource_type::topic, *name)
+                   ? error_code::none
+                   : error_code::topic_authorization_failed;
+    };
+    co_return co_await forward_authorized(ctx, req, &delete_topics_request::topics, refusal);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "metadata/topic_name.h"
 #include "protocol/generated/describe_configs_request.h"
 #include "protocol/generated/describe_configs_response.h"
+#include "server/authorization.h"
 
 namespace samsa::server::handlers {
 
@@ -117,6 +118,13 @@ asio::awaitable<describe_configs_response> handle(request_context& ctx,
         auto& out = resp.results.emplace_back();
         out.resource_type = rr.resource_type;
         out.resource_name = rr.resource_name;
+        if (auto why = config_refusal(ctx, acl::operation::describe_configs, rr.resource_type,
+                                      rr.resource_name);
+            why != error_code::none) {
+            out.error_code = to_wire(why);
+            out.error_message = std::nullopt;
+            continue;
+        }
         auto entries = describe(ctx, *image, broker, rr);
         if (!entries) {
             out.error_code = to_wire(entries.err().code);

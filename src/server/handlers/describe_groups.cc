@@ -1,5 +1,7 @@
 #include "server/handlers/describe_groups.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include <climits>
 
 #include "common/error.h"
@@ -23,7 +25,10 @@ asio::awaitable<describe_groups_response> handle(request_context& ctx,
     }
     for (const auto& id : req.groups) {
         describe_groups_response::described_group g;
-        if (!ctx.broker->groups) {
+        if (!may_use_group(ctx, id, acl::operation::describe)) {
+            g.group_id = id;
+            g.error_code = to_wire(error_code::group_authorization_failed);
+        } else if (!ctx.broker->groups) {
             g.group_id = id;
             g.error_code = to_wire(error_code::coordinator_not_available);
         } else {

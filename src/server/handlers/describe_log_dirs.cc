@@ -1,5 +1,7 @@
 #include "server/handlers/describe_log_dirs.h"
 
+#include "server/authorization.h"
+
 #include <sys/statvfs.h>
 
 #include <filesystem>
@@ -34,6 +36,12 @@ std::string canonical(const std::string& p) {
 
 asio::awaitable<describe_log_dirs_response> handle(request_context& ctx,
                                                    describe_log_dirs_request& req) {
+    // DESCRIBE on the cluster; v3+ say why nothing is listed.
+    if (!authorized_on_cluster(ctx, acl::operation::describe)) {
+        describe_log_dirs_response refused;
+        refused.error_code = to_wire(error_code::cluster_authorization_failed);
+        co_return refused;
+    }
     auto image = ctx.broker->metadata.read();
     auto& rm = *ctx.broker->replicas;
     // null topics: every partition.

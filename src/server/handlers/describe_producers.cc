@@ -1,5 +1,7 @@
 #include "server/handlers/describe_producers.h"
 
+#include "server/authorization.h"
+
 #include "common/error.h"
 #include "protocol/generated/describe_producers_request.h"
 #include "protocol/generated/describe_producers_response.h"
@@ -31,9 +33,15 @@ asio::awaitable<describe_producers_response> handle(request_context& ctx,
         auto& tr = resp.topics.emplace_back();
         tr.name = t.name;
         const auto* topic = image->topic(t.name);
+        const bool allowed =
+            authorized(ctx, acl::operation::read, acl::resource_type::topic, t.name);
         for (int32_t index : t.partition_indexes) {
             auto& pr = tr.partitions.emplace_back();
             pr.partition_index = index;
+            if (!allowed) {
+                pr.error_code = to_wire(error_code::topic_authorization_failed);
+                continue;
+            }
             if (!topic || index < 0 || size_t(index) >= topic->partitions.size()) {
                 pr.error_code = to_wire(error_code::unknown_topic_or_partition);
                 continue;

@@ -1,5 +1,7 @@
 #include "server/handlers/describe_quorum.h"
 
+#include "server/authorization.h"
+
 #include <asio/associated_executor.hpp>
 #include <asio/async_result.hpp>
 #include <asio/post.hpp>
@@ -57,6 +59,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         co_return handler_result::close("request body failed to decode");
     }
     handler_result out;
+    // DESCRIBE on the cluster, as Kafka's ControllerApis ask.
+    if (!authorized_on_cluster(ctx, acl::operation::describe)) {
+        describe_quorum_response refused;
+        refused.error_code = to_wire(error_code::cluster_authorization_failed);
+        refused.error_message = std::nullopt;
+        refused.encode(out.body, version);
+        co_return out;
+    }
     auto* q = ctx.broker->quorum;
     if (q && !q->is_local_leader() && ctx.broker->controller) {
         bytes body(ctx.body.begin(), ctx.body.end());

@@ -1,5 +1,7 @@
 #include "server/handlers/describe_transactions.h"
 
+#include "server/authorization.h"
+
 #include "coordinator/txn/transaction_coordinator.h"
 #include "protocol/generated/describe_transactions_request.h"
 #include "protocol/generated/describe_transactions_response.h"
@@ -19,6 +21,10 @@ asio::awaitable<describe_transactions_response> handle(request_context& ctx,
     for (const auto& id : req.transactional_ids) {
         auto& s = resp.transaction_states.emplace_back();
         s.transactional_id = id;
+        if (!authorized(ctx, acl::operation::describe, acl::resource_type::transactional_id, id)) {
+            s.error_code = to_wire(error_code::transactional_id_authorization_failed);
+            continue;
+        }
         if (!txns) {
             s.error_code = to_wire(error_code::coordinator_not_available);
             continue;
@@ -34,6 +40,11 @@ asio::awaitable<describe_transactions_response> handle(request_context& ctx,
         s.producer_id = m.producer_id;
         s.producer_epoch = m.producer_epoch;
         for (const auto& tp : m.partitions) {
+            // The partitions of topics the principal may not DESCRIBE are left out.
+            if (!authorized(ctx, acl::operation::describe, acl::resource_type::topic, tp.topic,
+                            on_denial::quiet)) {
+                continue;
+            }
             if (s.topics.empty() || s.topics.back().topic != tp.topic) {
                 s.topics.emplace_back().topic = tp.topic;
             }

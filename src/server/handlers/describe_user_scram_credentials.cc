@@ -1,5 +1,7 @@
 #include "server/handlers/describe_user_scram_credentials.h"
 
+#include "server/authorization.h"
+
 #include <map>
 
 #include "common/error.h"
@@ -15,6 +17,12 @@ using protocol::describe_user_scram_credentials_response;
 
 asio::awaitable<describe_user_scram_credentials_response> handle(
     request_context& ctx, describe_user_scram_credentials_request& req) {
+    if (!authorized_on_cluster(ctx, acl::operation::describe)) {
+        describe_user_scram_credentials_response refused;
+        refused.error_code = to_wire(error_code::cluster_authorization_failed);
+        refused.error_message = std::nullopt;
+        co_return refused;
+    }
     const auto image = ctx.broker->metadata.read();
     // User -> named more than once.
     std::map<std::string, bool> users;

@@ -18,8 +18,10 @@ constexpr int16_t first_fenced_version = 2;  // KIP-588
 asio::awaitable<end_txn_response> handle(request_context& ctx, end_txn_request& req) {
     end_txn_response resp;
     auto* txns = ctx.broker->transactions;
-    error_code ec = error_code::coordinator_not_available;
-    if (txns) {
+    error_code ec = may_write_transaction(ctx, req.transactional_id)
+                        ? error_code::coordinator_not_available
+                        : error_code::transactional_id_authorization_failed;
+    if (txns && ec == error_code::coordinator_not_available) {
         ec = co_await txns->end_txn(req.transactional_id, req.producer_id, req.producer_epoch,
                                     req.committed);
     }

@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
+#include "server/authorization.h"
 #include "server/fetch/fetch_plan.h"
 #include "server/reactor_pool.h"
 
@@ -189,6 +190,33 @@ void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fe
     }
 }
 
+// A follower needs CLUSTER_ACTION on the cluster, a consumer READ on each
+// topic; a refused partition answers TOPIC_AUTHORIZATION_FAILED and is not read.
+void authorize_targets(const request_context& ctx, std::vector<fetch_target>& targets,
+                       bool from_follower) {
+    if (!authorizer_enabled(ctx)) {
+        return;
+    }
+    const bool follower_allowed =
+        from_follower && authorized_on_cluster(ctx, acl::operation::cluster_action);
+    const std::string* last = nullptr;
+    bool allowed = false;
+    for (auto& t : targets) {
+        if (t.key.topic.empty()) {
+            continue;  // an unknown topic id stays UNKNOWN_TOPIC_ID
+        }
+        if (!last || *last != t.key.topic) {
+            last = &t.key.topic;
+            allowed = from_follower ? follower_allowed
+                                    : authorized(ctx, acl::operation::read,
+                                                 acl::resource_type::topic, t.key.topic);
+        }
+        if (!allowed) {
+            t.error = error_code::topic_authorization_failed;
+        }
+    }
+}
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
     const int16_t version = ctx.header.api_version;
     fetch_request req;
@@ -225,6 +253,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
     // Followers name themselves (v15+ in ReplicaState); consumers send -1.
     int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+    authorize_targets(ctx, plan.targets, replica_id >= 0);
     if (replica_id < 0 && version >= 11) {
         replica_id = consumer_may_use_follower;
     }

@@ -1,5 +1,7 @@
 #include "server/handlers/find_coordinator.h"
 
+#include "server/authorization.h"
+
 #include <spdlog/spdlog.h>
 
 #include "common/error.h"
@@ -116,7 +118,16 @@ asio::awaitable<find_coordinator_response> handle(request_context& ctx,
         co_await ensure_internal_topic(ctx, coordinator::txn::transaction_state_topic);
     }
     for (const auto& key : keys) {
-        if (key_type == key_type_group) {
+        // DESCRIBE on the group or the transactional id (KIP-11).
+        if (key_type == key_type_group &&
+            !authorized(ctx, acl::operation::describe, acl::resource_type::group, key)) {
+            resp.coordinators.push_back(failed(key, error_code::group_authorization_failed));
+        } else if (key_type == key_type_transaction &&
+                   !authorized(ctx, acl::operation::describe,
+                               acl::resource_type::transactional_id, key)) {
+            resp.coordinators.push_back(
+                failed(key, error_code::transactional_id_authorization_failed));
+        } else if (key_type == key_type_group) {
             resp.coordinators.push_back(groups
                                             ? coordinator_of(ctx, key, coordinator::offsets_topic,
                                                              groups->partition_for(key))

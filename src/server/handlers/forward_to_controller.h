@@ -4,9 +4,12 @@
 // is the active controller and forwards them otherwise. A node with no
 // controller frontend answers NOT_CONTROLLER for every item.
 #include <asio/awaitable.hpp>
+#include <map>
+#include <utility>
 
 #include "common/error.h"
 #include "metadata/controller_apis.h"
+#include "server/authorization.h"
 #include "server/quorum/controller_frontend.h"
 #include "server/request_context.h"
 
@@ -19,6 +22,44 @@ asio::awaitable<metadata::response_of<Request>> forward_to_controller(request_co
         co_return metadata::answer_with(req, error_code::not_controller);
     }
     co_return co_await ctx.broker->controller->call(std::move(req));
+}
+
+// The items of `req.*items` the principal may not touch (`refusal` names an
+// error for them) answer that error and are not forwarded; the rest go to the
+// controller. The refused items' answers follow the controller's.
+template <metadata::controller_served Request, typename Items, typename Refusal>
+asio::awaitable<metadata::response_of<Request>> forward_authorized(request_context& ctx,
+                                                                   Request& req,
+                                                                   Items Request::*items,
+                                                                   Refusal refusal) {
+    Items keep;
+    std::map<error_code, Request> refused;
+    for (auto& item : req.*items) {
+        const error_code why = refusal(std::as_const(item));
+        if (why == error_code::none) {
+            keep.push_back(std::move(item));
+            continue;
+        }
+        auto [it, fresh] = refused.try_emplace(why, req);
+        if (fresh) {
+            (it->second.*items).clear();
+        }
+        (it->second.*items).push_back(std::move(item));
+    }
+    req.*items = std::move(keep);
+    // One co_await, outside any branch (GCC 12 miscompiles co_await in one).
+    auto op = (req.*items).empty() && !refused.empty()
+                  ? ready(metadata::answer_with(req, error_code::none))
+                  : forward_to_controller(ctx, req);
+    auto answer = co_await std::move(op);
+    auto& entries = metadata::controller_api<Request>::entries(answer);
+    for (auto& [why, part] : refused) {
+        auto refusals = metadata::answer_with(part, why);
+        for (auto& e : metadata::controller_api<Request>::entries(refusals)) {
+            entries.push_back(std::move(e));
+        }
+    }
+    co_return answer;
 }
 
 }  // namespace samsa::server::handlers

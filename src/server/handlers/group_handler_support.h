@@ -5,6 +5,7 @@
 #include <string>
 
 #include "coordinator/group/group_manager.h"
+#include "server/authorization.h"
 #include "server/request_context.h"
 
 namespace samsa::server::handlers {
@@ -16,6 +17,13 @@ inline std::string client_host_of(const std::string& peer) {
         host = host.substr(1, host.size() - 2);
     }
     return "/" + host;
+}
+
+// A group's members need READ on it (KIP-11): join, sync, heartbeat, leave,
+// commit; describing it needs DESCRIBE, deleting it DELETE.
+inline bool may_use_group(const request_context& ctx, const std::string& group_id,
+                          acl::operation op = acl::operation::read) {
+    return authorized(ctx, op, acl::resource_type::group, group_id);
 }
 
 inline coordinator::request_origin origin_of(const request_context& ctx) {

@@ -1,5 +1,7 @@
 #include "server/handlers/heartbeat.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include "common/error.h"
 #include "coordinator/group/group_coordinator.h"
 #include "protocol/generated/heartbeat_request.h"
@@ -14,6 +16,10 @@ using protocol::heartbeat_response;
 
 asio::awaitable<heartbeat_response> handle(request_context& ctx, heartbeat_request& req) {
     heartbeat_response resp;
+    if (!may_use_group(ctx, req.group_id)) {
+        resp.error_code = to_wire(error_code::group_authorization_failed);
+        co_return resp;
+    }
     if (!ctx.broker->groups) {
         resp.error_code = to_wire(error_code::coordinator_not_available);
         co_return resp;

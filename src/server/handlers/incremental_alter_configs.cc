@@ -3,7 +3,8 @@
 #include "common/error.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
-#include "server/quorum/controller_frontend.h"
+#include "server/authorization.h"
+#include "server/handlers/forward_to_controller.h"
 
 namespace samsa::server::handlers {
 
@@ -12,12 +13,9 @@ namespace {
 using protocol::incremental_alter_configs_request;
 using protocol::incremental_alter_configs_response;
 
-asio::awaitable<incremental_alter_configs_response> handle(request_context& ctx,
-                                                           incremental_alter_configs_request& req) {
-    if (!ctx.broker->controller) {
-        co_return metadata::answer_with(req, error_code::not_controller);
-    }
-    co_return co_await ctx.broker->controller->call(std::move(req));
+asio::awaitable<incremental_alter_configs_response> handle(request_context& ctx, incremental_alter_configs_request& req) {
+    co_return co_await forward_authorized(ctx, req, &incremental_alter_configs_request::resources,
+                                          config_alteration_refusal(ctx));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "server/handlers/init_producer_id.h"
 
+#include "server/handlers/txn_handler_support.h"
+
 #include <spdlog/spdlog.h>
 
 #include "common/error.h"
@@ -38,6 +40,9 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
             // As Kafka's TransactionCoordinator, consistent with its clients.
             co_return failed(error_code::invalid_request);
         }
+        if (!may_write_transaction(ctx, *req.transactional_id)) {
+            co_return failed(error_code::transactional_id_authorization_failed);
+        }
         if (!ctx.broker->transactions) {
             co_return failed(error_code::coordinator_not_available);
         }
@@ -50,6 +55,13 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
         resp.producer_id = r.producer_id;
         resp.producer_epoch = r.producer_epoch;
         co_return resp;
+    }
+    // An idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE
+    // on some topic (KIP-679).
+    if (!authorized(ctx, acl::operation::idempotent_write, acl::resource_type::cluster,
+                    acl::cluster_name, on_denial::quiet) &&
+        !authorized_on_any(ctx, acl::operation::write, acl::resource_type::topic)) {
+        co_return failed(error_code::cluster_authorization_failed);
     }
     auto* ids = ctx.broker->producer_ids;
     if (!ids) {

@@ -35,7 +35,9 @@ asio::awaitable<join_group_response> handle(request_context& ctx, join_group_req
         // v0 has no rebalance timeout: the session timeout serves as one.
         req.rebalance_timeout_ms = req.session_timeout_ms;
     }
-    if (!ctx.broker->groups) {
+    if (!may_use_group(ctx, req.group_id)) {
+        resp = coordinator::join_error(req.member_id, error_code::group_authorization_failed);
+    } else if (!ctx.broker->groups) {
         resp = coordinator::join_error(req.member_id, error_code::coordinator_not_available);
     } else if (req.group_instance_id && !valid_group_instance_id(*req.group_instance_id)) {
         resp = coordinator::join_error(req.member_id, error_code::invalid_group_id);

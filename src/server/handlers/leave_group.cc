@@ -1,5 +1,7 @@
 #include "server/handlers/leave_group.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include "common/error.h"
 #include "coordinator/group/group_coordinator.h"
 #include "protocol/generated/leave_group_request.h"
@@ -21,7 +23,9 @@ asio::awaitable<leave_group_response> handle(request_context& ctx, leave_group_r
         req.members.assign(1, m);
     }
     leave_group_response resp;
-    if (!ctx.broker->groups) {
+    if (!may_use_group(ctx, req.group_id)) {
+        resp.error_code = to_wire(error_code::group_authorization_failed);
+    } else if (!ctx.broker->groups) {
         resp.error_code = to_wire(error_code::coordinator_not_available);
     } else {
         resp = co_await ctx.broker->groups->leave_group(req.group_id, req.members);

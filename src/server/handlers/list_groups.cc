@@ -1,5 +1,7 @@
 #include "server/handlers/list_groups.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include <cctype>
 
 #include "common/error.h"
@@ -49,6 +51,16 @@ asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_r
     resp.groups = co_await ctx.broker->groups->list_groups(filter, loading);
     if (loading) {
         resp.error_code = to_wire(error_code::coordinator_load_in_progress);
+    }
+    // DESCRIBE on the cluster lists every group; else those the principal may
+    // DESCRIBE (KIP-11).
+    if (authorizer_enabled(ctx) &&
+        !authorized(ctx, acl::operation::describe, acl::resource_type::cluster, acl::cluster_name,
+                    on_denial::quiet)) {
+        std::erase_if(resp.groups, [&](const auto& g) {
+            return !authorized(ctx, acl::operation::describe, acl::resource_type::group,
+                               g.group_id, on_denial::quiet);
+        });
     }
     co_return resp;
 }

@@ -1,5 +1,7 @@
 #include "server/handlers/list_offsets.h"
 
+#include "server/authorization.h"
+
 #include <set>
 
 #include "common/error.h"
@@ -48,6 +50,8 @@ asio::awaitable<list_offsets_response> handle(request_context& ctx, list_offsets
         auto& tr = resp.topics.emplace_back();
         tr.name = t.name;
         const auto* topic = image->topic(t.name);
+        const bool allowed =
+            authorized(ctx, acl::operation::describe, acl::resource_type::topic, t.name);
         for (const auto& p : t.partitions) {
             auto& pr = tr.partitions.emplace_back();
             pr.partition_index = p.partition_index;
@@ -55,6 +59,8 @@ asio::awaitable<list_offsets_response> handle(request_context& ctx, list_offsets
             if (version >= 1 && duplicates.count(tp)) {
                 // Kafka refuses a partition named twice in one request.
                 pr.error_code = to_wire(error_code::invalid_request);
+            } else if (!allowed) {
+                pr.error_code = to_wire(error_code::topic_authorization_failed);
             } else if (!topic || p.partition_index < 0 ||
                        size_t(p.partition_index) >= topic->partitions.size()) {
                 pr.error_code = to_wire(error_code::unknown_topic_or_partition);

@@ -1,5 +1,7 @@
 #include "server/handlers/list_transactions.h"
 
+#include "server/authorization.h"
+
 #include "common/clock.h"
 #include "coordinator/txn/transaction_coordinator.h"
 #include "protocol/generated/list_transactions_request.h"
@@ -38,6 +40,11 @@ asio::awaitable<list_transactions_response> handle(request_context& ctx,
     const int64_t now = wall_clock_ms();
     for (const auto& t : listed) {
         if (duration >= 0 && (t.txn_start_ms < 0 || now - t.txn_start_ms <= duration)) {
+            continue;
+        }
+        // Only the transactional ids the principal may DESCRIBE are listed.
+        if (!authorized(ctx, acl::operation::describe, acl::resource_type::transactional_id,
+                        t.transactional_id, on_denial::quiet)) {
             continue;
         }
         auto& s = resp.transaction_states.emplace_back();

@@ -13,6 +13,7 @@
 #include "metadata/topic_name.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
+#include "server/authorization.h"
 #include "server/quorum/controller_frontend.h"
 
 namespace samsa::server::handlers {
@@ -151,9 +152,16 @@ asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request
 
     // v0: an empty list means every topic; v1+: null means every topic.
     bool all_topics = !req.topics || (version == 0 && req.topics->empty());
+    // A principal sees the topics it may DESCRIBE; every topic it names and may
+    // not answers TOPIC_AUTHORIZATION_FAILED (KIP-11).
+    auto may_describe = [&](const std::string& name, on_denial log) {
+        return authorized(ctx, acl::operation::describe, acl::resource_type::topic, name, log);
+    };
     if (all_topics) {
         for (const auto& [name, t] : image->topics_by_name) {
-            add_topic(*t, *image, resp);
+            if (may_describe(name, on_denial::quiet)) {
+                add_topic(*t, *image, resp);
+            }
         }
         co_return resp;
     }
@@ -187,12 +195,25 @@ asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request
         } else if (!rt.topic_id.is_zero()) {
             t = image->topic(rt.topic_id);
         }
-        if (t) {
+        const std::optional<std::string> name = t ? std::optional(t->name) : rt.name;
+        if (name && !may_describe(*name, on_denial::log)) {
+            auto& out = resp.topics.emplace_back();
+            out.name = rt.name;
+            out.topic_id = rt.topic_id;
+            out.error_code = to_wire(error_code::topic_authorization_failed);
+        } else if (t) {
             add_topic(*t, *image, resp);
         } else {
             add_missing_topic(rt.name, rt.topic_id, resp);
             if (rt.name && may_auto_create(ctx, req, *rt.name)) {
-                to_create.push_back(*rt.name);
+                // Auto-creation needs CREATE on the cluster or the topic.
+                if (authorized(ctx, acl::operation::create, acl::resource_type::cluster,
+                               acl::cluster_name, on_denial::quiet) ||
+                    authorized(ctx, acl::operation::create, acl::resource_type::topic, *rt.name)) {
+                    to_create.push_back(*rt.name);
+                } else {
+                    resp.topics.back().error_code = to_wire(error_code::topic_authorization_failed);
+                }
             }
         }
     }

@@ -1,5 +1,7 @@
 #include "server/handlers/offset_commit.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include "common/clock.h"
 #include "common/error.h"
 #include "coordinator/group/group_coordinator.h"
@@ -25,12 +27,25 @@ asio::awaitable<offset_commit_response> handle(request_context& ctx, offset_comm
     if (version >= 2 && version <= 4 && req.retention_time_ms != -1) {
         expire = now + req.retention_time_ms;
     }
+    // READ on the group, then on each topic (KIP-11).
+    const bool group_allowed = may_use_group(ctx, req.group_id);
     std::vector<coordinator::offset_commit_item> items;
     for (const auto& t : req.topics) {
         const auto* topic = image->topic(t.name);
+        const bool topic_allowed =
+            group_allowed &&
+            authorized(ctx, acl::operation::read, acl::resource_type::topic, t.name);
         for (const auto& p : t.partitions) {
             auto& it = items.emplace_back();
             it.tp = {t.name, p.partition_index};
+            if (!group_allowed) {
+                it.error = error_code::group_authorization_failed;
+                continue;
+            }
+            if (!topic_allowed) {
+                it.error = error_code::topic_authorization_failed;
+                continue;
+            }
             if (!topic || p.partition_index < 0 ||
                 size_t(p.partition_index) >= topic->partitions.size()) {
                 it.error = error_code::unknown_topic_or_partition;
@@ -45,7 +60,7 @@ asio::awaitable<offset_commit_response> handle(request_context& ctx, offset_comm
             it.value.expire_timestamp_ms = expire;
         }
     }
-    if (!ctx.broker->groups) {
+    if (!ctx.broker->groups || !group_allowed) {
         for (auto& it : items) {
             if (it.error == error_code::none) {
                 it.error = error_code::coordinator_not_available;

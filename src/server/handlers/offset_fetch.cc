@@ -1,5 +1,7 @@
 #include "server/handlers/offset_fetch.h"
 
+#include "server/handlers/group_handler_support.h"
+
 #include <map>
 
 #include "common/error.h"
@@ -31,16 +33,54 @@ partition_list partitions_of(const std::optional<std::vector<Topics>>& topics) {
     return out;
 }
 
+asio::awaitable<coordinator::offset_fetch_result> answered(coordinator::offset_fetch_result r) {
+    co_return r;
+}
+
+// Offsets of a topic the principal may not DESCRIBE: named ones answer
+// TOPIC_AUTHORIZATION_FAILED, and a fetch of all the group's leaves them out.
+void hide_undescribable_topics(const request_context& ctx, coordinator::offset_fetch_result& r,
+                               bool named) {
+    if (!authorizer_enabled(ctx) || r.error != error_code::none) {
+        return;
+    }
+    std::map<std::string, bool> allowed;
+    auto may_describe = [&](const std::string& topic) {
+        auto [it, fresh] = allowed.try_emplace(topic, false);
+        if (fresh) {
+            it->second = authorized(ctx, acl::operation::describe, acl::resource_type::topic,
+                                    topic, named ? on_denial::log : on_denial::quiet);
+        }
+        return it->second;
+    };
+    if (!named) {
+        std::erase_if(r.partitions, [&](const auto& p) { return !may_describe(p.tp.topic); });
+        return;
+    }
+    for (auto& p : r.partitions) {
+        if (!may_describe(p.tp.topic)) {
+            p.error = error_code::topic_authorization_failed;
+            p.offset = -1;
+            p.leader_epoch = -1;
+            p.metadata = "";
+        }
+    }
+}
+
 asio::awaitable<coordinator::offset_fetch_result> fetch(request_context& ctx,
                                                         const std::string& group_id,
                                                         const partition_list& partitions,
                                                         bool require_stable) {
-    if (!ctx.broker->groups) {
-        coordinator::offset_fetch_result r;
-        r.error = error_code::coordinator_not_available;
-        co_return r;
-    }
-    co_return co_await ctx.broker->groups->fetch_offsets(group_id, partitions, require_stable);
+    coordinator::offset_fetch_result refused;
+    refused.error = !may_use_group(ctx, group_id, acl::operation::describe)
+                        ? error_code::group_authorization_failed
+                        : error_code::coordinator_not_available;
+    auto op = ctx.broker->groups && refused.error == error_code::coordinator_not_available
+                  ? ctx.broker->groups->fetch_offsets(group_id, partitions, require_stable)
+                  : answered(std::move(refused));
+    auto r = co_await std::move(op);
+    hide_undescribable_topics(ctx, r, partitions.has_value());
+    co_return r;
 }
 
 // Groups the answered partitions by topic, in the order they came.

@@ -1,5 +1,7 @@
 #include "server/handlers/offset_for_leader_epoch.h"
 
+#include "server/authorization.h"
+
 #include "common/error.h"
 #include "protocol/generated/offset_for_leader_epoch_request.h"
 #include "protocol/generated/offset_for_leader_epoch_response.h"
@@ -29,13 +31,26 @@ asio::awaitable<offset_for_leader_epoch_response> handle(request_context& ctx,
     auto& rm = *ctx.broker->replicas;
     offset_for_leader_epoch_response resp;
     std::vector<item> items;
+    // A follower (v3+ names itself) needs CLUSTER_ACTION, a client DESCRIBE
+    // on each topic.
+    const bool from_follower = version >= 3 && req.replica_id >= 0;
+    const bool follower_allowed =
+        from_follower && authorized_on_cluster(ctx, acl::operation::cluster_action);
     for (const auto& t : req.topics) {
         auto& tr = resp.topics.emplace_back();
         tr.topic = t.topic;
         const auto* topic = image->topic(t.topic);
+        const bool allowed =
+            from_follower ? follower_allowed
+                          : authorized(ctx, acl::operation::describe, acl::resource_type::topic,
+                                       t.topic);
         for (const auto& p : t.partitions) {
             auto& pr = tr.partitions.emplace_back();
             pr.partition = p.partition;
+            if (!allowed) {
+                pr.error_code = to_wire(error_code::topic_authorization_failed);
+                continue;
+            }
             if (!topic || p.partition < 0 || size_t(p.partition) >= topic->partitions.size()) {
                 pr.error_code = to_wire(error_code::unknown_topic_or_partition);
                 continue;

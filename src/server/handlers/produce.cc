@@ -15,6 +15,7 @@
 #include "protocol/generated/produce_request.h"
 #include "protocol/generated/produce_response.h"
 #include "record/batch_header.h"
+#include "server/authorization.h"
 #include "server/shard_dispatch.h"
 
 namespace samsa::server::handlers {
@@ -143,6 +144,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     const bool valid_acks = req.acks == -1 || req.acks == 0 || req.acks == 1;
     bool any_error = false;
 
+    // A transactional producer needs WRITE on its transactional id, and every
+    // producer WRITE on each topic (KIP-11); refused partitions are not written.
+    const bool txn_denied =
+        req.transactional_id &&
+        !authorized(ctx, acl::operation::write, acl::resource_type::transactional_id,
+                    *req.transactional_id);
     std::vector<produce_item> items;
     resp.responses.reserve(req.topic_data.size());
     for (auto& td : req.topic_data) {
@@ -150,10 +157,16 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         tr.name = td.name;
         tr.partition_responses.reserve(td.partition_data.size());
         const metadata::topic_image* topic = image->topic(td.name);
+        const bool topic_denied =
+            !txn_denied && !authorized(ctx, acl::operation::write, acl::resource_type::topic, td.name);
         for (auto& pd : td.partition_data) {
             auto& pr = tr.partition_responses.emplace_back();
             pr.index = pd.index;
-            if (!valid_acks) {
+            if (txn_denied) {
+                set_error(pr, error_code::transactional_id_authorization_failed);
+            } else if (topic_denied) {
+                set_error(pr, error_code::topic_authorization_failed);
+            } else if (!valid_acks) {
                 set_error(pr, error_code::invalid_required_acks);
             } else if (!topic || pd.index < 0 || size_t(pd.index) >= topic->partitions.size()) {
                 set_error(pr, error_code::unknown_topic_or_partition);

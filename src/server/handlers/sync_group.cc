@@ -14,6 +14,9 @@ using protocol::sync_group_request;
 using protocol::sync_group_response;
 
 asio::awaitable<sync_group_response> handle(request_context& ctx, sync_group_request& req) {
+    if (!may_use_group(ctx, req.group_id)) {
+        co_return coordinator::sync_error(error_code::group_authorization_failed);
+    }
     if (!ctx.broker->groups) {
         co_return coordinator::sync_error(error_code::coordinator_not_available);
     }

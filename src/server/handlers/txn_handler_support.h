@@ -4,7 +4,10 @@
 // hear INVALID_PRODUCER_EPOCH instead.
 #include <cstdint>
 
+#include <string>
+
 #include "common/error.h"
+#include "server/authorization.h"
 
 namespace samsa::server::handlers {
 
@@ -16,6 +19,11 @@ inline error_code txn_error_for_version(error_code ec, int16_t version,
         return error_code::invalid_producer_epoch;
     }
     return ec;
+}
+
+// A transactional producer needs WRITE on its transactional id (KIP-11).
+inline bool may_write_transaction(const request_context& ctx, const std::string& id) {
+    return authorized(ctx, acl::operation::write, acl::resource_type::transactional_id, id);
 }
 
 }  // namespace samsa::server::handlers

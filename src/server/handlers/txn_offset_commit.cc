@@ -21,12 +21,25 @@ asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
     const int16_t version = ctx.header.api_version;
     const int64_t now = wall_clock_ms();
     auto image = ctx.broker->metadata.read();
+    // WRITE on the transactional id, READ on the group, READ on each topic.
+    const error_code refused =
+        !may_write_transaction(ctx, req.transactional_id) ? error_code::transactional_id_authorization_failed
+        : !authorized(ctx, acl::operation::read, acl::resource_type::group, req.group_id)
+            ? error_code::group_authorization_failed
+            : error_code::none;
     std::vector<coordinator::offset_commit_item> items;
     for (const auto& t : req.topics) {
         const auto* topic = image->topic(t.name);
+        const bool topic_allowed =
+            refused == error_code::none &&
+            authorized(ctx, acl::operation::read, acl::resource_type::topic, t.name);
         for (const auto& p : t.partitions) {
             auto& it = items.emplace_back();
             it.tp = {t.name, p.partition_index};
+            if (refused != error_code::none || !topic_allowed) {
+                it.error = refused != error_code::none ? refused : error_code::topic_authorization_failed;
+                continue;
+            }
             if (!topic || p.partition_index < 0 ||
                 size_t(p.partition_index) >= topic->partitions.size()) {
                 it.error = error_code::unknown_topic_or_partition;
@@ -38,7 +51,7 @@ asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
             it.value.commit_timestamp_ms = now;
         }
     }
-    if (!ctx.broker->groups) {
+    if (!ctx.broker->groups || refused != error_code::none) {
         for (auto& it : items) {
             if (it.error == error_code::none) {
                 it.error = error_code::coordinator_not_available;

@@ -1,5 +1,7 @@
 #include "server/handlers/write_txn_markers.h"
 
+#include "server/authorization.h"
+
 #include <asio/this_coro.hpp>
 
 #include "cluster/fetch_waiters.h"
@@ -32,6 +34,8 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
                                                    write_txn_markers_request& req) {
     auto image = ctx.broker->metadata.read();
     auto& replicas = *ctx.broker->replicas;
+    // Only brokers (transaction coordinators) write markers: CLUSTER_ACTION.
+    const bool allowed = authorized_on_cluster(ctx, acl::operation::cluster_action);
     std::vector<marker_item> items;
     for (const auto& m : req.markers) {
         for (const auto& t : m.topics) {
@@ -40,6 +44,10 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
                 auto& it = items.emplace_back();
                 it.tp = {t.name, p};
                 it.marker = &m;
+                if (!allowed) {
+                    it.error = error_code::cluster_authorization_failed;
+                    continue;
+                }
                 if (!topic || p < 0 || size_t(p) >= topic->partitions.size()) {
                     it.error = error_code::unknown_topic_or_partition;
                     continue;

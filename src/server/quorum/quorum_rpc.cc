@@ -9,6 +9,7 @@
 
 #include "net/await_callback.h"
 #include "raft/raft_wire.h"
+#include "server/authorization.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::quorum {
@@ -33,6 +34,12 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
     }
     if (!request) {
         co_return handler_result::close("KRaft request failed to decode: " + request.err().message);
+    }
+    // Only quorum members and brokers: CLUSTER_ACTION on the cluster.
+    if (!authorized_on_cluster(ctx, acl::operation::cluster_action)) {
+        out.body.buffer() =
+            raft::encode_raft_error_response(key, version, error_code::cluster_authorization_failed);
+        co_return out;
     }
     auto* q = ctx.broker->quorum;
     if (q && cluster_id && *cluster_id != ctx.broker->settings.cluster_id) {
