@@ -5,12 +5,12 @@
 #include <cassert>
 #include <limits>
 
+#include "metadata/acl_changes.h"
 #include "metadata/config_alteration.h"
 #include "metadata/config_view.h"
 #include "metadata/controller_apis.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/partition_creation.h"
-#include "metadata/acl_changes.h"
 #include "metadata/scram_alteration.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_deletion.h"
@@ -248,12 +248,14 @@ protocol::alter_user_scram_credentials_response controller::do_alter_user_scram_
         [&](const controller_state& s) { return plan_alter_user_scram_credentials(s, req); });
 }
 
-protocol::create_acls_response controller::do_create_acls(const protocol::create_acls_request& req) {
+protocol::create_acls_response controller::do_create_acls(
+    const protocol::create_acls_request& req) {
     return run<protocol::create_acls_request>(
         [&](const controller_state& s) { return plan_create_acls(s, req); });
 }
 
-protocol::delete_acls_response controller::do_delete_acls(const protocol::delete_acls_request& req) {
+protocol::delete_acls_response controller::do_delete_acls(
+    const protocol::delete_acls_request& req) {
     return run<protocol::delete_acls_request>(
         [&](const controller_state& s) { return plan_delete_acls(s, req); });
 }

@@ -60,8 +60,9 @@ template <typename Request, typename Response,
 asio::awaitable<Response> with_cluster_action(request_context& ctx, Request& req) {
     Response refused;
     refused.error_code = to_wire(error_code::cluster_authorization_failed);
-    auto op = authorized_on_cluster(ctx, acl::operation::cluster_action) ? Fn(ctx, req)
-                                                                        : ready(std::move(refused));
+    auto op = authorized_on_cluster(ctx, acl::operation::cluster_action)
+                  ? Fn(ctx, req)
+                  : ready(std::move(refused));
     co_return co_await std::move(op);
 }
 

@@ -21,6 +21,7 @@ std::vector<tool_command> add_tool_commands(CLI::App& app) {
     out.push_back(add_delete_records_command(app));
     out.push_back(add_dump_log_command(app));
     out.push_back(add_transactions_command(app));
+    out.push_back(add_acls_command(app));
 
     auto* perf = app.add_subcommand("perf", "Throughput and latency tests (produce, consume, e2e)");
     perf->require_subcommand(1);

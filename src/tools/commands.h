@@ -38,6 +38,7 @@ tool_command add_cluster_command(CLI::App& app);
 tool_command add_delete_records_command(CLI::App& app);
 tool_command add_dump_log_command(CLI::App& app);
 tool_command add_transactions_command(CLI::App& app);
+tool_command add_acls_command(CLI::App& app);
 tool_command add_perf_produce_command(CLI::App& perf);
 tool_command add_perf_consume_command(CLI::App& perf);
 tool_command add_perf_e2e_command(CLI::App& perf);

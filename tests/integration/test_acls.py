@@ -15,6 +15,7 @@ from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType,
                          ResourcePatternFilter, ResourceType)
 from kafka.errors import ClusterAuthorizationFailedError, InvalidRequestError, SecurityDisabledError
 
+from samsa_cli import on
 from samsa_harness import Broker, free_ports, wait_until
 
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
@@ -238,3 +239,47 @@ def test_an_unknown_authorizer_stops_the_broker(brokers):
     b.start(wait_ready=False)
     assert b.wait(30) != 0
     assert "authorizer.class.name" in b.log_text()
+
+
+def test_samsa_acls_adds_lists_and_removes_as_kafka_acls_does(broker):
+    def acls(*args, **kw):
+        return on(broker, "acls", *args, **kw)
+
+    added = acls("--add", "--allow-principal", "User:alice", "--operation", "Read",
+                 "--operation", "Write", "--topic", "orders").ok()
+    assert added.stdout == (
+        "Adding ACLs for resource `ResourcePattern(resourceType=TOPIC, name=orders, "
+        "patternType=LITERAL)`: \n \t(principal=User:alice, host=*, operation=READ, "
+        "permissionType=ALLOW)\n\t(principal=User:alice, host=*, operation=WRITE, "
+        "permissionType=ALLOW)\n\n")
+    # Adding it again says so and adds nothing.
+    again = acls("--add", "--allow-principal", "User:alice", "--operation", "Read",
+                 "--topic", "orders").ok()
+    assert "already exists" in again.stdout
+    acls("--add", "--producer", "--idempotent", "--allow-principal", "User:bob",
+         "--topic", "logs-", "--resource-pattern-type", "prefixed",
+         "--transactional-id", "app").ok()
+    acls("--add", "--consumer", "--allow-principal", "User:carol", "--topic", "orders",
+         "--group", "billing").ok()
+    listed = acls("--list").ok().stdout
+    assert ("Current ACLs for resource `ResourcePattern(resourceType=TRANSACTIONAL_ID, "
+            "name=app, patternType=PREFIXED)`:\n") in listed
+    assert "operation=IDEMPOTENT_WRITE" in listed and "resourceType=GROUP, name=billing" in listed
+    carol = acls("--list", "--principal", "User:carol").ok().stdout
+    assert carol.startswith("ACLs for principal `User:carol`\n")
+    assert "User:alice" not in carol and "User:bob" not in carol
+    # What the ACLs allow, seen from kafka-python's admin client.
+    described, _ = acl_admin(broker).describe_acls(EVERYTHING)
+    assert len(described) == 2 + 6 + 3  # alice; bob: topic, transactional id, cluster; carol
+    # Removing every ACL of a resource (without asking, --force).
+    acls("--remove", "--force", "--topic", "orders").ok()
+    assert acls("--list", "--topic", "orders").ok().stdout == ""
+    # Removing one entry, after answering the question.
+    acls("--remove", "--allow-principal", "User:carol", "--operation", "Read",
+         "--group", "billing", input="y\n").ok()
+    assert "billing" not in acls("--list").ok().stdout
+    # Refusals, with kafka-acls' messages.
+    bad = acls("--add", "--allow-principal", "User:x", "--operation", "Read", "--cluster")
+    assert bad.failed().stdout.startswith(
+        "Error while executing ACL command: ResourceType CLUSTER only supports operations")
+    assert "exactly one action" in acls("--topic", "t").failed().stdout

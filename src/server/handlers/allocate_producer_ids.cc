@@ -36,7 +36,8 @@ asio::awaitable<allocate_producer_ids_response> handle(request_context& ctx,
 api_handler allocate_producer_ids_handler() {
     return {allocate_producer_ids_request::api_key, 0, allocate_producer_ids_request::max_version,
             &typed_handler<allocate_producer_ids_request, allocate_producer_ids_response,
-                           &with_cluster_action<allocate_producer_ids_request, allocate_producer_ids_response, &handle>>};
+                           &with_cluster_action<allocate_producer_ids_request,
+                                                allocate_producer_ids_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

@@ -27,8 +27,9 @@ asio::awaitable<alter_partition_response> handle(request_context& ctx,
 
 api_handler alter_partition_handler() {
     return {alter_partition_request::api_key, 0, alter_partition_request::max_version,
-            &typed_handler<alter_partition_request, alter_partition_response,
-                           &with_cluster_action<alter_partition_request, alter_partition_response, &handle>>};
+            &typed_handler<
+                alter_partition_request, alter_partition_response,
+                &with_cluster_action<alter_partition_request, alter_partition_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

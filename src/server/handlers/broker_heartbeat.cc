@@ -25,9 +25,11 @@ asio::awaitable<broker_heartbeat_response> handle(request_context& ctx,
 }  // namespace
 
 api_handler broker_heartbeat_handler() {
-    return {broker_heartbeat_request::api_key, 0, broker_heartbeat_request::max_version,
-            &typed_handler<broker_heartbeat_request, broker_heartbeat_response,
-                           &with_cluster_action<broker_heartbeat_request, broker_heartbeat_response, &handle>>};
+    return {
+        broker_heartbeat_request::api_key, 0, broker_heartbeat_request::max_version,
+        &typed_handler<
+            broker_heartbeat_request, broker_heartbeat_response,
+            &with_cluster_action<broker_heartbeat_request, broker_heartbeat_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

@@ -27,7 +27,8 @@ asio::awaitable<broker_registration_response> handle(request_context& ctx,
 api_handler broker_registration_handler() {
     return {broker_registration_request::api_key, 0, broker_registration_request::max_version,
             &typed_handler<broker_registration_request, broker_registration_response,
-                           &with_cluster_action<broker_registration_request, broker_registration_response, &handle>>};
+                           &with_cluster_action<broker_registration_request,
+                                                broker_registration_response, &handle>>};
 }
 
 }  // namespace samsa::server::handlers

@@ -123,8 +123,8 @@ asio::awaitable<find_coordinator_response> handle(request_context& ctx,
             !authorized(ctx, acl::operation::describe, acl::resource_type::group, key)) {
             resp.coordinators.push_back(failed(key, error_code::group_authorization_failed));
         } else if (key_type == key_type_transaction &&
-                   !authorized(ctx, acl::operation::describe,
-                               acl::resource_type::transactional_id, key)) {
+                   !authorized(ctx, acl::operation::describe, acl::resource_type::transactional_id,
+                               key)) {
             resp.coordinators.push_back(
                 failed(key, error_code::transactional_id_authorization_failed));
         } else if (key_type == key_type_group) {

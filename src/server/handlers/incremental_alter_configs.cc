@@ -13,7 +13,8 @@ namespace {
 using protocol::incremental_alter_configs_request;
 using protocol::incremental_alter_configs_response;
 
-asio::awaitable<incremental_alter_configs_response> handle(request_context& ctx, incremental_alter_configs_request& req) {
+asio::awaitable<incremental_alter_configs_response> handle(request_context& ctx,
+                                                           incremental_alter_configs_request& req) {
     co_return co_await forward_authorized(ctx, req, &incremental_alter_configs_request::resources,
                                           config_alteration_refusal(ctx));
 }

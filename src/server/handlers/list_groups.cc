@@ -58,8 +58,8 @@ asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_r
         !authorized(ctx, acl::operation::describe, acl::resource_type::cluster, acl::cluster_name,
                     on_denial::quiet)) {
         std::erase_if(resp.groups, [&](const auto& g) {
-            return !authorized(ctx, acl::operation::describe, acl::resource_type::group,
-                               g.group_id, on_denial::quiet);
+            return !authorized(ctx, acl::operation::describe, acl::resource_type::group, g.group_id,
+                               on_denial::quiet);
         });
     }
     co_return resp;

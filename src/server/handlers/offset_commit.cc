@@ -32,9 +32,8 @@ asio::awaitable<offset_commit_response> handle(request_context& ctx, offset_comm
     std::vector<coordinator::offset_commit_item> items;
     for (const auto& t : req.topics) {
         const auto* topic = image->topic(t.name);
-        const bool topic_allowed =
-            group_allowed &&
-            authorized(ctx, acl::operation::read, acl::resource_type::topic, t.name);
+        const bool topic_allowed = group_allowed && authorized(ctx, acl::operation::read,
+                                                               acl::resource_type::topic, t.name);
         for (const auto& p : t.partitions) {
             auto& it = items.emplace_back();
             it.tp = {t.name, p.partition_index};

@@ -33,7 +33,7 @@ asio::awaitable<offset_delete_response> handle(request_context& ctx, offset_dele
             if (!topic_allowed) {
                 it.error = error_code::topic_authorization_failed;
             } else if (!topic || p.partition_index < 0 ||
-                size_t(p.partition_index) >= topic->partitions.size()) {
+                       size_t(p.partition_index) >= topic->partitions.size()) {
                 it.error = error_code::unknown_topic_or_partition;
             }
         }

@@ -48,8 +48,8 @@ void hide_undescribable_topics(const request_context& ctx, coordinator::offset_f
     auto may_describe = [&](const std::string& topic) {
         auto [it, fresh] = allowed.try_emplace(topic, false);
         if (fresh) {
-            it->second = authorized(ctx, acl::operation::describe, acl::resource_type::topic,
-                                    topic, named ? on_denial::log : on_denial::quiet);
+            it->second = authorized(ctx, acl::operation::describe, acl::resource_type::topic, topic,
+                                    named ? on_denial::log : on_denial::quiet);
         }
         return it->second;
     };

@@ -40,10 +40,9 @@ asio::awaitable<offset_for_leader_epoch_response> handle(request_context& ctx,
         auto& tr = resp.topics.emplace_back();
         tr.topic = t.topic;
         const auto* topic = image->topic(t.topic);
-        const bool allowed =
-            from_follower ? follower_allowed
-                          : authorized(ctx, acl::operation::describe, acl::resource_type::topic,
-                                       t.topic);
+        const bool allowed = from_follower ? follower_allowed
+                                           : authorized(ctx, acl::operation::describe,
+                                                        acl::resource_type::topic, t.topic);
         for (const auto& p : t.partitions) {
             auto& pr = tr.partitions.emplace_back();
             pr.partition = p.partition;

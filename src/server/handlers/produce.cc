@@ -157,8 +157,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         tr.name = td.name;
         tr.partition_responses.reserve(td.partition_data.size());
         const metadata::topic_image* topic = image->topic(td.name);
-        const bool topic_denied =
-            !txn_denied && !authorized(ctx, acl::operation::write, acl::resource_type::topic, td.name);
+        const bool topic_denied = !txn_denied && !authorized(ctx, acl::operation::write,
+                                                             acl::resource_type::topic, td.name);
         for (auto& pd : td.partition_data) {
             auto& pr = tr.partition_responses.emplace_back();
             pr.index = pd.index;

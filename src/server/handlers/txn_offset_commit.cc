@@ -23,7 +23,8 @@ asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
     auto image = ctx.broker->metadata.read();
     // WRITE on the transactional id, READ on the group, READ on each topic.
     const error_code refused =
-        !may_write_transaction(ctx, req.transactional_id) ? error_code::transactional_id_authorization_failed
+        !may_write_transaction(ctx, req.transactional_id)
+            ? error_code::transactional_id_authorization_failed
         : !authorized(ctx, acl::operation::read, acl::resource_type::group, req.group_id)
             ? error_code::group_authorization_failed
             : error_code::none;
@@ -37,7 +38,8 @@ asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
             auto& it = items.emplace_back();
             it.tp = {t.name, p.partition_index};
             if (refused != error_code::none || !topic_allowed) {
-                it.error = refused != error_code::none ? refused : error_code::topic_authorization_failed;
+                it.error =
+                    refused != error_code::none ? refused : error_code::topic_authorization_failed;
                 continue;
             }
             if (!topic || p.partition_index < 0 ||

@@ -37,8 +37,8 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
     }
     // Only quorum members and brokers: CLUSTER_ACTION on the cluster.
     if (!authorized_on_cluster(ctx, acl::operation::cluster_action)) {
-        out.body.buffer() =
-            raft::encode_raft_error_response(key, version, error_code::cluster_authorization_failed);
+        out.body.buffer() = raft::encode_raft_error_response(
+            key, version, error_code::cluster_authorization_failed);
         co_return out;
     }
     auto* q = ctx.broker->quorum;

@@ -72,10 +72,10 @@ class controller_acls : public controller_fixture {
 };
 
 TEST_F(controller_acls, created_acls_reach_the_authorizer_and_survive_a_restart) {
-    auto r = create_acls({read_topic("orders"),
-                          acl_on(acl::resource_type::topic, "pay", "User:bob",
-                                 acl::operation::write, acl::permission::allow,
-                                 acl::pattern_type::prefixed)});
+    auto r =
+        create_acls({read_topic("orders"),
+                     acl_on(acl::resource_type::topic, "pay", "User:bob", acl::operation::write,
+                            acl::permission::allow, acl::pattern_type::prefixed)});
     ASSERT_EQ(r.size(), 2u);
     EXPECT_EQ(r[0].first, 0);
     EXPECT_EQ(r[1].first, 0);

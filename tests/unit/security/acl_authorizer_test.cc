@@ -43,8 +43,8 @@ TEST_F(authorizer_test, no_authorizer_allows_everything) {
 TEST_F(authorizer_test, literal_wildcard_and_prefixed_patterns_apply) {
     acls.add(binding(resource_type::topic, "orders", "User:alice", operation::read));
     acls.add(binding(resource_type::topic, "*", "User:bob", operation::read));
-    acls.add(binding(resource_type::topic, "pay", "User:carol", operation::write,
-                     permission::allow, pattern_type::prefixed));
+    acls.add(binding(resource_type::topic, "pay", "User:carol", operation::write, permission::allow,
+                     pattern_type::prefixed));
     EXPECT_TRUE(may("User:alice", operation::read, "orders"));
     EXPECT_FALSE(may("User:alice", operation::read, "orders2"));  // literal is exact
     EXPECT_TRUE(may("User:bob", operation::read, "anything"));
@@ -57,8 +57,8 @@ TEST_F(authorizer_test, literal_wildcard_and_prefixed_patterns_apply) {
 
 TEST_F(authorizer_test, a_deny_wins_and_implies_nothing) {
     acls.add(binding(resource_type::topic, "*", "User:bob", operation::all));
-    acls.add(binding(resource_type::topic, "ledger", "User:bob", operation::write,
-                     permission::deny));
+    acls.add(
+        binding(resource_type::topic, "ledger", "User:bob", operation::write, permission::deny));
     EXPECT_FALSE(may("User:bob", operation::write, "ledger"));
     // DENY WRITE does not deny DESCRIBE, which ALL allows.
     EXPECT_TRUE(may("User:bob", operation::describe, "ledger"));
@@ -99,20 +99,20 @@ TEST_F(authorizer_test, hosts_and_the_any_user_principal_match) {
 }
 
 TEST_F(authorizer_test, authorize_any_finds_some_allowed_resource) {
-    EXPECT_FALSE(authorize_any(cfg, acls, {"User:alice", "h"}, operation::write,
-                               resource_type::topic));
+    EXPECT_FALSE(
+        authorize_any(cfg, acls, {"User:alice", "h"}, operation::write, resource_type::topic));
     acls.add(binding(resource_type::topic, "logs", "User:alice", operation::write,
                      permission::allow, pattern_type::prefixed));
-    EXPECT_TRUE(authorize_any(cfg, acls, {"User:alice", "h"}, operation::write,
-                              resource_type::topic));
+    EXPECT_TRUE(
+        authorize_any(cfg, acls, {"User:alice", "h"}, operation::write, resource_type::topic));
     // ... unless a DENY of every topic cancels it.
     acls.add(binding(resource_type::topic, "*", "User:alice", operation::write, permission::deny));
-    EXPECT_FALSE(authorize_any(cfg, acls, {"User:alice", "h"}, operation::write,
-                               resource_type::topic));
-    acls.remove(binding(resource_type::topic, "*", "User:alice", operation::write,
-                        permission::deny));
-    EXPECT_TRUE(authorize_any(cfg, acls, {"User:alice", "h"}, operation::write,
-                              resource_type::topic));
+    EXPECT_FALSE(
+        authorize_any(cfg, acls, {"User:alice", "h"}, operation::write, resource_type::topic));
+    acls.remove(
+        binding(resource_type::topic, "*", "User:alice", operation::write, permission::deny));
+    EXPECT_TRUE(
+        authorize_any(cfg, acls, {"User:alice", "h"}, operation::write, resource_type::topic));
 }
 
 TEST(acl_filter, match_finds_every_pattern_that_applies_to_a_name) {
