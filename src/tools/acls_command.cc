@@ -226,8 +226,7 @@ result<net::blocking_target> target(const acls_options& o) {
 }
 
 std::string error_text(int16_t code, const std::optional<std::string>& message) {
-    return message && !message->empty() ? *message
-                                        : std::string(error_message(error_code(code)));
+    return message && !message->empty() ? *message : std::string(error_message(error_code(code)));
 }
 
 // Every ACL a DescribeAcls filter matches, by resource pattern.
@@ -281,8 +280,8 @@ bool confirmed(const acls_options& o, const std::string& question) {
 
 int add_acls(const acls_options& o, const net::blocking_target& to) {
     auto pattern = acl::parse_pattern_type(o.pattern_type);
-    if (!pattern || (*pattern != acl::pattern_type::literal &&
-                     *pattern != acl::pattern_type::prefixed)) {
+    if (!pattern ||
+        (*pattern != acl::pattern_type::literal && *pattern != acl::pattern_type::prefixed)) {
         return command_failed("A '--resource-pattern-type' value of '" + o.pattern_type +
                               "' is not valid when adding acls.");
     }
@@ -503,7 +502,8 @@ tool_command add_acls_command(CLI::App& app) {
                   "transactional ids");
     cmd->add_flag("--consumer", o->consumer,
                   "Consumer ACLs: READ, DESCRIBE on topics, READ on groups");
-    cmd->add_flag("--idempotent", o->idempotent, "With --producer: IDEMPOTENT_WRITE on the cluster");
+    cmd->add_flag("--idempotent", o->idempotent,
+                  "With --producer: IDEMPOTENT_WRITE on the cluster");
     cmd->add_flag("--force", o->force, "Remove without asking");
     return {cmd, [o] { return run_acls(*o); }};
 }
