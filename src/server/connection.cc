@@ -28,8 +28,6 @@ namespace samsa::server {
 namespace {
 
 constexpr int16_t k_api_versions_key = 18;
-constexpr int16_t k_sasl_handshake_key = 17;
-constexpr int16_t k_sasl_authenticate_key = 36;
 constexpr int16_t k_produce_key = 0;
 
 std::string host_of(const asio::ip::tcp::socket& s) {
@@ -139,13 +137,6 @@ asio::awaitable<void> connection::handshake_then_run() {
                   _peer, _listener_name, _principal, SSL_get_version(_tls->native_handle()),
                   SSL_get_cipher_name(_tls->native_handle()));
     start_loops();
-}
-
-std::string connection::request_principal() const {
-    if (_sasl && _sasl->st == sasl_session::state::authenticated) {
-        return _sasl->principal;
-    }
-    return "User:" + (_principal.empty() ? std::string("ANONYMOUS") : _principal);
 }
 
 namespace {
@@ -334,21 +325,8 @@ asio::awaitable<void> connection::read_loop() {
         if (!parse_header(frame_bytes, ctx.header, body_offset)) {
             co_return;
         }
-        if (_sasl && _sasl->expired(_last_activity) &&
-            !(ctx.header.api_key == k_sasl_handshake_key && _sasl->client_supports_reauth)) {
-            // KIP-368: a session past connections.max.reauth.ms serves nothing.
-            spdlog::info("event=sasl_session_expired peer={} listener={} principal={}", _peer,
-                         _listener_name, _sasl->principal);
-            close("SASL session expired (connections.max.reauth.ms)");
-            co_return;
-        }
-        if (_sasl && _sasl->st != sasl_session::state::authenticated &&
-            ctx.header.api_key != k_api_versions_key &&
-            ctx.header.api_key != k_sasl_handshake_key &&
-            ctx.header.api_key != k_sasl_authenticate_key) {
-            // Kafka's SaslServerAuthenticator: nothing else before authentication.
-            close(fmt::format("request api_key={} ({}) before SASL authentication",
-                              ctx.header.api_key, protocol::api_name(ctx.header.api_key)));
+        if (auto why = sasl_refusal(ctx.header.api_key); !why.empty()) {
+            close(why);
             co_return;
         }
         const api_handler* handler =
@@ -467,30 +445,6 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
     slot->ready = true;
     _response_ready.cancel();
     _handler_done.cancel();
-}
-
-void connection::answer_raw_sasl_token(bytes_view token) {
-    auto step = _sasl->exchange->evaluate(token);
-    if (!step) {
-        // No error response exists for a bare token: the connection closes.
-        spdlog::warn(
-            "event=sasl_authentication_failed peer={} listener={} mechanism={} "
-            "reason=\"{}\"",
-            _peer, _listener_name, _sasl->mechanism, step.err().message);
-        close("SASL authentication failed");
-        return;
-    }
-    if (step->complete) {
-        _sasl->st = sasl_session::state::authenticated;
-        _sasl->principal = "User:" + step->user;
-        _sasl->exchange.reset();
-    }
-    auto slot = std::make_shared<response_slot>();
-    slot->raw = true;
-    slot->ready = true;
-    slot->result.body.write_raw(step->challenge);
-    _queue.push_back(slot);
-    _response_ready.cancel();
 }
 
 asio::awaitable<void> connection::write_loop() {

@@ -57,6 +57,10 @@ class connection : public std::enable_shared_from_this<connection> {
     void answer_raw_sasl_token(bytes_view token);
     // The authorizer's principal for this connection's requests.
     std::string request_principal() const;
+    // Why this SASL connection may not serve a request of `api_key` now
+    // (expired, or not yet authenticated); empty when it may
+    // (server/connection_sasl.cc).
+    std::string sasl_refusal(int16_t api_key);
 
     // The TLS handshake (bounded in time), then the loops.
     asio::awaitable<void> handshake_then_run();

@@ -1,0 +1,88 @@
+"""ACLs are cluster metadata (docs/acls.md): an ACL created through a broker
+that is not the controller (a forwarded CreateAcls) is enforced by every
+broker, a replicated topic works for a user the ACLs allow, and a deletion
+reaches them all. The nodes reach each other as User:ANONYMOUS, a super user."""
+import uuid
+
+import pytest
+from confluent_kafka import KafkaError
+from confluent_kafka.admin import AdminClient, NewTopic
+from kafka.admin import ACLOperation, ResourceType
+
+from cluster_harness import Cluster
+from samsa_harness import free_ports, samsa_bin, wait_until
+from test_acls import AUTHORIZER, EVERYTHING, JAAS, acl_admin, allow, as_user, consume, produce
+
+FAST = {
+    "controller.quorum.election.timeout.ms": 500,
+    "controller.quorum.fetch.timeout.ms": 1000,
+    "broker.session.timeout.ms": 3000,
+    "broker.heartbeat.interval.ms": 500,
+}
+
+
+@pytest.fixture
+def acl_cluster():
+    c = Cluster(3, overrides=FAST, binary=samsa_bin())
+    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
+    # Picked after the nodes' own ports: drawn again until none coincides.
+    ports = free_ports(3)
+    while taken.intersection(ports):
+        ports = free_ports(3)
+    for b, sasl in zip(c.nodes, ports):
+        b.sasl_port = sasl
+        b.extra_properties.update({
+            "listeners": f"PLAINTEXT://127.0.0.1:{b.port},SASL_PLAINTEXT://127.0.0.1:{sasl},"
+                         f"CONTROLLER://127.0.0.1:{b.controller_port}",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,"
+                                              "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+            "authorizer.class.name": AUTHORIZER,
+            "super.users": "User:admin;User:ANONYMOUS",
+        })
+        b._write_properties()
+    try:
+        yield c.start()
+    finally:
+        c.cleanup()
+
+
+def test_acls_created_through_one_broker_are_enforced_by_all(acl_cluster):
+    c = acl_cluster
+    leader = c.wait_for_leader().leader_id
+    via = next(b for b in c.nodes if b.node_id != leader)  # forwarded to the controller
+    topic, group = f"audit-{uuid.uuid4().hex[:6]}", "auditors"
+    admin = AdminClient(as_user(via, "admin"))
+    wait_until(lambda: not admin.create_topics([NewTopic(topic, 3, 3)])[topic].exception(30),
+               60, "the replicated topic created")
+    for b in c.nodes:
+        assert {e.code() for e in produce(b, "alice", topic)} == {
+            KafkaError.TOPIC_AUTHORIZATION_FAILED}
+
+    def granted():
+        r = acl_admin(via).create_acls([
+            allow("alice", ACLOperation.WRITE, ResourceType.TOPIC, topic),
+            allow("alice", ACLOperation.READ, ResourceType.TOPIC, topic),
+            allow("alice", ACLOperation.READ, ResourceType.GROUP, group)])
+        return not r["failed"]
+
+    wait_until(granted, 30, "the ACLs accepted (the controller reachable)")
+    for b in c.nodes:
+        wait_until(lambda: len(acl_admin(b).describe_acls(EVERYTHING)[0]) == 3, 30,
+                   f"node {b.node_id} holds the ACLs")
+        # acks=all through the ISR: replication and the controller work as ANONYMOUS.
+        assert produce(b, "alice", topic) == [None] * 3
+    values, errors = consume(via, "alice", topic, group, 9)
+    assert not errors and len(values) == 9
+
+    deleted = acl_admin(c.node(leader)).delete_acls([EVERYTHING])
+    assert len(deleted[0][1]) == 3
+    for b in c.nodes:
+        wait_until(lambda: not acl_admin(b).describe_acls(EVERYTHING)[0], 30,
+                   f"node {b.node_id} forgets the ACLs")
+        assert {e.code() for e in produce(b, "alice", topic)} == {
+            KafkaError.TOPIC_AUTHORIZATION_FAILED}
+    assert "event=authorization_denied" not in "".join(
+        line for b in c.nodes for line in b.log_text().splitlines(keepends=True)
+        if "User:ANONYMOUS" in line)
