@@ -29,8 +29,9 @@ bool sasl_listener_config::enabled(std::string_view mechanism) const {
     return std::find(mechanisms.begin(), mechanisms.end(), mechanism) != mechanisms.end();
 }
 
-std::unique_ptr<sasl_server> sasl_listener_config::new_server(
-    std::string_view mechanism, const scram_users& scram_users) const {
+std::unique_ptr<sasl_server> sasl_listener_config::new_server(std::string_view mechanism,
+                                                              const scram_users& scram_users,
+                                                              bool reauthentication) const {
     if (!enabled(mechanism)) {
         return nullptr;
     }
@@ -39,7 +40,8 @@ std::unique_ptr<sasl_server> sasl_listener_config::new_server(
     }
     if (auto m = scram_mechanism_named(mechanism); m != scram_mechanism::unknown) {
         return std::make_unique<scram_server>(
-            m, [m, scram_users](const std::string& user) { return scram_users(m, user); });
+            m, [m, scram_users](const std::string& user) { return scram_users(m, user); },
+            std::nullopt, reauthentication);
     }
     return nullptr;
 }

@@ -47,9 +47,11 @@ struct sasl_listener_config {
 
     bool enabled(std::string_view mechanism) const;
     // A fresh exchange for an enabled mechanism; SCRAM looks its users up in
-    // `scram_users` (the cluster metadata).
+    // `scram_users` (the cluster metadata). A re-authentication (KIP-368)
+    // says so in its failure messages.
     std::unique_ptr<sasl_server> new_server(std::string_view mechanism,
-                                            const scram_users& scram_users) const;
+                                            const scram_users& scram_users,
+                                            bool reauthentication = false) const;
 };
 
 result<std::shared_ptr<const sasl_listener_config>> sasl_config_for(

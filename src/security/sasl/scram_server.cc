@@ -74,15 +74,17 @@ bytes_view text(std::string_view s) {
 }  // namespace
 
 scram_server::scram_server(scram_mechanism mechanism, scram_lookup lookup,
-                           std::optional<std::string> server_nonce)
-    : _mechanism(mechanism),
+                           std::optional<std::string> server_nonce, bool reauthentication)
+    : _reauthentication(reauthentication),
+      _mechanism(mechanism),
       _lookup(std::move(lookup)),
       _server_nonce(server_nonce ? std::move(*server_nonce) : random_nonce()) {}
 
 error scram_server::failed() const {
     return error(error_code::sasl_authentication_failed,
-                 "Authentication failed during authentication due to invalid credentials with "
-                 "SASL mechanism " +
+                 std::string("Authentication failed during ") +
+                     (_reauthentication ? "re-authentication" : "authentication") +
+                     " due to invalid credentials with SASL mechanism " +
                      std::string(scram_mechanism_name(_mechanism)));
 }
 

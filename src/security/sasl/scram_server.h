@@ -27,9 +27,11 @@ using scram_lookup = std::function<std::optional<scram_credential>(const std::st
 
 class scram_server final : public sasl_server {
   public:
-    // `server_nonce` is random unless a test fixes it.
+    // `server_nonce` is random unless a test fixes it; `reauthentication`
+    // (KIP-368) is named in the failure message, as Kafka's authenticator does.
     scram_server(scram_mechanism mechanism, scram_lookup lookup,
-                 std::optional<std::string> server_nonce = std::nullopt);
+                 std::optional<std::string> server_nonce = std::nullopt,
+                 bool reauthentication = false);
     result<sasl_step> evaluate(bytes_view client_token) override;
 
   private:
@@ -38,6 +40,7 @@ class scram_server final : public sasl_server {
     error failed() const;
 
     enum class phase { client_first, client_final, done };
+    bool _reauthentication = false;
     const scram_mechanism _mechanism;
     const scram_lookup _lookup;
     phase _phase = phase::client_first;

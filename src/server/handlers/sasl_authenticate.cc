@@ -45,12 +45,7 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
     }
     auto step = s->exchange->evaluate(req.auth_bytes);
     if (!step) {
-        error e = step.err();
-        constexpr std::string_view during = "during authentication";
-        if (auto at = e.message.find(during); s->reauthenticating && at != std::string::npos) {
-            e.message.replace(at, during.size(), "during re-authentication");
-        }
-        co_return fail(std::move(e));
+        co_return fail(step.err());
     }
     resp.auth_bytes = std::move(step->challenge);
     if (step->complete) {

@@ -48,7 +48,8 @@ asio::awaitable<sasl_handshake_response> handle(request_context& ctx, sasl_hands
         [&cache = ctx.broker->metadata](security::sasl::scram_mechanism m, const std::string& user)
             -> std::optional<security::sasl::scram_credential> {
             return cache.read()->find_scram_credential(user, m);
-        });
+        },
+        reauth);
     if (!exchange) {
         resp.error_code = to_wire(error_code::unsupported_sasl_mechanism);
         s->close_after_response = true;

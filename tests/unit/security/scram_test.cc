@@ -168,6 +168,18 @@ TEST(scram_server, a_wrong_password_fails_the_final_step) {
     expect_failed(s.evaluate(text(c.final(str(first->challenge), &v))), "SCRAM-SHA-256");
 }
 
+TEST(scram_server, a_failed_re_authentication_says_so) {
+    scram_server s(
+        scram_mechanism::sha512,
+        [](const std::string&) -> std::optional<scram_credential> { return std::nullopt; },
+        std::nullopt, true);
+    auto r = s.evaluate(text("n,,n=alice,r=abc"));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.err().message,
+              "Authentication failed during re-authentication due to invalid credentials with "
+              "SASL mechanism SCRAM-SHA-512");
+}
+
 TEST(scram_server, an_unknown_user_fails_the_first_step) {
     auto s = server_for(scram_mechanism::sha256, "alice", "alice-secret");
     expect_failed(s.evaluate(text("n,,n=bob,r=abc")), "SCRAM-SHA-256");
