@@ -46,6 +46,17 @@ error_code config_refusal(const request_context& ctx, acl::operation op, int8_t 
                                           : error_code::cluster_authorization_failed;
 }
 
+int32_t authorized_operations(const request_context& ctx, acl::resource_type type,
+                              std::string_view name) {
+    int32_t bits = 0;
+    for (auto op : acl::supported_operations(type)) {
+        if (authorized(ctx, op, type, name, on_denial::quiet)) {
+            bits |= int32_t(1) << int(op);
+        }
+    }
+    return bits;
+}
+
 bool authorized_on_any(const request_context& ctx, acl::operation op, acl::resource_type type) {
     if (!authorizer_enabled(ctx)) {
         return true;

@@ -25,6 +25,12 @@ inline bool authorized_on_cluster(const request_context& ctx, acl::operation op)
     return authorized(ctx, op, acl::resource_type::cluster, acl::cluster_name);
 }
 
+// KIP-430: the bit field (1 << operation id) of the operations the principal
+// may do on the resource, of those its type has; all of them without an
+// authorizer, as Kafka reports.
+int32_t authorized_operations(const request_context& ctx, acl::resource_type type,
+                              std::string_view name);
+
 // Whether `op` is allowed on some resource of `type` (KIP-679).
 bool authorized_on_any(const request_context& ctx, acl::operation op, acl::resource_type type);
 

@@ -12,6 +12,7 @@
 // The calls go over a PLAINTEXT listener (see first_plaintext_bootstrap), as
 // the principal there (User:ANONYMOUS) needs ALTER or DESCRIBE on the cluster.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -102,20 +103,10 @@ int command_failed(const std::string& message) {
     return 1;
 }
 
-// The operations each resource type has (Kafka's AclEntry.supportedOperations).
-const std::set<acl::operation>& supported_operations(acl::resource_type t) {
-    using op = acl::operation;
-    static const std::map<acl::resource_type, std::set<op>> table{
-        {acl::resource_type::topic,
-         {op::read, op::write, op::create, op::describe, op::delete_, op::alter,
-          op::describe_configs, op::alter_configs, op::all}},
-        {acl::resource_type::group, {op::read, op::describe, op::delete_, op::all}},
-        {acl::resource_type::cluster,
-         {op::create, op::cluster_action, op::describe_configs, op::alter_configs,
-          op::idempotent_write, op::alter, op::describe, op::all}},
-        {acl::resource_type::transactional_id, {op::describe, op::write, op::all}},
-    };
-    return table.at(t);
+// What --operation may name for a resource type: its operations, and ALL.
+bool supports(acl::resource_type t, acl::operation op) {
+    const auto& ops = acl::supported_operations(t);
+    return op == acl::operation::all || std::find(ops.begin(), ops.end(), op) != ops.end();
 }
 
 std::vector<resource> resources_of(const acls_options& o, acl::pattern_type pattern) {
@@ -176,10 +167,10 @@ result<resource_acls> requested_acls(const acls_options& o, acl::pattern_type pa
         }
         for (const auto& r : resources) {
             for (auto wanted : ops) {
-                if (!supported_operations(r.type).contains(wanted)) {
-                    std::string valid;
-                    for (auto s : supported_operations(r.type)) {
-                        valid += (valid.empty() ? "" : ",") + std::string(acl::name_of(s));
+                if (!supports(r.type, wanted)) {
+                    std::string valid = "ALL";
+                    for (auto s : acl::supported_operations(r.type)) {
+                        valid += "," + std::string(acl::name_of(s));
                     }
                     return tool_error("ResourceType " + std::string(acl::name_of(r.type)) +
                                       " only supports operations " + valid);

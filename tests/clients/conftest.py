@@ -13,6 +13,11 @@ The broker fixtures are the integration suite's (tests/integration/conftest.py):
                     `settings` are the SSL listener's, listener.name.ssl.<key>);
                     its SSL address is .ssl_bootstrap
 
+    start_acl_broker  factory: start_acl_broker(overrides={...}), a broker with
+                    the StandardAuthorizer behind a SASL/PLAIN listener
+                    (acl_support.acl_broker: users admin, a super user, and
+                    alice); clients sign in at its .sasl_bootstrap
+
     client_dir      $SAMSA_CLIENTS_DIR, where scripts/setup-clients.sh put the
                     clients that do not come from Debian (kafkajs from npm, the
                     sarama test program built with Debian's Go); default
@@ -27,7 +32,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 
 from broker_fixtures import broker, samsa_binary, start_broker  # noqa: E402,F401
-from samsa_harness import REPO_ROOT  # noqa: E402
+from acl_support import acl_broker  # noqa: E402
+from samsa_harness import REPO_ROOT, port_accepts, wait_until  # noqa: E402
 from tls_support import make_certs, tls_broker  # noqa: E402
 
 
@@ -54,3 +60,20 @@ def start_tls_broker(samsa_binary, tls_certs):
     for b in brokers:
         b.cleanup()
 
+
+
+@pytest.fixture
+def start_acl_broker(samsa_binary):
+    brokers = []
+
+    def start(overrides=None):
+        b = acl_broker(binary=samsa_binary, overrides=overrides)
+        brokers.append(b)
+        b.start()
+        wait_until(lambda: port_accepts("127.0.0.1", b.sasl_port), 20,
+                   f"the SASL_PLAINTEXT listener on {b.sasl_bootstrap}")
+        return b
+
+    yield start
+    for b in brokers:
+        b.cleanup()

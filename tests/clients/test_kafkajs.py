@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from acl_support import denials
 from compaction_support import (CLEANER_BROKER, Rec, active_base, survivors, wait_compacted,
                                 wait_for_cleaning)
 from samsa_harness import free_ports
@@ -439,3 +440,93 @@ def test_required_client_certificate_over_tls(kafkajs_modules, start_tls_broker,
     r = run_scenario(kafkajs_modules, broker, "tls", tls_args(tls_certs, "client"),
                      bootstrap=broker.ssl_bootstrap)
     check_tls_round_trip(r, broker)
+
+
+
+# --- 8. ACLs --------------------------------------------------------------------------
+def acl(resource_type, name, pattern, principal, operation, permission):
+    """An ACL as the `acls` scenario reports it (kafkajs' names for the enums)."""
+    return {"resourceType": resource_type, "resourceName": name, "patternType": pattern,
+            "principal": principal, "host": "*", "operation": operation,
+            "permissionType": permission}
+
+
+def protocol_error(error_type, code, message):
+    """A KafkaJSProtocolError as kafkajs raises it for a broker's error code."""
+    return {"name": "KafkaJSProtocolError", "type": error_type, "code": code,
+            "retriable": False, "message": message}
+
+
+def test_acls_create_describe_enforce_delete(kafkajs_modules, start_acl_broker):
+    """kafkajs signed in with SASL/PLAIN to a broker with the StandardAuthorizer.
+    admin (a super user) creates ACLs (CreateAcls v1) and describes them with
+    filters by principal, by PREFIXED pattern, by MATCH on a topic's name and
+    by operation (DescribeAcls v1). alice may not write to the topic until a
+    PREFIXED WRITE covers it, nor join the group until READ on it is granted
+    (FindCoordinator passes on a PREFIXED DESCRIBE), then reads her records
+    back; she may not create, describe or delete ACLs. Deleting her ACLs
+    (DeleteAcls v1) answers the ones deleted, and she is refused again. Each
+    change is waited for in DescribeAcls (the broker applies it from its
+    metadata image), then the client step runs once."""
+    broker = start_acl_broker()
+    r = run_scenario(kafkajs_modules, broker, "acls", bootstrap=broker.sasl_bootstrap,
+                     timeout=150)
+    topic, group, prefix = "kjs-acls-orders", "kjs-acls-g", "kjs-acls-"
+    read_topic = acl("TOPIC", topic, "LITERAL", "User:alice", "READ", "ALLOW")
+    describe_groups = acl("GROUP", prefix, "PREFIXED", "User:alice", "DESCRIBE", "ALLOW")
+    deny_carol = acl("TOPIC", prefix, "PREFIXED", "User:carol", "ALL", "DENY")
+    write_prefix = acl("TOPIC", "kjs-acls-ord", "PREFIXED", "User:alice", "WRITE", "ALLOW")
+    read_group = acl("GROUP", group, "LITERAL", "User:alice", "READ", "ALLOW")
+
+    # (The scenario sorts every list of ACLs by its JSON.)
+    assert r["createAcls"] is True
+    assert r["describeAll"] == [describe_groups, deny_carol, read_topic]
+    assert r["describeAlice"] == [describe_groups, read_topic]
+    assert r["describePrefixed"] == [describe_groups, deny_carol]
+    assert r["describeMatch"] == [deny_carol, read_topic]
+    assert r["describeGroupRead"] == [read_group]
+
+    topic_refused = protocol_error("TOPIC_AUTHORIZATION_FAILED", 29,
+                                   "Not authorized to access topics: [Topic authorization failed]")
+    assert r["produceRefused"] == topic_refused
+    assert r["produced"] == {"ok": True, "baseOffset": 0, "errorCode": 0}
+    assert r["consumeRefused"] == protocol_error(
+        "GROUP_AUTHORIZATION_FAILED", 30, "Not authorized to access group: Group authorization failed")
+    assert r["consumed"] == [{"partition": 0, "offset": i, "value": f"a{i}"} for i in range(3)]
+    assert r["committed"] == [{"partition": 0, "offset": 3}]
+
+    cluster_refused = protocol_error("CLUSTER_AUTHORIZATION_FAILED", 31,
+                                     "Cluster authorization failed")
+    assert r["aliceCreateAcls"] == cluster_refused
+    assert r["aliceDescribeAcls"] == cluster_refused
+    assert r["aliceDeleteAcls"] == cluster_refused
+    assert r["describeAfterAlice"] == [describe_groups, read_group, deny_carol, write_prefix,
+                                       read_topic]
+
+    assert r["deleteAcls"] == [{"errorCode": 0, "errorMessage": None, "matching": [
+        {"errorCode": 0, **a} for a in (describe_groups, read_group, write_prefix, read_topic)]}]
+    assert r["describeAfterDelete"] == [deny_carol]
+    # A new producer's Metadata no longer shows alice the topic (kafkajs' retrier
+    # wraps the error); nor does her consumer's subscribe.
+    assert r["produceAfterDelete"] == {"name": "KafkaJSNonRetriableError",
+                                       "message": topic_refused["message"], "retriable": False,
+                                       "cause": topic_refused}
+    assert r["consumeAfterDelete"] == topic_refused
+    # FindCoordinator for the group answers GROUP_AUTHORIZATION_FAILED (the
+    # broker's log below); kafkajs reports every FindCoordinator failure so.
+    assert r["fetchOffsetsAfterDelete"] == {"name": "KafkaJSGroupCoordinatorNotFound",
+                                            "message": "Failed to find group coordinator",
+                                            "retriable": False}
+    assert r["watermarks"] == {"0": {"low": 0, "high": 3}}
+
+    # Every refusal, in order, as the broker logged it.
+    last = ("User:alice", "DESCRIBE", f"GROUP:{group}", "FindCoordinator")
+    assert denials(broker, last) == [
+        ("User:alice", "WRITE", f"TOPIC:{topic}", "Produce"),
+        ("User:alice", "READ", f"GROUP:{group}", "JoinGroup"),
+        ("User:alice", "ALTER", "CLUSTER:kafka-cluster", "CreateAcls"),
+        ("User:alice", "DESCRIBE", "CLUSTER:kafka-cluster", "DescribeAcls"),
+        ("User:alice", "ALTER", "CLUSTER:kafka-cluster", "DeleteAcls"),
+        ("User:alice", "DESCRIBE", f"TOPIC:{topic}", "Metadata"),  # producer, then consumer
+        last,
+    ]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from acl_support import USERS, denials
 from samsa_harness import run_kcat
 
 CLIENT_TIMEOUT_S = 90
@@ -29,6 +30,9 @@ BASE_TS_MS = 1_700_000_000_000  # the client's CreateTime of record 0 (record i:
 
 # Kafka error codes.
 UNKNOWN_TOPIC_OR_PARTITION = 3
+TOPIC_AUTHORIZATION_FAILED = 29
+GROUP_AUTHORIZATION_FAILED = 30
+CLUSTER_AUTHORIZATION_FAILED = 31
 UNSUPPORTED_VERSION = 35
 TOPIC_ALREADY_EXISTS = 36
 INVALID_PARTITIONS = 37
@@ -54,16 +58,19 @@ def sarama_client(client_dir) -> Path:
     return path
 
 
-def run_client(binary: Path, broker, scenario: str, **flags) -> dict:
-    cmd = [str(binary), scenario, "--bootstrap", broker.bootstrap]
+def run_client(binary: Path, broker, scenario: str, *, bootstrap: str | None = None,
+               timeout: float = CLIENT_TIMEOUT_S, **flags) -> dict:
+    """Runs one scenario against `broker` (at `bootstrap`, default its PLAINTEXT
+    listener); `flags` become --flag value (a list: the flag repeated)."""
+    cmd = [str(binary), scenario, "--bootstrap", bootstrap or broker.bootstrap]
     for name, value in flags.items():
         values = value if isinstance(value, list) else [value]
         for v in values:
             cmd += [f"--{name.replace('_', '-')}", str(v)]
     try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=CLIENT_TIMEOUT_S)
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
-        raise AssertionError(f"{cmd} still running after {CLIENT_TIMEOUT_S}s\nstdout: {e.stdout}"
+        raise AssertionError(f"{cmd} still running after {timeout}s\nstdout: {e.stdout}"
                              f"\nstderr: {e.stderr}\n--- broker log ---\n{broker.log_text()}")
     lines = res.stdout.strip().splitlines()
     assert res.returncode == 0 and lines, (
@@ -322,3 +329,104 @@ def test_topic_compression_type_recompresses(sarama_client, broker, samsa_binary
                      topic_config="compression.type=lz4")
     check_round_trip(res, broker, topic, headers=True)
     assert {b["compresscodec"] for b in dump_batches(samsa_binary, broker, topic)} == {"lz4"}
+
+
+
+def acl(resource_type, name, pattern, principal, operation, permission):
+    """An ACL as the `acls` scenario reports it (Kafka's names for the ids)."""
+    return {"resource_type": resource_type, "resource_name": name, "pattern_type": pattern,
+            "principal": principal, "host": "*", "operation": operation,
+            "permission": permission}
+
+
+def test_acls_create_describe_enforce_delete(sarama_client, start_acl_broker):
+    """sarama (Version 2.1.0) signed in with SASL/PLAIN to a broker with the
+    StandardAuthorizer. sarama 1.22.1's ClusterAdmin sends ACL requests at v0
+    (no pattern type: Kafka reads its filters and new ACLs as LITERAL) and
+    drops their per-ACL error codes, so the scenario uses it for LITERAL ACLs
+    and sends v1 CreateAcls, DescribeAcls and DeleteAcls itself for the rest.
+    admin creates ACLs and describes them with filters (principal, PREFIXED,
+    MATCH on the topic, operation); alice's produce is refused until a
+    PREFIXED WRITE covers the topic, her group's JoinGroup until READ on the
+    group is granted (FindCoordinator passes on a PREFIXED DESCRIBE), then she
+    reads her records back; she may not create, describe or delete ACLs.
+    Deleting her ACLs answers the deleted ones (v0 only the LITERAL ones, v1
+    the rest), and she is refused again."""
+    broker = start_acl_broker()
+    topic, group, prefix = "sarama-acl-orders", "sarama-acl-g", "sarama-acl-"
+    res = run_client(sarama_client, broker, "acls", bootstrap=broker.sasl_bootstrap,
+                     topic=topic, group=group, prefix=prefix, version="2.1.0",
+                     sasl_user=[f"{u}={p}" for u, p in USERS.items()], timeout=150)
+    read_topic = acl("TOPIC", topic, "LITERAL", "User:alice", "READ", "ALLOW")
+    describe_groups = acl("GROUP", prefix, "PREFIXED", "User:alice", "DESCRIBE", "ALLOW")
+    deny_carol = acl("TOPIC", prefix, "PREFIXED", "User:carol", "ALL", "DENY")
+    write_prefix = acl("TOPIC", f"{prefix}ord", "PREFIXED", "User:alice", "WRITE", "ALLOW")
+    read_group = acl("GROUP", group, "LITERAL", "User:alice", "READ", "ALLOW")
+
+    # (The scenario sorts every list of ACLs: type, name, pattern, principal.)
+    assert res["create_acl"] == ""
+    assert res["create_acls_v1"] == [{"code": 0}, {"code": 0}]
+    assert res["describe_all"] == [describe_groups, read_topic, deny_carol]
+    assert res["describe_alice"] == {"code": 0, "acls": [describe_groups, read_topic]}
+    assert res["describe_prefixed"] == {"code": 0, "acls": [describe_groups, deny_carol]}
+    assert res["describe_match"] == {"code": 0, "acls": [read_topic, deny_carol]}
+    # DescribeAcls v0: a LITERAL filter, and a response without pattern types
+    # (sarama leaves the field UNKNOWN).
+    assert res["list_acls_v0"] == [{**read_topic, "pattern_type": "UNKNOWN"}]
+
+    # Every record of the refused SendMessages fails with the Produce's error.
+    refused = {"codes": [TOPIC_AUTHORIZATION_FAILED] * 3,
+               "error": "kafka: Failed to deliver 3 messages."}
+    assert res["produce_refused"] == refused
+    assert res["create_acls_write"] == [{"code": 0}]
+    assert res["produced"] == {"offsets": [0, 1, 2]}
+
+    assert res["consume_refused"] == {
+        "code": GROUP_AUTHORIZATION_FAILED,
+        "error": "kafka server: The client is not authorized to access this group."}
+    assert res["create_acl_read_group"] == ""
+    assert res["describe_group_read"] == {"code": 0, "acls": [read_group]}
+    assert [(r["partition"], r["offset"], r["value"]) for r in res["consumed"]] == [
+        (0, i, f"a{i}") for i in range(3)]
+    assert res["consume_errors"] == []
+    assert res["committed"] == 3
+
+    # sarama's ClusterAdmin.CreateACL drops the per-ACL error (the broker logs
+    # the refusal, below); the v1 request shows it.
+    assert res["alice_create_acl"] == ""
+    assert [c["code"] for c in res["alice_create_acls_v1"]] == [CLUSTER_AUTHORIZATION_FAILED]
+    described = res["alice_describe_acls_v1"]
+    assert (described["code"], described["acls"]) == (CLUSTER_AUTHORIZATION_FAILED, [])
+    (deleted,) = res["alice_delete_acls_v1"]
+    assert (deleted["code"], deleted["matching"]) == (CLUSTER_AUTHORIZATION_FAILED, [])
+    assert res["describe_after_alice"] == [read_group, describe_groups, read_topic, write_prefix,
+                                           deny_carol]
+
+    # DeleteAcls v0 reaches the LITERAL ACLs only; v1 (pattern ANY) the others.
+    assert res["delete_acl_v0"] == [{"code": 0, **a, "pattern_type": "UNKNOWN"}
+                                    for a in (read_group, read_topic)]
+    assert res["delete_acls_v1"] == [{"code": 0, "matching": [
+        {"code": 0, **a} for a in (describe_groups, write_prefix)]}]
+    assert res["describe_after_delete"] == [deny_carol]
+
+    # Refused again: the topic is hidden from her (Metadata), so are the
+    # group's offsets (FindCoordinator).
+    assert res["produce_after_delete"] == refused
+    assert res["consume_after_delete"] == {
+        "code": TOPIC_AUTHORIZATION_FAILED,
+        "error": "kafka server: The client is not authorized to access this topic."}
+    assert res["fetch_offsets_after_delete"] == {
+        "code": GROUP_AUTHORIZATION_FAILED,
+        "error": "kafka server: The client is not authorized to access this group."}
+    assert res["high_watermark"] == 3
+
+    last = ("User:alice", "DESCRIBE", f"GROUP:{group}", "FindCoordinator")
+    assert denials(broker, last) == [
+        ("User:alice", "WRITE", f"TOPIC:{topic}", "Produce"),
+        ("User:alice", "READ", f"GROUP:{group}", "JoinGroup"),
+        ("User:alice", "ALTER", "CLUSTER:kafka-cluster", "CreateAcls"),  # v0, then v1
+        ("User:alice", "DESCRIBE", "CLUSTER:kafka-cluster", "DescribeAcls"),
+        ("User:alice", "ALTER", "CLUSTER:kafka-cluster", "DeleteAcls"),
+        ("User:alice", "DESCRIBE", f"TOPIC:{topic}", "Metadata"),
+        last,
+    ]

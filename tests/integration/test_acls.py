@@ -15,8 +15,10 @@ from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType,
                          ResourcePatternFilter, ResourceType)
 from kafka.errors import ClusterAuthorizationFailedError, InvalidRequestError, SecurityDisabledError
 
+from kafka_wire import KafkaConnection, Reader, array, boolean, string
 from samsa_cli import on
 from samsa_harness import Broker, free_ports, wait_until
+from test_sasl import sasl_authenticate, sasl_handshake
 
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
@@ -171,6 +173,22 @@ def test_acls_are_managed_through_the_admin_api_and_kept(broker):
     assert [a.principal for a in acls] == ["User:alice"]
 
 
+def group_authorized_operations(b, user, group):
+    """DescribeGroups v3 with include_authorized_operations, on the wire as
+    `user` (kafka-python 2.0 does not ask for them)."""
+    with KafkaConnection("127.0.0.1", b.sasl_port) as conn:
+        assert sasl_handshake(conn, "PLAIN")[0] == 0
+        token = f"\0{user}\0{PASSWORDS[user]}".encode()
+        assert sasl_authenticate(conn, token)[0] == 0
+        r = Reader(conn.roundtrip(15, 3, array([string(group)]) + boolean(True)))
+        r.int32()  # throttle
+        assert r.int32() == 1
+        assert r.int16() == 0 and r.string() == group
+        r.string(), r.string(), r.string()  # state, protocol type, protocol
+        assert r.int32() == 0  # no members
+        return r.int32()
+
+
 def test_producing_and_consuming_need_acls(broker):
     topic, secret, group = f"orders-{uuid.uuid4().hex[:6]}", "secret-topic", "billing"
     create_topics(broker, topic, secret)
@@ -197,6 +215,11 @@ def test_producing_and_consuming_need_acls(broker):
     admin.create_acls([allow("alice", ACLOperation.READ, ResourceType.GROUP, group)])
     values, errors = consume(broker, "alice", topic, group, 3)
     assert not errors and sorted(values) == [b"alice-0", b"alice-1", b"alice-2"]
+    # KIP-430: what each may do with the group (READ implies DESCRIBE; the
+    # super user has READ, DELETE and DESCRIBE).
+    read, delete, describe = 1 << 3, 1 << 6, 1 << 8
+    for user, ops in [("alice", read | describe), ("admin", read | delete | describe)]:
+        assert group_authorized_operations(broker, user, group) == ops, user
     # Listing topics shows only those she may describe.
     listed = AdminClient(as_user(broker, "alice")).list_topics(timeout=30).topics
     assert topic in listed and secret not in listed

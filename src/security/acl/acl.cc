@@ -162,6 +162,37 @@ std::optional<operation> parse_operation(std::string_view s) {
     return parse(operation_names, s);
 }
 
+const std::vector<operation>& supported_operations(resource_type t) {
+    using op = operation;
+    static const std::vector<op> topic{
+        op::read,    op::write, op::create,           op::describe,
+        op::delete_, op::alter, op::describe_configs, op::alter_configs};
+    static const std::vector<op> group{op::read, op::describe, op::delete_};
+    static const std::vector<op> cluster{
+        op::create,           op::cluster_action, op::describe_configs, op::alter_configs,
+        op::idempotent_write, op::alter,          op::describe};
+    static const std::vector<op> transactional_id{op::describe, op::write};
+    static const std::vector<op> delegation_token{op::describe};
+    static const std::vector<op> user{op::create_tokens, op::describe_tokens};
+    static const std::vector<op> none;
+    switch (t) {
+        case resource_type::topic:
+            return topic;
+        case resource_type::group:
+            return group;
+        case resource_type::cluster:
+            return cluster;
+        case resource_type::transactional_id:
+            return transactional_id;
+        case resource_type::delegation_token:
+            return delegation_token;
+        case resource_type::user:
+            return user;
+        default:
+            return none;
+    }
+}
+
 std::optional<std::string> invalid_new_acl(const acl_binding& b) {
     if (b.type == resource_type::unknown || b.type == resource_type::any ||
         int(b.type) > int(resource_type::user)) {

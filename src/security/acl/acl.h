@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace samsa::security::acl {
 
@@ -87,6 +88,11 @@ std::string_view name_of(permission p);
 std::optional<resource_type> parse_resource_type(std::string_view s);
 std::optional<pattern_type> parse_pattern_type(std::string_view s);
 std::optional<operation> parse_operation(std::string_view s);
+
+// The operations a resource type has (Kafka's AclEntry.supportedOperations;
+// ALL is not among them): what an ACL of that type may name besides ALL, and
+// what KIP-430's authorized-operations bit fields report.
+const std::vector<operation>& supported_operations(resource_type t);
 
 // Kafka's validation of a new ACL (the broker's and AclControlManager's),
 // with their messages: nullopt when it is acceptable.

@@ -1,5 +1,7 @@
 #include "server/handlers/describe_cluster.h"
 
+#include "server/authorization.h"
+
 #include "server/quorum/visible_controller.h"
 
 #include <fmt/format.h>
@@ -22,23 +24,6 @@ using protocol::describe_cluster_response;
 // KIP-919 endpoint types.
 constexpr int8_t endpoint_brokers = 1;
 constexpr int8_t endpoint_controllers = 2;
-
-// Kafka's AclOperation codes of what may be done to the cluster; with no
-// authorizer every one of them is allowed.
-int32_t all_cluster_operations() {
-    const int ops[] = {5 /* CREATE */,
-                       7 /* ALTER */,
-                       8 /* DESCRIBE */,
-                       9 /* CLUSTER_ACTION */,
-                       10 /* DESCRIBE_CONFIGS */,
-                       11 /* ALTER_CONFIGS */,
-                       12 /* IDEMPOTENT_WRITE */};
-    int32_t bits = 0;
-    for (int op : ops) {
-        bits |= int32_t(1) << op;
-    }
-    return bits;
-}
 
 std::string_view endpoint_name(int8_t type) {
     return type == endpoint_controllers ? "CONTROLLER" : "BROKER";
@@ -139,7 +124,8 @@ asio::awaitable<describe_cluster_response> handle(request_context& ctx,
     resp.controller_id = listed ? controller_id : -1;
     resp.endpoint_type = expected;
     if (req.include_cluster_authorized_operations) {
-        resp.cluster_authorized_operations = all_cluster_operations();
+        resp.cluster_authorized_operations =
+            authorized_operations(ctx, acl::resource_type::cluster, acl::cluster_name);
     }
     co_return resp;
 }

@@ -34,10 +34,11 @@ asio::awaitable<describe_groups_response> handle(request_context& ctx,
         } else {
             g = co_await ctx.broker->groups->describe_group(id);
         }
-        // Without the request's ask (v3+), Kafka leaves it unset.
-        if (!(version >= 3 && req.include_authorized_operations)) {
-            g.authorized_operations = INT32_MIN;
-        }
+        // Without the request's ask (v3+), Kafka leaves it unset (KIP-430).
+        g.authorized_operations =
+            version >= 3 && req.include_authorized_operations && g.error_code == 0
+                ? authorized_operations(ctx, acl::resource_type::group, id)
+                : INT32_MIN;
         resp.groups.push_back(std::move(g));
     }
     co_return resp;

@@ -223,9 +223,29 @@ asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request
     co_return resp;
 }
 
+// KIP-430: what the principal may do, where the request asks (v8+; the
+// cluster's only before v11).
+void add_authorized_operations(const request_context& ctx, const metadata_request& req,
+                               metadata_response& resp) {
+    const int16_t version = ctx.header.api_version;
+    if (version >= 8 && req.include_topic_authorized_operations) {
+        for (auto& t : resp.topics) {
+            if (t.error_code == 0 && t.name) {
+                t.topic_authorized_operations =
+                    authorized_operations(ctx, acl::resource_type::topic, *t.name);
+            }
+        }
+    }
+    if (version >= 8 && version <= 10 && req.include_cluster_authorized_operations) {
+        resp.cluster_authorized_operations =
+            authorized_operations(ctx, acl::resource_type::cluster, acl::cluster_name);
+    }
+}
+
 asio::awaitable<metadata_response> handle(request_context& ctx, metadata_request& req) {
     metadata_response resp = co_await answer(ctx, req);
     mark_unwritable_replicas(ctx, resp);
+    add_authorized_operations(ctx, req, resp);
     co_return resp;
 }
 

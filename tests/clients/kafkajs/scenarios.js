@@ -21,6 +21,10 @@ const {
   CompressionTypes,
   ConfigResourceTypes,
   AssignerProtocol,
+  AclResourceTypes,
+  AclOperationTypes,
+  AclPermissionTypes,
+  ResourcePatternTypes,
 } = require('kafkajs')
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1'
@@ -83,6 +87,7 @@ function makeKafka(clientId, opts = {}) {
     requestTimeout: opts.requestTimeout || 30000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, ...(opts.retry || {}) },
     ...(opts.ssl ? { ssl: opts.ssl } : {}),
+    ...(opts.sasl ? { sasl: opts.sasl } : {}),
   })
   for (const kind of ['admin', 'producer', 'consumer']) {
     const make = kafka[kind].bind(kafka)
@@ -1016,6 +1021,273 @@ async function tlsRefused() {
   }
 }
 
+// --- scenario 8: ACLs -------------------------------------------------------------------
+// BOOTSTRAP is the SASL_PLAINTEXT listener of a broker with Kafka's
+// StandardAuthorizer (tests/clients/acl_support.py): admin is a super user,
+// alice may do only what an ACL allows her. CreateAcls and DeleteAcls go to
+// the controller; the broker applies an ACL once its metadata image holds it,
+// so every step that depends on a change polls until it shows (Kafka's
+// AdminClient makes the same promise, and no more).
+
+// An ACL binding as JSON, its enums by kafkajs' names for them.
+function enumName(table, value) {
+  const name = Object.keys(table).find(k => table[k] === value)
+  return name === undefined ? value : name
+}
+
+function aclJson(resource, acl) {
+  return {
+    resourceType: enumName(AclResourceTypes, resource.resourceType),
+    resourceName: resource.resourceName,
+    patternType: enumName(ResourcePatternTypes, resource.resourcePatternType),
+    principal: acl.principal,
+    host: acl.host,
+    operation: enumName(AclOperationTypes, acl.operation),
+    permissionType: enumName(AclPermissionTypes, acl.permissionType),
+  }
+}
+
+function sortedAcls(list) {
+  return list.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
+}
+
+// What describeAcls answered, one entry per ACL, in a stable order.
+function describedAcls({ resources }) {
+  return sortedAcls(resources.flatMap(r => r.acls.map(a => aclJson(r, a))))
+}
+
+// An error and its causes, as JSON: kafkajs wraps a broker's error code (a
+// KafkaJSProtocolError with its type) in its retrier's errors.
+function errorInfo(e, depth = 0) {
+  const out = { name: e.name, message: e.message }
+  if (e.type !== undefined) out.type = e.type
+  if (e.code !== undefined) out.code = e.code
+  if (e.retriable !== undefined) out.retriable = e.retriable
+  if (e.cause && e.cause !== e && depth < 4) out.cause = errorInfo(e.cause, depth + 1)
+  return out
+}
+
+// The innermost protocol error type of e (TOPIC_AUTHORIZATION_FAILED, ...).
+function errorType(e) {
+  for (let c = e; c; c = c.cause === c ? null : c.cause) {
+    if (c.type) return c.type
+  }
+  return undefined
+}
+
+const ANY_ACL = {
+  resourceType: AclResourceTypes.ANY,
+  resourcePatternType: ResourcePatternTypes.ANY,
+  operation: AclOperationTypes.ANY,
+  permissionType: AclPermissionTypes.ANY,
+}
+
+async function aclScenario() {
+  const topic = `${NAME}-orders`
+  const groupId = `${NAME}-g`
+  const users = { admin: 'admin-secret', alice: 'alice-secret' }
+  const asUser = user =>
+    makeKafka(`${NAME}-${user}`, { sasl: { mechanism: 'plain', username: user, password: users[user] } })
+  const adminKafka = asUser('admin')
+  const alice = asUser('alice')
+  const admin = adminKafka.admin()
+  const r = {}
+  at('admin connect')
+  await admin.connect()
+  at('create topic')
+  await createTopic(admin, topic, 1)
+
+  const acl = (principal, resourceType, resourceName, resourcePatternType, operation, permissionType) => ({
+    principal,
+    host: '*',
+    resourceType: AclResourceTypes[resourceType],
+    resourceName,
+    resourcePatternType: ResourcePatternTypes[resourcePatternType],
+    operation: AclOperationTypes[operation],
+    permissionType: AclPermissionTypes[permissionType],
+  })
+  const readTopic = acl('User:alice', 'TOPIC', topic, 'LITERAL', 'READ', 'ALLOW')
+  const describeGroups = acl('User:alice', 'GROUP', `${NAME}-`, 'PREFIXED', 'DESCRIBE', 'ALLOW')
+  const denyCarol = acl('User:carol', 'TOPIC', `${NAME}-`, 'PREFIXED', 'ALL', 'DENY')
+  const writePrefix = acl('User:alice', 'TOPIC', `${NAME}-ord`, 'PREFIXED', 'WRITE', 'ALLOW')
+  const readGroup = acl('User:alice', 'GROUP', groupId, 'LITERAL', 'READ', 'ALLOW')
+
+  // Describes with `filter` until `done(acls)` holds; returns what it saw last.
+  const describeUntil = async (filter, done, what) => {
+    let last
+    await waitFor(
+      async () => {
+        last = describedAcls(await admin.describeAcls({ ...ANY_ACL, ...filter }))
+        return done(last)
+      },
+      30000,
+      what
+    )
+    return last
+  }
+
+  at('createAcls (admin)')
+  r.createAcls = await admin.createAcls({ acl: [readTopic, describeGroups, denyCarol] })
+  r.describeAll = await describeUntil({}, a => a.length >= 3, 'the three ACLs to be described')
+  at('describeAcls (filters)')
+  r.describeAlice = describedAcls(await admin.describeAcls({ ...ANY_ACL, principal: 'User:alice' }))
+  r.describePrefixed = describedAcls(
+    await admin.describeAcls({ ...ANY_ACL, resourcePatternType: ResourcePatternTypes.PREFIXED })
+  )
+  // MATCH: every pattern that applies to the topic's name (its literal and
+  // the prefix it starts with).
+  r.describeMatch = describedAcls(
+    await admin.describeAcls({
+      ...ANY_ACL,
+      resourceType: AclResourceTypes.TOPIC,
+      resourceName: topic,
+      resourcePatternType: ResourcePatternTypes.MATCH,
+    })
+  )
+
+  // --- alice: producing ---
+  const messages = ['a0', 'a1', 'a2'].map(value => ({ key: 'k', value, partition: 0 }))
+  const producer = alice.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } })
+  at('alice producer connect')
+  await producer.connect()
+  const produceOnce = async (p = producer) => {
+    try {
+      const res = await p.send({ topic, acks: -1, messages })
+      return { ok: true, baseOffset: Number(res[0].baseOffset), errorCode: res[0].errorCode }
+    } catch (e) {
+      return { ok: false, error: e }
+    }
+  }
+  at('alice produce (no WRITE)')
+  const refused = await produceOnce()
+  if (refused.ok) throw new Error(`alice produced without WRITE: ${JSON.stringify(refused)}`)
+  r.produceRefused = errorInfo(refused.error)
+
+  at('createAcls WRITE (prefixed)')
+  await admin.createAcls({ acl: [writePrefix] })
+  await describeUntil({}, a => a.length >= 4, 'the WRITE ACL to be described')
+  at('alice produce (WRITE)')
+  const allowed = await produceOnce()
+  if (!allowed.ok) throw allowed.error
+  r.produced = allowed
+  await producer.disconnect()
+
+  // --- alice: consuming in a group ---
+  // One consumer per attempt: its CRASH event (kafkajs gives up on a
+  // non-retriable error, restartOnFailure says no to the rest), or the
+  // records it was handed.
+  const consumeOnce = async want => {
+    const consumer = alice.consumer({
+      groupId,
+      heartbeatInterval: 500,
+      sessionTimeout: 10000,
+      maxWaitTimeInMs: 250,
+      retry: { retries: 0, restartOnFailure: async () => false },
+    })
+    let crash = null
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      crash = payload.error
+    })
+    const received = []
+    try {
+      await consumer.connect()
+      await consumer.subscribe({ topic, fromBeginning: true })
+      await consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          received.push({ partition, offset: Number(message.offset), value: norm(message.value) })
+        },
+      })
+      await waitFor(() => crash || received.length >= want, 30000, `${want} records or a crash`)
+    } catch (e) {
+      crash = crash || e
+    } finally {
+      await consumer.disconnect()
+    }
+    return crash ? { ok: false, error: crash } : { ok: true, received }
+  }
+  at('alice consume (no READ on the group)')
+  const groupRefused = await consumeOnce(3)
+  if (groupRefused.ok) throw new Error(`alice consumed without READ on the group: ${JSON.stringify(groupRefused)}`)
+  r.consumeRefused = errorInfo(groupRefused.error)
+
+  at('createAcls READ group')
+  await admin.createAcls({ acl: [readGroup] })
+  await describeUntil({}, a => a.length >= 5, 'the READ group ACL to be described')
+  // An operation filter matches that operation only (not the DESCRIBE ACL).
+  r.describeGroupRead = describedAcls(
+    await admin.describeAcls({
+      ...ANY_ACL,
+      resourceType: AclResourceTypes.GROUP,
+      operation: AclOperationTypes.READ,
+    })
+  )
+  at('alice consume (READ on the group)')
+  const consumed = await consumeOnce(3)
+  if (!consumed.ok) throw consumed.error
+  r.consumed = consumed.received
+  at('committed offsets')
+  r.committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions.map(p => ({
+    partition: p.partition,
+    offset: Number(p.offset),
+  }))
+
+  // --- alice: managing ACLs ---
+  const aliceAdmin = alice.admin()
+  at('alice admin connect')
+  await aliceAdmin.connect()
+  const refusal = async fn => {
+    try {
+      return { ok: true, result: await fn() }
+    } catch (e) {
+      return errorInfo(e)
+    }
+  }
+  at('alice createAcls')
+  r.aliceCreateAcls = await refusal(() =>
+    aliceAdmin.createAcls({ acl: [acl('User:alice', 'CLUSTER', 'kafka-cluster', 'LITERAL', 'ALTER', 'ALLOW')] })
+  )
+  at('alice describeAcls')
+  r.aliceDescribeAcls = await refusal(() => aliceAdmin.describeAcls(ANY_ACL))
+  at('alice deleteAcls')
+  r.aliceDeleteAcls = await refusal(() => aliceAdmin.deleteAcls({ filters: [ANY_ACL] }))
+  await aliceAdmin.disconnect()
+  at('describeAcls after alice')
+  r.describeAfterAlice = describedAcls(await admin.describeAcls(ANY_ACL))
+
+  // --- admin deletes alice's ACLs ---
+  at('deleteAcls (admin)')
+  const deleted = await admin.deleteAcls({ filters: [{ ...ANY_ACL, principal: 'User:alice' }] })
+  r.deleteAcls = deleted.filterResponses.map(f => ({
+    errorCode: f.errorCode,
+    errorMessage: f.errorMessage,
+    matching: sortedAcls(
+      f.matchingAcls.map(m => ({ errorCode: m.errorCode, ...aclJson(m, m) }))
+    ),
+  }))
+  r.describeAfterDelete = await describeUntil({}, a => a.length <= 1, "alice's ACLs to be gone")
+
+  at('alice produce (ACLs deleted)')
+  const producer2 = alice.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } })
+  await producer2.connect()
+  const refusedAgain = await produceOnce(producer2)
+  r.produceAfterDelete = refusedAgain.ok ? refusedAgain : errorInfo(refusedAgain.error)
+  await producer2.disconnect()
+  at('alice consume (ACLs deleted)')
+  const groupRefusedAgain = await consumeOnce(1)
+  r.consumeAfterDelete = groupRefusedAgain.ok ? groupRefusedAgain : errorInfo(groupRefusedAgain.error)
+  // The group, without a topic in the way: OffsetFetch, after FindCoordinator.
+  at('alice fetchOffsets (ACLs deleted)')
+  const aliceAdmin2 = alice.admin()
+  await aliceAdmin2.connect()
+  r.fetchOffsetsAfterDelete = await refusal(() => aliceAdmin2.fetchOffsets({ groupId, topics: [topic] }))
+  await aliceAdmin2.disconnect()
+
+  at('watermarks')
+  r.watermarks = await highWatermarks(admin, topic)
+  await admin.disconnect()
+  return r
+}
+
 // --- main ---------------------------------------------------------------------------
 const scenarios = {
   'produce-consume': produceConsume,
@@ -1026,6 +1298,7 @@ const scenarios = {
   compaction,
   tls: tlsScenario,
   'tls-refused': tlsRefused,
+  acls: aclScenario,
 }
 
 async function main() {

@@ -7,6 +7,8 @@
 //	sarama-client idempotent      --bootstrap H:P --topic T [--count N]
 //	sarama-client admin           --bootstrap H:P --topic T
 //	sarama-client group           --bootstrap H:P --topic T --group G
+//	sarama-client acls            --bootstrap H:P --topic T --group G --prefix P
+//	              --sasl-user admin=PASSWORD --sasl-user alice=PASSWORD
 //
 // Each prints one JSON object on stdout (its last line) and exits 0 once the
 // scenario ran to its end; the test asserts on the object. A step that fails
@@ -36,6 +38,9 @@ type common struct {
 	configs   map[string]*string // of the topics the scenario creates
 	version   sarama.KafkaVersion
 	verbose   bool
+	users     map[string]*string // --sasl-user name=password
+	user      string             // SASL/PLAIN as this user, when set
+	password  string
 }
 
 func fatalf(format string, args ...interface{}) {
@@ -68,6 +73,13 @@ func newConfig(c *common) *sarama.Config {
 	cfg.Consumer.Retry.Backoff = 100 * time.Millisecond
 	cfg.Consumer.MaxWaitTime = 100 * time.Millisecond
 	cfg.Admin.Timeout = stepTimeout
+	if c.user != "" {
+		cfg.Net.SASL.Enable = true
+		cfg.Net.SASL.Mechanism = sarama.SASLTypePlaintext
+		cfg.Net.SASL.Handshake = true
+		cfg.Net.SASL.User = c.user
+		cfg.Net.SASL.Password = c.password
+	}
 	return cfg
 }
 
@@ -159,7 +171,7 @@ func (f configFlag) Set(kv string) error {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: sarama-client produce-consume|idempotent|admin|group [flags]")
+		fmt.Fprintln(os.Stderr, "usage: sarama-client produce-consume|idempotent|admin|group|acls [flags]")
 		os.Exit(2)
 	}
 	cmd := os.Args[1]
@@ -174,7 +186,10 @@ func main() {
 	batch := fs.Int("batch", 20, "produce-consume: records sent in one SendMessages")
 	single := fs.Int("single", 5, "produce-consume: records then sent one SendMessage each")
 	count := fs.Int("count", 200, "idempotent: records")
-	group := fs.String("group", "sarama-group", "group: group id")
+	group := fs.String("group", "sarama-group", "group, acls: group id")
+	prefix := fs.String("prefix", "sarama-acl-", "acls: the prefix of the PREFIXED ACLs")
+	c.users = map[string]*string{}
+	fs.Var(configFlag(c.users), "sasl-user", "name=password: a SASL/PLAIN user (repeatable)")
 	c.configs = map[string]*string{}
 	fs.Var(configFlag(c.configs), "topic-config", "key=value: a config of the created topic (repeatable)")
 	_ = fs.Parse(os.Args[2:])
@@ -201,6 +216,8 @@ func main() {
 		emit(adminScenario(c))
 	case "group":
 		emit(groupScenario(c, *group))
+	case "acls":
+		emit(aclsScenario(c, *group, *prefix))
 	default:
 		fatalf("unknown subcommand %q", cmd)
 	}
