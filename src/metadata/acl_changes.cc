@@ -42,16 +42,6 @@ acl::acl_binding acl_of(const protocol::create_acls_request::acl_creation& c) {
             acl::permission(c.permission_type)};
 }
 
-acl::acl_binding_filter filter_of(const protocol::delete_acls_request::delete_acls_filter& f) {
-    return {acl::resource_type(f.resource_type_filter),
-            f.resource_name_filter,
-            acl::pattern_type(f.pattern_type_filter),
-            f.principal_filter,
-            f.host_filter,
-            acl::operation(f.operation),
-            acl::permission(f.permission_type)};
-}
-
 controller_plan<protocol::create_acls_response> plan_create_acls(
     const controller_state& state, const protocol::create_acls_request& request) {
     controller_plan<protocol::create_acls_response> plan;

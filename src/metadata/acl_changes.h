@@ -24,8 +24,18 @@ security::acl::acl_binding acl_of(const protocol::access_control_entry_record& r
 protocol::access_control_entry_record record_of(const uuid& id,
                                                 const security::acl::acl_binding& b);
 security::acl::acl_binding acl_of(const protocol::create_acls_request::acl_creation& c);
-security::acl::acl_binding_filter filter_of(
-    const protocol::delete_acls_request::delete_acls_filter& f);
+// A DescribeAcls request or a DeleteAcls filter: their fields are named alike.
+template <typename Filter>
+security::acl::acl_binding_filter filter_of(const Filter& f) {
+    namespace acl = security::acl;
+    return {acl::resource_type(f.resource_type_filter),
+            f.resource_name_filter,
+            acl::pattern_type(f.pattern_type_filter),
+            f.principal_filter,
+            f.host_filter,
+            acl::operation(f.operation),
+            acl::permission(f.permission_type)};
+}
 
 controller_plan<protocol::create_acls_response> plan_create_acls(
     const controller_state& state, const protocol::create_acls_request& request);

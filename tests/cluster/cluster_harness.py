@@ -6,7 +6,7 @@ import uuid
 from typing import Mapping, Optional
 
 import kafka_wire as kw
-from samsa_harness import Broker, wait_until
+from samsa_harness import Broker, free_ports, wait_until
 
 DESCRIBE_QUORUM = 55
 
@@ -116,3 +116,34 @@ class Cluster:
     def cleanup(self) -> None:
         for b in self.nodes:
             b.cleanup()
+
+
+# Timings that make elections and fencing quick on loopback.
+FAST = {
+    "controller.quorum.election.timeout.ms": 500,
+    "controller.quorum.fetch.timeout.ms": 1000,
+    "broker.session.timeout.ms": 3000,
+    "broker.heartbeat.interval.ms": 500,
+}
+
+
+def with_sasl_listeners(c: Cluster, properties: Mapping[str, object]) -> Cluster:
+    """Gives every node of a not yet started cluster a SASL_PLAINTEXT client
+    listener (its port in `node.sasl_port`) beside PLAINTEXT and CONTROLLER,
+    with `properties` (mechanisms, JAAS, authorizer) added to its file."""
+    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
+    # Picked after the nodes' own ports: drawn again until none coincides.
+    ports = free_ports(len(c.nodes))
+    while taken.intersection(ports):
+        ports = free_ports(len(c.nodes))
+    for b, sasl in zip(c.nodes, ports):
+        b.sasl_port = sasl
+        b.extra_properties.update({
+            "listeners": f"PLAINTEXT://127.0.0.1:{b.port},SASL_PLAINTEXT://127.0.0.1:{sasl},"
+                         f"CONTROLLER://127.0.0.1:{b.controller_port}",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,"
+                                              "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+            **{k: str(v) for k, v in properties.items()},
+        })
+        b._write_properties()
+    return c

@@ -9,39 +9,19 @@ from confluent_kafka import KafkaError
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.admin import ACLOperation, ResourceType
 
-from cluster_harness import Cluster
-from samsa_harness import free_ports, samsa_bin, wait_until
+from cluster_harness import FAST, Cluster, with_sasl_listeners
+from samsa_harness import samsa_bin, wait_until
 from test_acls import AUTHORIZER, EVERYTHING, JAAS, acl_admin, allow, as_user, consume, produce
-
-FAST = {
-    "controller.quorum.election.timeout.ms": 500,
-    "controller.quorum.fetch.timeout.ms": 1000,
-    "broker.session.timeout.ms": 3000,
-    "broker.heartbeat.interval.ms": 500,
-}
 
 
 @pytest.fixture
 def acl_cluster():
-    c = Cluster(3, overrides=FAST, binary=samsa_bin())
-    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
-    # Picked after the nodes' own ports: drawn again until none coincides.
-    ports = free_ports(3)
-    while taken.intersection(ports):
-        ports = free_ports(3)
-    for b, sasl in zip(c.nodes, ports):
-        b.sasl_port = sasl
-        b.extra_properties.update({
-            "listeners": f"PLAINTEXT://127.0.0.1:{b.port},SASL_PLAINTEXT://127.0.0.1:{sasl},"
-                         f"CONTROLLER://127.0.0.1:{b.controller_port}",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,"
-                                              "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
-            "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
-            "authorizer.class.name": AUTHORIZER,
-            "super.users": "User:admin;User:ANONYMOUS",
-        })
-        b._write_properties()
+    c = with_sasl_listeners(Cluster(3, overrides=FAST, binary=samsa_bin()), {
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
+        "authorizer.class.name": AUTHORIZER,
+        "super.users": "User:admin;User:ANONYMOUS",
+    })
     try:
         yield c.start()
     finally:

@@ -3,37 +3,17 @@ forwarded AlterUserScramCredentials) is described by every broker and logs in
 on every SASL listener, and a deletion reaches them all."""
 import pytest
 
-from cluster_harness import Cluster
-from samsa_harness import free_ports, samsa_bin, wait_until
+from cluster_harness import FAST, Cluster, with_sasl_listeners
+from samsa_harness import samsa_bin, wait_until
 from test_scram import SHA512, alter, describe, scram
 from test_tls import refused, round_trip
-
-FAST = {
-    "controller.quorum.election.timeout.ms": 500,
-    "controller.quorum.fetch.timeout.ms": 1000,
-    "broker.session.timeout.ms": 3000,
-    "broker.heartbeat.interval.ms": 500,
-}
 
 
 @pytest.fixture
 def scram_cluster():
-    c = Cluster(3, overrides=FAST, binary=samsa_bin())
-    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
-    # Picked after the nodes' own ports: drawn again until none coincides.
-    ports = free_ports(3)
-    while taken.intersection(ports):
-        ports = free_ports(3)
-    for b, sasl in zip(c.nodes, ports):
-        b.sasl_port = sasl
-        b.extra_properties.update({
-            "listeners": f"PLAINTEXT://127.0.0.1:{b.port},SASL_PLAINTEXT://127.0.0.1:{sasl},"
-                         f"CONTROLLER://127.0.0.1:{b.controller_port}",
-            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,"
-                                              "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
-            "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "SCRAM-SHA-512",
-        })
-        b._write_properties()
+    c = with_sasl_listeners(Cluster(3, overrides=FAST, binary=samsa_bin()), {
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "SCRAM-SHA-512",
+    })
     try:
         yield c.start()
     finally:

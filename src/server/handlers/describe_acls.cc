@@ -3,6 +3,7 @@
 #include <map>
 #include <tuple>
 
+#include "metadata/acl_changes.h"
 #include "protocol/generated/describe_acls_request.h"
 #include "protocol/generated/describe_acls_response.h"
 #include "server/authorization.h"
@@ -29,13 +30,7 @@ asio::awaitable<describe_acls_response> handle(request_context& ctx, describe_ac
         co_return failed(error_code::security_disabled,
                          "No Authorizer is configured on the broker");
     }
-    const acl::acl_binding_filter filter{acl::resource_type(req.resource_type_filter),
-                                         req.resource_name_filter,
-                                         acl::pattern_type(req.pattern_type_filter),
-                                         req.principal_filter,
-                                         req.host_filter,
-                                         acl::operation(req.operation),
-                                         acl::permission(req.permission_type)};
+    const acl::acl_binding_filter filter = metadata::filter_of(req);
     if (filter.pattern_is_unknown() || filter.entry_is_unknown()) {
         co_return failed(error_code::invalid_request, "Filter contain UNKNOWN elements");
     }

@@ -62,4 +62,20 @@ asio::awaitable<metadata::response_of<Request>> forward_authorized(request_conte
     co_return answer;
 }
 
+// CreateAcls and DeleteAcls: ALTER on the cluster, and an authorizer whose
+// ACLs to change; without one every item answers SECURITY_DISABLED, as
+// Kafka's AclApis do.
+template <metadata::controller_served Request>
+asio::awaitable<metadata::response_of<Request>> forward_acl_change(request_context& ctx,
+                                                                   Request& req) {
+    if (!authorizer_enabled(ctx)) {
+        co_return metadata::answer_with(req, error_code::security_disabled,
+                                        "No Authorizer is configured.");
+    }
+    if (!authorized_on_cluster(ctx, acl::operation::alter)) {
+        co_return metadata::answer_with(req, error_code::cluster_authorization_failed);
+    }
+    co_return co_await forward_to_controller(ctx, req);
+}
+
 }  // namespace samsa::server::handlers
