@@ -61,8 +61,8 @@ server::server(const config::broker_config& cfg, std::string cluster_id)
     if (cfg.authorizer_enabled && !_context.authorizer.super_users.contains("User:ANONYMOUS")) {
         spdlog::warn(
             "event=authorizer_anonymous_peers message=\"brokers and controllers reach each other "
-            "over PLAINTEXT as User:ANONYMOUS: unless an ACL allows it CLUSTER_ACTION on the "
-            "cluster, put it in super.users, or the quorum and replication are refused\"");
+            "over PLAINTEXT as User:ANONYMOUS, which needs CLUSTER_ACTION before any ACL can "
+            "exist: put it in super.users, or the quorum and replication are refused\"");
     }
 }
 

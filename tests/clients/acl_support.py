@@ -52,7 +52,6 @@ def acl_broker(binary=None, overrides=None) -> Broker:
     return b
 
 
-
 DENIAL = re.compile(r'event=authorization_denied principal="([^"]*)" host=\S+ '
                     r'operation=(\S+) resource=(\S+) api=(\S+)')
 

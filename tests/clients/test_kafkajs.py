@@ -491,7 +491,8 @@ def test_acls_create_describe_enforce_delete(kafkajs_modules, start_acl_broker):
     assert r["produceRefused"] == topic_refused
     assert r["produced"] == {"ok": True, "baseOffset": 0, "errorCode": 0}
     assert r["consumeRefused"] == protocol_error(
-        "GROUP_AUTHORIZATION_FAILED", 30, "Not authorized to access group: Group authorization failed")
+        "GROUP_AUTHORIZATION_FAILED", 30,
+        "Not authorized to access group: Group authorization failed")
     assert r["consumed"] == [{"partition": 0, "offset": i, "value": f"a{i}"} for i in range(3)]
     assert r["committed"] == [{"partition": 0, "offset": 3}]
 

@@ -388,7 +388,9 @@ def test_acls_create_describe_enforce_delete(sarama_client, start_acl_broker):
     assert res["describe_group_read"] == {"code": 0, "acls": [read_group]}
     assert [(r["partition"], r["offset"], r["value"]) for r in res["consumed"]] == [
         (0, i, f"a{i}") for i in range(3)]
-    assert res["consume_errors"] == []
+    # (Only the coordinator's load of the new __consumer_offsets may have
+    # failed a JoinGroup, as in test_consumer_group.)
+    assert [e for e in res["consume_errors"] if "still loading offsets" not in e] == []
     assert res["committed"] == 3
 
     # sarama's ClusterAdmin.CreateACL drops the per-ACL error (the broker logs
