@@ -561,5 +561,25 @@ TEST(broker_config, a_listener_overrides_ssl_keys_in_the_per_listener_form) {
     EXPECT_FALSE(bad);
 }
 
+TEST(broker_config, authorizer_keys) {
+    auto off = ok(minimal());
+    EXPECT_FALSE(off.authorizer_enabled);
+    EXPECT_TRUE(off.super_users.empty());
+    EXPECT_FALSE(off.allow_everyone_if_no_acl_found);
+
+    auto on = ok(with(minimal(), {{"authorizer.class.name",
+                                   "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+                                  {"super.users", " User:admin ;;User:ANONYMOUS; "},
+                                  {"allow.everyone.if.no.acl.found", "true"}}));
+    EXPECT_TRUE(on.authorizer_enabled);
+    EXPECT_EQ(on.super_users, (std::vector<std::string>{"User:admin", "User:ANONYMOUS"}));
+    EXPECT_TRUE(on.allow_everyone_if_no_acl_found);
+
+    // An authorizer Samsa does not have is refused, never ignored.
+    auto why = fail(
+        with(minimal(), {{"authorizer.class.name", "kafka.security.authorizer.AclAuthorizer"}}));
+    EXPECT_TRUE(contains(why, "authorizer.class.name")) << why;
+}
+
 }  // namespace
 }  // namespace samsa::config
