@@ -306,3 +306,16 @@ def test_samsa_acls_adds_lists_and_removes_as_kafka_acls_does(broker):
     assert bad.failed().stdout.startswith(
         "Error while executing ACL command: ResourceType CLUSTER only supports operations")
     assert "exactly one action" in acls("--topic", "t").failed().stdout
+
+
+def test_nodes_refused_cluster_action_say_why(brokers):
+    """Without User:ANONYMOUS among the super users, the node's own broker
+    registration (PLAINTEXT, User:ANONYMOUS) is refused: the broker warns at
+    start and logs each refusal; it never serves unauthorized."""
+    b = acl_broker({"super.users": "User:admin"})
+    brokers.append(b)
+    b.start(wait_ready=False)
+    b.wait_for_log("event=authorizer_anonymous_peers", 30)
+    b.wait_for_log('principal="User:ANONYMOUS" host=127.0.0.1 operation=CLUSTER_ACTION '
+                   'resource=CLUSTER:kafka-cluster api=BrokerRegistration', 30)
+    assert "event=broker_unfenced" not in b.log_text()
