@@ -354,8 +354,11 @@ asio::awaitable<void> connection::read_loop() {
         ctx.listener_name = _listener_name;
         ctx.controller_listener = _controller_listener;
         ctx.peer = _peer;
-        ctx.principal = request_principal();
-        ctx.client_host = _peer_host;
+        if (_broker.authorizer.enabled) {
+            // Only the authorizer asks who is asking: no copies per request otherwise.
+            ctx.principal = request_principal();
+            ctx.client_host = _peer_host;
+        }
         ctx.broker = &_broker;
         ctx.sasl = _sasl.get();
         if (ctx.header.api_key == k_produce_key) {

@@ -26,9 +26,9 @@ struct request_context {
     std::string listener_name;          // e.g. "PLAINTEXT"
     bool controller_listener = false;   // one of controller.listener.names
     std::string peer;                   // "host:port", for logs
-    // Who asks (the authorizer's requester): "User:<name>" after SASL, the
-    // client certificate's "User:<subject>", else "User:ANONYMOUS"; and the
-    // client's address.
+    // Who asks (the authorizer's requester, set while an authorizer is
+    // configured): "User:<name>" after SASL, the client certificate's
+    // "User:<subject>", else "User:ANONYMOUS"; and the client's address.
     std::string principal = "User:ANONYMOUS";
     std::string client_host;
     broker_context* broker = nullptr;
