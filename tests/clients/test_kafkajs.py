@@ -12,6 +12,7 @@ Brokers run with offsets.topic.replication.factor=1 (one node; Kafka's default o
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,7 +22,8 @@ import pytest
 from acl_support import denials
 from compaction_support import (CLEANER_BROKER, Rec, active_base, survivors, wait_compacted,
                                 wait_for_cleaning)
-from samsa_harness import free_ports
+from samsa_cli import on
+from samsa_harness import Broker, free_ports, port_accepts, wait_until
 
 HERE = Path(__file__).resolve().parent
 KAFKAJS_SRC = HERE / "kafkajs"
@@ -531,3 +533,174 @@ def test_acls_create_describe_enforce_delete(kafkajs_modules, start_acl_broker):
         ("User:alice", "DESCRIBE", f"TOPIC:{topic}", "Metadata"),  # producer, then consumer
         last,
     ]
+
+
+# --- 9. SASL/SCRAM and re-authentication (KIP-368) ------------------------------------
+SCRAM_REAUTH_MS = 2500
+SCRAM_USERS = {"alice": {"mechanism": "scram-sha-512", "password": "alice-secret"},
+               "bob": {"mechanism": "scram-sha-256", "password": "bob-secret"}}
+SCRAM_FAILED = ("Authentication failed during authentication due to invalid credentials with "
+                "SASL mechanism SCRAM-SHA-512")
+SASL_AUTHENTICATION_FAILED = 58
+
+
+@pytest.fixture
+def scram_broker(samsa_binary):
+    """A one-node broker with PLAINTEXT, SASL_PLAINTEXT (SCRAM-SHA-256 and -512)
+    and CONTROLLER listeners; SCRAM-SHA-512 sessions on the SASL listener last
+    SCRAM_REAUTH_MS, SCRAM-SHA-256 ones never end. Its users are made with
+    `samsa configs` over the PLAINTEXT listener: alice (SCRAM-SHA-512) and bob
+    (SCRAM-SHA-256)."""
+    # All three ports in one call (two calls may hand out the same port).
+    port, controller_port, sasl_port = free_ports(3)
+    b = Broker(binary=samsa_binary, port=port)
+    b.controller_port, b.sasl_port = controller_port, sasl_port
+    b.sasl_bootstrap = f"127.0.0.1:{sasl_port}"
+    b.extra_properties.update({
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port},"
+                     f"CONTROLLER://127.0.0.1:{controller_port}",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,"
+                                          "CONTROLLER:PLAINTEXT",
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
+        "listener.name.sasl_plaintext.scram-sha-512.connections.max.reauth.ms":
+            str(SCRAM_REAUTH_MS),
+        "offsets.topic.replication.factor": "1",
+        "group.initial.rebalance.delay.ms": "0",
+    })
+    b._write_properties()
+    try:
+        b.start()
+        wait_until(lambda: port_accepts("127.0.0.1", sasl_port), 20,
+                   f"the SASL_PLAINTEXT listener on {b.sasl_bootstrap}")
+        for user, u in SCRAM_USERS.items():
+            on(b, "configs", "--alter", "--entity-type", "users", "--entity-name", user,
+               "--add-config",
+               f"{u['mechanism'].upper()}=[iterations=8192,password={u['password']}]").ok()
+        yield b
+    finally:
+        b.cleanup()
+
+
+def sasl_failures(broker):
+    """(mechanism, reason) of every event=sasl_authentication_failed the broker logged."""
+    return re.findall(r'event=sasl_authentication_failed .*?mechanism=(\S+) reason="([^"]*)"',
+                      broker.log_text())
+
+
+def test_scram_sign_in_and_re_authentication(kafkajs_modules, scram_broker):
+    """kafkajs with SASL/SCRAM on a listener whose SCRAM-SHA-512 sessions last
+    2.5 s (listener.name.sasl_plaintext.scram-sha-512.connections.max.reauth.ms).
+    alice (SCRAM-SHA-512) produces for 7 s, a send of five every few ms, while
+    a group consumer of hers reads: the broker gives each session its lifetime
+    in SaslAuthenticate v1, and kafkajs re-authenticates every busy connection
+    on its own (reauthenticationThreshold 1250 ms: from 1.25 s into a session),
+    several times over, without a request on an expired session, an error, or
+    the broker closing a connection; the consumer is handed every record once,
+    in order. bob (SCRAM-SHA-256, sessions without end) produces and consumes
+    and never re-authenticates. A wrong password, an unknown user and a
+    mechanism bob has no credential for are refused with
+    KafkaJSSASLAuthenticationError. The scenario watches every socket's frames
+    (scenarios.js' socketWatcher)."""
+    broker = scram_broker
+    r = run_scenario(kafkajs_modules, broker, "scram", {
+        "users": SCRAM_USERS, "lifetimeMs": SCRAM_REAUTH_MS, "reauthThresholdMs": 1250,
+        "produceMs": 7000, "pauseMs": 5}, bootstrap=broker.sasl_bootstrap, timeout=150)
+    sockets = r["sockets"]
+    assert all(s["parseErrors"] == [] for s in sockets), sockets
+
+    # alice: every record once, in order, and no send failed.
+    a = r["alice"]
+    assert a["producedMs"] >= 7000 and a["sends"] * 5 == a["produced"] > 0, a
+    assert a["sendErrors"] == [], a
+    assert a["baseOffsetsInOrder"] is True, a
+    assert (a["received"], a["misplaced"]) == (a["produced"], []), a
+    assert a["watermarks"] == {"0": {"low": 0, "high": a["produced"]}}
+    assert (a["joins"], a["consumerCrash"]) == (1, None), a
+
+    # alice's sockets: every session the broker opened lasts 2.5 s, and kafkajs
+    # never sent a request in one older than that; the broker closed none.
+    alice = [s for s in sockets if s["label"].startswith("alice-")]
+    assert {s["label"] for s in alice} == {"alice-admin", "alice-consumer", "alice-producer"}
+    for s in alice:
+        assert s["sessions"], s
+        assert (s["closedByBroker"], s["saslErrors"]) == (False, []), s
+        assert all(x["lifetimeMs"] == SCRAM_REAUTH_MS for x in s["sessions"]), s
+        assert all(x["maxAgeMs"] < SCRAM_REAUTH_MS for x in s["sessions"]), s
+        # one SaslHandshake v1 and two SaslAuthenticate v1 per session
+        assert s["apis"]["SaslHandshake v1"] == len(s["sessions"]), s
+        assert s["apis"]["SaslAuthenticate v1"] == 2 * len(s["sessions"]), s
+
+    def busiest(api):
+        """alice's socket that sent the most `api` requests."""
+        return max(alice, key=lambda s: sum(n for k, n in s["apis"].items()
+                                            if k.startswith(api + " ")))
+    # Over 7 s, a session re-authenticated from 1.25 s in: about five times on
+    # the producer's connection and the consumer's fetch connection; at least
+    # three on each, with requests in every session.
+    for api, label in (("Produce", "alice-producer"), ("Fetch", "alice-consumer")):
+        s = busiest(api)
+        assert s["label"] == label, s
+        assert len(s["sessions"]) - 1 >= 3, s
+        assert all(x["requests"] > 0 for x in s["sessions"]), s
+    assert sum(len(s["sessions"]) - 1 for s in alice) >= 6
+
+    # bob: his round trip, and one session per connection, without end.
+    assert r["bob"] == {"baseOffset": 0,
+                        "received": [[0, i, f"bob-{i}"] for i in range(10)]}
+    bob = [s for s in sockets if s["label"] == "bob"]
+    assert bob
+    for s in bob:
+        assert (s["closedByBroker"], s["saslErrors"]) == (False, []), s
+        assert [x["lifetimeMs"] for x in s["sessions"]] == [0], s
+        assert s["apis"]["SaslHandshake v1"] == 1, s
+
+    # Refused sign-ins: the broker's SASL_AUTHENTICATION_FAILED, once, and
+    # kafkajs' KafkaJSSASLAuthenticationError (at once: it does not retry that).
+    refused_sockets = {}
+    for key, label in (("wrongPassword", "wrong-password"), ("unknownUser", "unknown-user"),
+                       ("wrongMechanism", "wrong-mechanism")):
+        e = r[key]
+        assert e["refused"] is True, (key, e)
+        assert "KafkaJSSASLAuthenticationError" in e["names"], (key, e)
+        assert SCRAM_FAILED in e["message"] or SCRAM_FAILED in str(e.get("cause")), (key, e)
+        assert e["ms"] < 20000, (key, e)
+        refused_sockets[key] = [s for s in sockets if s["label"] == label]
+        assert [(s["saslErrors"], s["sessions"]) for s in refused_sockets[key]] == [
+            ([{"errorCode": SASL_AUTHENTICATION_FAILED, "errorMessage": SCRAM_FAILED}], [])
+        ], (key, refused_sockets[key])
+
+    # The broker's log: every failure was a SCRAM-SHA-512 sign-in with bad
+    # credentials (the three above, and any sign-in before the listener knew
+    # the users), and no session of alice's (nor anyone's) expired.
+    failures = sasl_failures(broker)
+    assert len(failures) >= 3
+    assert set(failures) <= {("SCRAM-SHA-512", SCRAM_FAILED),
+                             ("SCRAM-SHA-256", SCRAM_FAILED.replace("512", "256"))}, failures
+    log = broker.log_text()
+    assert "event=sasl_session_expired" not in log, \
+        [ln for ln in log.splitlines() if "sasl_session_expired" in ln]
+    assert "SASL session expired" not in log
+    # ... nor did it close any connection but those of the failed sign-ins.
+    closes = re.findall(r'event=connection_closed .*?reason="([^"]*)"', log)
+    assert set(closes) <= {"SASL authentication failed"}, closes
+
+
+def test_scram_session_expires_without_re_authentication(kafkajs_modules, scram_broker):
+    """The other side of the test above: a kafkajs that never re-authenticates
+    (reauthenticationThreshold of minus an hour) sends again once alice's
+    SCRAM-SHA-512 session is older than its 2.5 s. The broker closes that
+    connection instead of serving the request (event=sasl_session_expired,
+    principal User:alice), and kafkajs' retry sends the record again on a new
+    connection, in a new session: it lands once, after the first."""
+    broker = scram_broker
+    r = run_scenario(kafkajs_modules, broker, "scram-expiry",
+                     {"users": SCRAM_USERS, "lifetimeMs": SCRAM_REAUTH_MS},
+                     bootstrap=broker.sasl_bootstrap, timeout=90)
+    assert (r["first"], r["second"]) == (0, 1), r
+    producing = [s for s in r["sockets"] if any(k.startswith("Produce ") for k in s["apis"])]
+    assert [(s["closedByBroker"], len(s["sessions"])) for s in producing] == [
+        (True, 1), (False, 1)], producing
+    assert all(x["lifetimeMs"] == SCRAM_REAUTH_MS for s in producing for x in s["sessions"])
+    line = broker.wait_for_log("event=sasl_session_expired")
+    assert "principal=User:alice" in line and "listener=SASL_PLAINTEXT" in line, line
+    broker.wait_for_log('reason="SASL session expired (connections.max.reauth.ms)"')

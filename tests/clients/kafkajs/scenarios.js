@@ -88,6 +88,10 @@ function makeKafka(clientId, opts = {}) {
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, ...(opts.retry || {}) },
     ...(opts.ssl ? { ssl: opts.ssl } : {}),
     ...(opts.sasl ? { sasl: opts.sasl } : {}),
+    ...(opts.socketFactory ? { socketFactory: opts.socketFactory } : {}),
+    ...(opts.reauthenticationThreshold !== undefined
+      ? { reauthenticationThreshold: opts.reauthenticationThreshold }
+      : {}),
   })
   for (const kind of ['admin', 'producer', 'consumer']) {
     const make = kafka[kind].bind(kafka)
@@ -1288,6 +1292,392 @@ async function aclScenario() {
   return r
 }
 
+// --- scenario 9: SASL/SCRAM and re-authentication (KIP-368) -----------------------------
+// BOOTSTRAP is the SASL_PLAINTEXT listener of a broker with SCRAM-SHA-256 and
+// SCRAM-SHA-512 (test_kafkajs.py made the users with `samsa configs`,
+// ARGS.users): alice signs in with SCRAM-SHA-512, whose sessions the listener
+// ends after connections.max.reauth.ms (ARGS.lifetimeMs); bob with
+// SCRAM-SHA-256, whose sessions never end. The broker gives a session's
+// lifetime in its last SaslAuthenticate v1 answer; kafkajs then re-authenticates
+// the connection on its own, before a request, once the session is within
+// reauthenticationThreshold of its end (ARGS.reauthThresholdMs; kafkajs'
+// default, 10 s, is longer than the whole session: it would re-authenticate
+// before every request).
+//
+// Every socket the clients open is watched (a socketFactory that splits both
+// directions into frames): the requests it sent, the sessions its SCRAM
+// exchanges opened (the lifetime the broker gave each, how many requests went
+// out in it and how old it was at the latest), the SaslAuthenticate errors it
+// was answered, and whether the broker closed it first.
+
+const API = require('kafkajs/src/protocol/requests/apiKeys')
+const API_NAMES = Object.fromEntries(Object.entries(API).map(([name, key]) => [key, name]))
+
+// One direction of a Kafka connection as frames (a 4-byte size, then the
+// frame): onFrame(head, frame) is handed the first bytes of each frame, and
+// the whole of it if wantAll(head); the others (Produce, Fetch) are skipped,
+// not copied.
+class FrameSplitter {
+  constructor(onFrame, wantAll = () => false) {
+    this.onFrame = onFrame
+    this.wantAll = wantAll
+    this.buf = Buffer.alloc(0)
+    this.skip = 0
+  }
+
+  feed(chunk) {
+    if (this.skip > 0) {
+      const n = Math.min(this.skip, chunk.length)
+      this.skip -= n
+      chunk = chunk.subarray(n)
+    }
+    if (chunk.length === 0) return
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : Buffer.from(chunk)
+    while (this.buf.length >= 4) {
+      const size = this.buf.readInt32BE(0)
+      const head = this.buf.subarray(4, 4 + Math.min(size, 64))
+      if (head.length < Math.min(size, 64)) return
+      const all = this.wantAll(head)
+      if (all && this.buf.length < 4 + size) return
+      this.onFrame(head, all ? this.buf.subarray(4, 4 + size) : null)
+      if (this.buf.length >= 4 + size) {
+        this.buf = this.buf.subarray(4 + size)
+      } else {
+        this.skip = 4 + size - this.buf.length
+        this.buf = Buffer.alloc(0)
+      }
+    }
+  }
+}
+
+// A SaslAuthenticate v0/v1 response frame (not flexible): correlation id,
+// error_code, error_message, auth_bytes, and (v1) session_lifetime_ms.
+function saslAuthenticateResponse(frame, version) {
+  let o = 4
+  const errorCode = frame.readInt16BE(o)
+  o += 2
+  const messageLength = frame.readInt16BE(o)
+  o += 2
+  const errorMessage = messageLength < 0 ? null : frame.toString('utf8', o, o + messageLength)
+  o += Math.max(messageLength, 0)
+  const authLength = frame.readInt32BE(o)
+  o += 4
+  const authBytes = frame.subarray(o, o + Math.max(authLength, 0))
+  o += Math.max(authLength, 0)
+  const sessionLifetimeMs = version >= 1 ? Number(frame.readBigInt64BE(o)) : null
+  return { errorCode, errorMessage, authBytes, sessionLifetimeMs }
+}
+
+function socketWatcher() {
+  const sockets = []
+  const factoryFor = label => ({ host, port, onConnect }) => {
+    const socket = net.connect({ host, port }, onConnect)
+    socket.setKeepAlive(true, 60000) // as kafkajs' own socket factory
+    const s = {
+      label,
+      apis: {}, // "ApiName vN" -> requests sent
+      sessions: [], // one per SCRAM exchange that succeeded
+      saslErrors: [], // SaslAuthenticate answers with an error
+      parseErrors: [],
+      endedByClient: false,
+      closedByBroker: false,
+    }
+    sockets.push(s)
+    const pending = new Map() // correlation id -> the request's api key and version
+    const sasl = [API.ApiVersions, API.SaslHandshake, API.SaslAuthenticate]
+    const outbound = new FrameSplitter(head => {
+      if (head.length < 8) return
+      const apiKey = head.readInt16BE(0)
+      const apiVersion = head.readInt16BE(2)
+      const name = `${API_NAMES[apiKey] || apiKey} v${apiVersion}`
+      s.apis[name] = (s.apis[name] || 0) + 1
+      pending.set(head.readInt32BE(4), { apiKey, apiVersion })
+      const session = s.sessions[s.sessions.length - 1]
+      if (session && !sasl.includes(apiKey)) {
+        session.requests++
+        session.maxAgeMs = Math.max(session.maxAgeMs, Date.now() - session.at)
+      }
+    })
+    const answersSaslAuthenticate = head =>
+      head.length >= 4 && (pending.get(head.readInt32BE(0)) || {}).apiKey === API.SaslAuthenticate
+    const inbound = new FrameSplitter((head, frame) => {
+      const correlationId = head.readInt32BE(0)
+      const request = pending.get(correlationId)
+      pending.delete(correlationId)
+      if (!frame) return
+      const a = saslAuthenticateResponse(frame, request.apiVersion)
+      if (a.errorCode !== 0) {
+        s.saslErrors.push({ errorCode: a.errorCode, errorMessage: a.errorMessage })
+      } else if (a.authBytes.toString().startsWith('v=')) {
+        // SCRAM's server-final message: the exchange is over, a session begins
+        s.sessions.push({ at: Date.now(), lifetimeMs: a.sessionLifetimeMs, requests: 0, maxAgeMs: 0 })
+      }
+    }, answersSaslAuthenticate)
+    const guarded = splitter => chunk => {
+      try {
+        if (Buffer.isBuffer(chunk)) splitter.feed(chunk)
+      } catch (e) {
+        s.parseErrors.push(String(e))
+      }
+    }
+    const watchOut = guarded(outbound)
+    const write = socket.write.bind(socket)
+    socket.write = (data, ...rest) => {
+      watchOut(data)
+      return write(data, ...rest)
+    }
+    const end = socket.end.bind(socket)
+    socket.end = (...a) => {
+      s.endedByClient = true
+      return end(...a)
+    }
+    socket.on('data', guarded(inbound))
+    socket.on('end', () => {
+      if (!s.endedByClient) s.closedByBroker = true
+    })
+    return socket
+  }
+  return { sockets, factoryFor }
+}
+
+// The names of e and of its causes, outermost first.
+function errorNames(e) {
+  const names = []
+  for (let c = e; c && names.length < 5; c = c.cause === c ? null : c.cause || c.originalError) {
+    names.push(c.name)
+  }
+  return names
+}
+
+async function scramScenario() {
+  const { users, lifetimeMs, reauthThresholdMs, produceMs, pauseMs } = ARGS
+  const watcher = socketWatcher()
+  const sasl = (user, overrides = {}) => ({
+    mechanism: users[user].mechanism,
+    username: user,
+    password: users[user].password,
+    ...overrides,
+  })
+  const asUser = (user, label, opts = {}) =>
+    makeKafka(`${NAME}-${label}`, {
+      sasl: sasl(user),
+      socketFactory: watcher.factoryFor(label),
+      reauthenticationThreshold: reauthThresholdMs,
+      ...opts,
+    })
+  // A sign-in (an admin client's connect: ApiVersions, SaslHandshake,
+  // SaslAuthenticate) with no retries: {refused: false}, or kafkajs' error.
+  const signIn = async (label, saslOptions) => {
+    const admin = makeKafka(`${NAME}-${label}`, {
+      sasl: saslOptions,
+      socketFactory: watcher.factoryFor(label),
+      retry: { retries: 0 },
+    }).admin()
+    const started = Date.now()
+    try {
+      await admin.connect()
+      await admin.disconnect()
+      return { refused: false }
+    } catch (e) {
+      return { refused: true, ms: Date.now() - started, names: errorNames(e), ...errorInfo(e) }
+    }
+  }
+  const r = { lifetimeMs, reauthThresholdMs }
+
+  // `samsa configs` returned once the controller took the credentials; the
+  // listener knows them once its metadata image holds them.
+  at('wait until alice and bob can sign in')
+  r.signInAttempts = {}
+  for (const user of Object.keys(users)) {
+    let attempts = 0
+    await waitFor(
+      async () => {
+        attempts++
+        const s = await signIn(`signin-${user}`, sasl(user))
+        if (s.refused && !s.names.includes('KafkaJSSASLAuthenticationError')) {
+          throw new Error(`${user}'s sign-in failed otherwise: ${JSON.stringify(s)}`)
+        }
+        return !s.refused
+      },
+      30000,
+      `${user} to sign in with ${users[user].mechanism}`
+    )
+    r.signInAttempts[user] = attempts
+  }
+
+  // --- alice: a group consumer reads while a producer writes for produceMs ---
+  const topic = `${NAME}-alice`
+  const admin = asUser('alice', 'alice-admin').admin()
+  at('alice: create topic')
+  await admin.connect()
+  await createTopic(admin, topic, 1)
+
+  const consumer = asUser('alice', 'alice-consumer').consumer({
+    groupId: `${NAME}-alice-g`,
+    heartbeatInterval: 500,
+    sessionTimeout: 10000,
+    maxWaitTimeInMs: 250,
+  })
+  let joins = 0
+  consumer.on(consumer.events.GROUP_JOIN, () => joins++)
+  let consumerCrash = null
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    consumerCrash = consumerCrash || errorInfo(payload.error)
+  })
+  at('alice: consumer joins')
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  const received = []
+  consumer
+    .run({
+      eachMessage: async ({ partition, message }) => {
+        received.push([partition, Number(message.offset), norm(message.value)])
+      },
+    })
+    .catch(e => fail(e))
+  await waitFor(() => joins > 0, 30000, "alice's consumer to join its group")
+
+  const producer = asUser('alice', 'alice-producer').producer({ allowAutoTopicCreation: false })
+  at('alice: producer connect')
+  await producer.connect()
+  at('alice: produce')
+  const started = Date.now()
+  const sendErrors = []
+  const baseOffsets = []
+  let produced = 0
+  while (Date.now() - started < produceMs) {
+    const messages = []
+    for (let i = 0; i < 5; i++) messages.push({ key: 'k', value: `alice-${produced + i}` })
+    produced += messages.length
+    try {
+      const res = await producer.send({ topic, acks: -1, messages })
+      baseOffsets.push(Number(res[0].baseOffset))
+    } catch (e) {
+      sendErrors.push(errorInfo(e))
+    }
+    // pacing (a send every few ms), not a wait for anything
+    await new Promise(resolve => setTimeout(resolve, pauseMs))
+  }
+  const producedMs = Date.now() - started
+  at('alice: consume')
+  await waitFor(() => received.length >= produced || consumerCrash, 60000, `alice's ${produced} records`)
+  at('alice: watermarks')
+  const watermarks = await highWatermarks(admin, topic)
+  await producer.disconnect()
+  await consumer.disconnect()
+  await admin.disconnect()
+  const misplaced = []
+  received.forEach((m, j) => {
+    if (misplaced.length < 10 && (m[0] !== 0 || m[1] !== j || m[2] !== `alice-${j}`)) {
+      misplaced.push([j, ...m])
+    }
+  })
+  r.alice = {
+    producedMs,
+    produced,
+    sends: baseOffsets.length,
+    sendErrors,
+    // each send of five was acknowledged at the offset after the previous one's
+    baseOffsetsInOrder: baseOffsets.every((b, i) => b === 5 * i),
+    received: received.length,
+    misplaced, // [index, partition, offset, value] of records not where they belong
+    joins,
+    consumerCrash,
+    watermarks,
+  }
+
+  // --- bob: a round trip with sessions that never end ---
+  const bob = asUser('bob', 'bob')
+  const bobTopic = `${NAME}-bob`
+  const bobAdmin = bob.admin()
+  at('bob: create topic')
+  await bobAdmin.connect()
+  await createTopic(bobAdmin, bobTopic, 1)
+  const bobProducer = bob.producer({ allowAutoTopicCreation: false })
+  at('bob: produce')
+  await bobProducer.connect()
+  const bobSent = Array.from({ length: 10 }, (_, i) => `bob-${i}`)
+  const bobRes = await bobProducer.send({
+    topic: bobTopic,
+    acks: -1,
+    messages: bobSent.map(value => ({ value })),
+  })
+  await bobProducer.disconnect()
+  const bobConsumer = bob.consumer({
+    groupId: `${NAME}-bob-g`,
+    heartbeatInterval: 500,
+    sessionTimeout: 10000,
+    maxWaitTimeInMs: 250,
+  })
+  at('bob: consume')
+  await bobConsumer.connect()
+  await bobConsumer.subscribe({ topic: bobTopic, fromBeginning: true })
+  const bobReceived = []
+  bobConsumer
+    .run({
+      eachMessage: async ({ partition, message }) => {
+        bobReceived.push([partition, Number(message.offset), norm(message.value)])
+      },
+    })
+    .catch(e => fail(e))
+  await waitFor(() => bobReceived.length >= bobSent.length, 30000, `bob's ${bobSent.length} records`)
+  await bobConsumer.disconnect()
+  await bobAdmin.disconnect()
+  r.bob = { baseOffset: Number(bobRes[0].baseOffset), received: bobReceived }
+
+  // --- sign-ins the broker refuses ---
+  at('refused sign-ins')
+  r.wrongPassword = await signIn('wrong-password', sasl('alice', { password: 'not-alice-secret' }))
+  r.unknownUser = await signIn('unknown-user', {
+    mechanism: 'scram-sha-512',
+    username: 'mallory',
+    password: 'mallory-secret',
+  })
+  // bob has a SCRAM-SHA-256 credential only
+  r.wrongMechanism = await signIn('wrong-mechanism', sasl('bob', { mechanism: 'scram-sha-512' }))
+
+  r.sockets = watcher.sockets
+  return r
+}
+
+// The same listener, and a kafkajs that never re-authenticates (a
+// reauthenticationThreshold of minus an hour): once alice's session is older
+// than its lifetime, the broker closes the connection on her next request,
+// and kafkajs' retry sends it again on a new connection, in a new session.
+async function scramExpiry() {
+  const { users, lifetimeMs } = ARGS
+  const watcher = socketWatcher()
+  const kafka = makeKafka(`${NAME}-alice`, {
+    sasl: { mechanism: users.alice.mechanism, username: 'alice', password: users.alice.password },
+    socketFactory: watcher.factoryFor('alice'),
+    reauthenticationThreshold: -3600 * 1000,
+  })
+  const topic = `${NAME}-t`
+  const admin = kafka.admin()
+  at('create topic')
+  await admin.connect()
+  await createTopic(admin, topic, 1)
+  await admin.disconnect()
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
+  at('producer connect')
+  await producer.connect()
+  const send = async value => {
+    const res = await producer.send({ topic, acks: -1, messages: [{ value }] })
+    return Number(res[0].baseOffset)
+  }
+  at('send in a fresh session')
+  const first = await send('fresh')
+  const produceSocket = watcher.sockets.find(s => Object.keys(s.apis).some(k => k.startsWith('Produce ')))
+  const session = produceSocket.sessions[produceSocket.sessions.length - 1]
+  // the session's end, not a synchronisation: nothing else happens meanwhile
+  at('session ends')
+  await waitFor(() => Date.now() - session.at > lifetimeMs + 250, lifetimeMs + 5000, 'the session to end')
+  at('send in an expired session')
+  const second = await send('expired')
+  await producer.disconnect()
+  return { first, second, sockets: watcher.sockets }
+}
+
 // --- main ---------------------------------------------------------------------------
 const scenarios = {
   'produce-consume': produceConsume,
@@ -1299,6 +1689,8 @@ const scenarios = {
   tls: tlsScenario,
   'tls-refused': tlsRefused,
   acls: aclScenario,
+  scram: scramScenario,
+  'scram-expiry': scramExpiry,
 }
 
 async function main() {
