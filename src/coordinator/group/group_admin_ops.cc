@@ -7,14 +7,6 @@
 
 namespace samsa::coordinator {
 
-namespace {
-
-// DescribeGroups' authorized_operations without an authorizer: everything a
-// group allows (READ, DELETE, DESCRIBE; Kafka's AclOperation codes 3, 6, 8).
-constexpr int32_t all_group_operations = (1 << 3) | (1 << 6) | (1 << 8);
-
-}  // namespace
-
 std::vector<protocol::list_groups_response::listed_group> group_manager::list_groups(
     const list_groups_filter& filter, bool& loading) const {
     std::vector<protocol::list_groups_response::listed_group> out;
@@ -47,7 +39,7 @@ protocol::describe_groups_response::described_group group_manager::describe_grou
     const std::string& group_id) const {
     protocol::describe_groups_response::described_group out;
     out.group_id = group_id;
-    out.authorized_operations = all_group_operations;
+    // authorized_operations is the handler's to fill: it knows the principal.
     if (auto status = coordinator_status(group_id); status != error_code::none) {
         out.error_code = to_wire(status);
         return out;
