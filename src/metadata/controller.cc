@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "metadata/acl_changes.h"
+#include "metadata/client_quota_alteration.h"
 #include "metadata/config_alteration.h"
 #include "metadata/config_view.h"
 #include "metadata/controller_apis.h"
@@ -252,6 +253,12 @@ protocol::create_acls_response controller::do_create_acls(
     const protocol::create_acls_request& req) {
     return run<protocol::create_acls_request>(
         [&](const controller_state& s) { return plan_create_acls(s, req); });
+}
+
+protocol::alter_client_quotas_response controller::do_alter_client_quotas(
+    const protocol::alter_client_quotas_request& req) {
+    return run<protocol::alter_client_quotas_request>(
+        [&](const controller_state& s) { return plan_alter_client_quotas(s, req); });
 }
 
 protocol::delete_acls_response controller::do_delete_acls(

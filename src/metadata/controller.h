@@ -46,6 +46,8 @@
 #include "metadata/metadata_image.h"
 #include "metadata/metadata_log_writer.h"
 
+#include "protocol/generated/alter_client_quotas_request.h"
+#include "protocol/generated/alter_client_quotas_response.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
 #include "protocol/generated/alter_partition_request.h"
@@ -167,6 +169,8 @@ class controller {
     protocol::alter_user_scram_credentials_response do_alter_user_scram_credentials(
         const protocol::alter_user_scram_credentials_request& r);
     protocol::create_acls_response do_create_acls(const protocol::create_acls_request& r);
+    protocol::alter_client_quotas_response do_alter_client_quotas(
+        const protocol::alter_client_quotas_request& r);
     protocol::delete_acls_response do_delete_acls(const protocol::delete_acls_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
     protocol::broker_registration_response do_broker_registration(

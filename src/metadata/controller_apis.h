@@ -157,6 +157,24 @@ struct controller_api<protocol::delete_acls_request> {
     static void on_error(auto& e) { e.matching_acls.clear(); }
 };
 
+// AlterClientQuotas answers per entity, in request order.
+template <>
+struct controller_api<protocol::alter_client_quotas_request> {
+    using response = protocol::alter_client_quotas_response;
+    static constexpr auto operation = &controller::do_alter_client_quotas;
+    static auto& entries(auto& r) { return r.entries; }
+    static void name_entries(const protocol::alter_client_quotas_request& q, response& r) {
+        for (const auto& e : q.entries) {
+            auto& out = r.entries.emplace_back();
+            for (const auto& part : e.entity) {
+                auto& d = out.entity.emplace_back();
+                d.entity_type = part.entity_type;
+                d.entity_name = part.entity_name;
+            }
+        }
+    }
+};
+
 // ---- what follows from an entry
 
 namespace detail {

@@ -85,6 +85,19 @@ std::vector<metadata_record> image_to_records(const metadata_image& image) {
     for (const auto& [id, binding] : image.acls) {
         out.emplace_back(record_of(id, binding));
     }
+    for (const auto& [entity, values] : image.client_quotas) {
+        for (const auto& [key, value] : values) {
+            protocol::client_quota_record r;
+            for (const auto& [type, name] : entity) {
+                auto& e = r.entity.emplace_back();
+                e.entity_type = type;
+                e.entity_name = name;
+            }
+            r.key = key;
+            r.value = value;
+            out.emplace_back(std::move(r));
+        }
+    }
     return out;
 }
 

@@ -25,11 +25,16 @@ class metadata_cache {
                t->partitions[size_t(partition)].leader == node;
     }
     void update(std::shared_ptr<const metadata_image> image) {
+        _has_client_quotas.store(!image->client_quotas.empty(), std::memory_order_relaxed);
         _image.store(std::move(image), std::memory_order_release);
     }
+    // Whether any client quota is set: a request path asks this, not the
+    // image, to skip quota work.
+    bool has_client_quotas() const { return _has_client_quotas.load(std::memory_order_relaxed); }
 
   private:
     std::atomic<std::shared_ptr<const metadata_image>> _image;
+    std::atomic<bool> _has_client_quotas{false};
 };
 
 }  // namespace samsa::metadata

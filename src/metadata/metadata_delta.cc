@@ -295,4 +295,28 @@ status metadata_delta::apply(const protocol::remove_access_control_entry_record&
     return {};
 }
 
+// As Kafka's ClientQuotaControlManager replays it: a removal drops the key
+// (and the entity with its last key), anything else sets it.
+status metadata_delta::apply(const protocol::client_quota_record& r) {
+    client_quota_entity entity;
+    for (const auto& e : r.entity) {
+        entity[e.entity_type] = e.entity_name;
+    }
+    if (entity.empty()) {
+        return inconsistent("client quota record names no entity");
+    }
+    if (!r.remove) {
+        _next->client_quotas[entity][r.key] = r.value;
+        return {};
+    }
+    auto it = _next->client_quotas.find(entity);
+    if (it != _next->client_quotas.end()) {
+        it->second.erase(r.key);
+        if (it->second.empty()) {
+            _next->client_quotas.erase(it);
+        }
+    }
+    return {};
+}
+
 }  // namespace samsa::metadata

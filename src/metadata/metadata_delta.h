@@ -57,6 +57,7 @@ class metadata_delta {
     status apply(const protocol::remove_user_scram_credential_record& r);
     status apply(const protocol::access_control_entry_record& r);
     status apply(const protocol::remove_access_control_entry_record& r);
+    status apply(const protocol::client_quota_record& r);
 
     // The topic's mutable copy in this delta (copied on first touch), or nullptr.
     topic_image* mutable_topic(const uuid& id);

@@ -62,6 +62,10 @@ struct partition_registration {
     bool operator==(const partition_registration&) const = default;
 };
 
+// A client quota entity (KIP-546): entity type ("user", "client-id" or
+// "ip") to a name, or to nullopt for that type's default.
+using client_quota_entity = std::map<std::string, std::optional<std::string>>;
+
 struct topic_image {
     std::string name;
     uuid id;
@@ -103,6 +107,9 @@ class metadata_image {
     // the authorizer.
     std::map<uuid, security::acl::acl_binding> acls;
     security::acl::acl_cache acl_cache;
+    // Client quotas (ClientQuotaRecord): each entity's quota keys and values
+    // (producer_byte_rate, consumer_byte_rate, ...).
+    std::map<client_quota_entity, std::map<std::string, double>> client_quotas;
 
     std::optional<security::sasl::scram_credential> find_scram_credential(
         const std::string& user, security::sasl::scram_mechanism m) const {

@@ -23,6 +23,7 @@
 #include "common/result.h"
 #include "protocol/generated/access_control_entry_record.h"
 #include "protocol/generated/broker_registration_change_record.h"
+#include "protocol/generated/client_quota_record.h"
 #include "protocol/generated/config_record.h"
 #include "protocol/generated/feature_level_record.h"
 #include "protocol/generated/fence_broker_record.h"
@@ -50,7 +51,8 @@ using metadata_record = std::variant<
     protocol::feature_level_record, protocol::producer_ids_record,
     protocol::broker_registration_change_record, protocol::no_op_record,
     protocol::user_scram_credential_record, protocol::remove_user_scram_credential_record,
-    protocol::access_control_entry_record, protocol::remove_access_control_entry_record>;
+    protocol::access_control_entry_record, protocol::remove_access_control_entry_record,
+    protocol::client_quota_record>;
 
 // Kafka's ConfigResource.Type ids, as ConfigRecord and the config APIs carry them.
 enum class config_resource_type : int8_t {

@@ -51,11 +51,16 @@ struct broker_settings {
 };
 
 class connection_quotas;
+namespace quota {
+class client_quota_manager;
+}
 
 struct broker_context {
     broker_settings settings;
     // Connection and request limits of the client listeners.
     connection_quotas* quotas = nullptr;
+    // Client byte-rate quotas (producer_byte_rate, consumer_byte_rate).
+    quota::client_quota_manager* client_quotas = nullptr;
     const config::broker_config* config = nullptr;  // static + dynamic broker config
     // authorizer.class.name, super.users, allow.everyone.if.no.acl.found.
     security::acl::authorizer_config authorizer;

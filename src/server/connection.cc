@@ -219,6 +219,24 @@ asio::awaitable<void> connection::wait_for_request_room() {
     }
 }
 
+asio::awaitable<void> connection::wait_out_throttle() {
+    asio::steady_timer timer(_socket.get_executor());
+    while (!_closed && std::chrono::steady_clock::now() < _throttled_until) {
+        timer.expires_at(_throttled_until);
+        std::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+asio::awaitable<void> connection::delay(int32_t ms) {
+    if (ms <= 0 || _closed) {
+        co_return;
+    }
+    asio::steady_timer timer(_socket.get_executor(), std::chrono::milliseconds(ms));
+    std::error_code ec;
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+
 void connection::close(std::string_view reason) {
     if (_closed) {
         return;
@@ -314,6 +332,12 @@ asio::awaitable<void> connection::read_loop() {
             co_return;
         }
         _last_activity = std::chrono::steady_clock::now();
+        // A throttled client's next request waits out its throttle, as if
+        // Kafka had muted the channel (KIP-219).
+        co_await wait_out_throttle();
+        if (_closed) {
+            co_return;
+        }
 
         if (_sasl && _sasl->raw_tokens && _sasl->st == sasl_session::state::authenticate) {
             answer_raw_sasl_token(frame_bytes);
@@ -354,8 +378,10 @@ asio::awaitable<void> connection::read_loop() {
         ctx.listener_name = _listener_name;
         ctx.controller_listener = _controller_listener;
         ctx.peer = _peer;
-        if (_broker.authorizer.enabled) {
-            // Only the authorizer asks who is asking: no copies per request otherwise.
+        ctx.request_size = uint32_t(size);
+        if (_broker.authorizer.enabled || _broker.metadata.has_client_quotas()) {
+            // Only the authorizer and quotas ask who is asking: no copies per
+            // request otherwise.
             ctx.principal = request_principal();
             ctx.client_host = _peer_host;
         }
@@ -445,6 +471,14 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
         // Whatever the handler did, later Produce requests may append now.
         ctx.produce_order->done(ctx.produce_ticket);
     }
+    if (slot->result.throttle_ms > 0) {
+        _throttled_until =
+            std::max(_throttled_until, std::chrono::steady_clock::now() +
+                                           std::chrono::milliseconds(slot->result.throttle_ms));
+    }
+    // An old client is throttled by a late answer (one co_await, outside any
+    // branch: GCC 12 miscompiles co_await in one).
+    co_await delay(slot->result.client_backs_off ? 0 : slot->result.throttle_ms);
     slot->ready = true;
     _response_ready.cancel();
     _handler_done.cancel();

@@ -76,6 +76,10 @@ class connection : public std::enable_shared_from_this<connection> {
     // queued.max.requests: waits while the broker has that many requests in
     // progress (client listeners only).
     asio::awaitable<void> wait_for_request_room();
+    // Client quotas (KIP-219): waits until the last throttle a response
+    // carried has passed; and a plain wait of `ms` (none when 0).
+    asio::awaitable<void> wait_out_throttle();
+    asio::awaitable<void> delay(int32_t ms);
     void release_quota();
     // Whether `slot`'s request must wait for earlier requests to be answered.
     bool must_wait_for_earlier(const response_slot& slot) const;
@@ -112,6 +116,7 @@ class connection : public std::enable_shared_from_this<connection> {
     int _waiting_to_start = 0;
     asio::steady_timer _request_started;  // wakes the reader
     std::chrono::steady_clock::time_point _last_activity = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point _throttled_until{};
     bool _closed = false;
 };
 

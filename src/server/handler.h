@@ -22,9 +22,16 @@ struct handler_result {
     kind what = kind::respond;
     protocol::writer body;
     std::string close_reason;
+    // A client quota's throttle (KIP-219): the connection reads nothing more
+    // for this long; and a client too old to back off by itself (its
+    // response version predates KIP-219) gets the response that much later.
+    int32_t throttle_ms = 0;
+    bool client_backs_off = true;
 
-    static handler_result no_response() { return {kind::no_response, {}, {}}; }
-    static handler_result close(std::string reason) { return {kind::close, {}, std::move(reason)}; }
+    static handler_result no_response() { return {kind::no_response, {}, {}, 0, true}; }
+    static handler_result close(std::string reason) {
+        return {kind::close, {}, std::move(reason), 0, true};
+    }
 };
 
 using handler_fn = asio::awaitable<handler_result> (*)(request_context&);

@@ -7,6 +7,7 @@
 #include "server/handlers/add_offsets_to_txn.h"
 #include "server/handlers/add_partitions_to_txn.h"
 #include "server/handlers/alter_configs.h"
+#include "server/handlers/alter_client_quotas.h"
 #include "server/handlers/alter_user_scram_credentials.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"
@@ -17,6 +18,7 @@
 #include "server/handlers/delete_records.h"
 #include "server/handlers/delete_topics.h"
 #include "server/handlers/describe_acls.h"
+#include "server/handlers/describe_client_quotas.h"
 #include "server/handlers/describe_cluster.h"
 #include "server/handlers/describe_configs.h"
 #include "server/handlers/describe_log_dirs.h"
@@ -91,6 +93,9 @@ handler_registry::handler_registry() {
         handlers::create_acls_handler(),
         handlers::describe_acls_handler(),
         handlers::delete_acls_handler(),
+        // Client quotas (metadata/client_quota_alteration.h, server/quota/).
+        handlers::describe_client_quotas_handler(),
+        handlers::alter_client_quotas_handler(),
         // Idempotent producer (coordinator/txn/producer_id_manager.h).
         handlers::init_producer_id_handler(),
         handlers::describe_producers_handler(),

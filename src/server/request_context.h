@@ -22,12 +22,13 @@ struct request_header {
 struct request_context {
     request_header header;
     bytes_view body;
+    uint32_t request_size = 0;          // the whole frame, header included
     std::shared_ptr<const void> frame;  // keeps `body` (and decoded records views) alive
     std::string listener_name;          // e.g. "PLAINTEXT"
     bool controller_listener = false;   // one of controller.listener.names
     std::string peer;                   // "host:port", for logs
-    // Who asks (the authorizer's requester, set while an authorizer is
-    // configured): "User:<name>" after SASL, the client certificate's
+    // Who asks (the authorizer's requester, and the user of client quotas;
+    // set while an authorizer is configured or a client quota is set): "User:<name>" after SASL, the client certificate's
     // "User:<subject>", else "User:ANONYMOUS"; and the client's address.
     std::string principal = "User:ANONYMOUS";
     std::string client_host;

@@ -128,6 +128,9 @@ status server::start() {
         connection_limits{_cfg.max_connections, _cfg.max_connections_per_ip, std::move(*overrides),
                           std::max(1, _cfg.queued_max_requests)});
     _context.quotas = _quotas.get();
+    _client_quotas = std::make_unique<quota::client_quota_manager>(
+        _cfg.quota_window_num, int64_t(_cfg.quota_window_size_seconds) * 1000);
+    _context.client_quotas = _client_quotas.get();
     if (auto st = _data.open(); !st) {
         return st;
     }

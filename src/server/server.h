@@ -20,6 +20,7 @@
 #include "metadata/controller.h"
 #include "server/broker_context.h"
 #include "server/connection_quotas.h"
+#include "server/quota/client_quota_manager.h"
 #include "server/data_plane.h"
 #include "server/handler_registry.h"
 #include "server/listener.h"
@@ -60,6 +61,7 @@ class server {
     const config::broker_config& _cfg;
     handler_registry _handlers;
     std::unique_ptr<connection_quotas> _quotas;
+    std::unique_ptr<quota::client_quota_manager> _client_quotas;
     broker_context _context;
     reactor_pool _reactors;
     data_plane _data;

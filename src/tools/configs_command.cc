@@ -1,5 +1,6 @@
 // `samsa configs`: kafka-configs.sh for topics and brokers — describe the
-// dynamic (or all) configs, add and delete overrides — and for users' SCRAM
+// dynamic (or all) configs, add and delete overrides — for client quotas of
+// users and client ids (tools/client_quotas.h), and for users' SCRAM
 // credentials (tools/scram_users.h).
 //
 // librdkafka 2.0.2 has no IncrementalAlterConfigs, so an alteration reads the
@@ -13,6 +14,8 @@
 #include <optional>
 #include <set>
 
+#include "common/client_quotas.h"
+#include "tools/client_quotas.h"
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
 #include "tools/scram_users.h"
@@ -273,22 +276,69 @@ int alter(kafka_client& client, const configs_options& o, const entity& e) {
     return 0;
 }
 
-// Users: SCRAM credentials (tools/scram_users.h).
-int run_user_configs(const configs_options& o) {
-    if (o.entity_default) {
-        return fail("--entity-default is not served for users (it names quota defaults)");
+// Users and clients: client quotas (tools/client_quotas.h), and users' SCRAM
+// credentials (tools/scram_users.h). `singular` names the entity in the
+// closing line, as kafka-configs.sh does.
+int run_quota_entity_configs(const configs_options& o, const std::string& quota_type,
+                             const std::string& singular) {
+    const bool users = quota_type == quota::entity_user;
+    if (o.entity_default && o.entity_name) {
+        return fail("--entity-name and --entity-default cannot be given together");
     }
+    quota_component c{quota_type, o.entity_name, !o.entity_name && !o.entity_default};
     if (o.describe) {
-        return describe_scram_users(o.client, o.entity_name);
+        if (int rc = describe_client_quotas(o.client, {c}); rc != 0) {
+            return rc;
+        }
+        return users && !o.entity_default ? describe_scram_users(o.client, o.entity_name) : 0;
     }
-    if (!o.entity_name || o.entity_name->empty()) {
-        return fail("--alter needs --entity-name for users");
+    if (c.any || (c.name && c.name->empty())) {
+        return fail("--alter needs --entity-name or --entity-default for " + singular + "s");
     }
     auto adds = parse_config_list(o.add_config);
     if (!adds) {
         return fail(adds.err());
     }
-    return alter_scram_users(o.client, *o.entity_name, *adds, split_names(o.delete_config));
+    const auto deletes = split_names(o.delete_config);
+    if (adds->empty() && deletes.empty()) {
+        return fail("--alter needs --add-config or --delete-config");
+    }
+    property_list quota_adds, scram_adds;
+    std::vector<std::string> quota_deletes, scram_deletes;
+    for (auto& kv : *adds) {
+        (is_client_quota_key(kv.first) ? quota_adds : scram_adds).push_back(kv);
+    }
+    for (const auto& d : deletes) {
+        (is_client_quota_key(d) ? quota_deletes : scram_deletes).push_back(d);
+    }
+    if (!scram_adds.empty() || !scram_deletes.empty()) {
+        if (!users || o.entity_default) {
+            std::string names;
+            for (const auto& kv : scram_adds) {
+                names += (names.empty() ? "" : ",") + kv.first;
+            }
+            for (const auto& d : scram_deletes) {
+                names += (names.empty() ? "" : ",") + d;
+            }
+            return fail("Invalid config(s): " + names);
+        }
+    }
+    if (!quota_adds.empty() || !quota_deletes.empty()) {
+        if (int rc = alter_client_quotas(o.client, {c}, quota_adds, quota_deletes); rc != 0) {
+            return rc;
+        }
+    }
+    if (!scram_adds.empty() || !scram_deletes.empty()) {
+        // It prints its own closing line.
+        return alter_scram_users(o.client, *c.name, scram_adds, scram_deletes);
+    }
+    if (c.name) {
+        std::printf("Completed updating config for %s %s.\n", singular.c_str(), c.name->c_str());
+    } else {
+        std::printf("Completed updating default config for %ss in the cluster.\n",
+                    singular.c_str());
+    }
+    return 0;
 }
 
 int run_configs(const configs_options& o) {
@@ -296,7 +346,10 @@ int run_configs(const configs_options& o) {
         return fail("Command must include exactly one action: --describe, --alter");
     }
     if (o.entity_type == "users" || o.entity_type == "user") {
-        return run_user_configs(o);
+        return run_quota_entity_configs(o, std::string(quota::entity_user), "user");
+    }
+    if (o.entity_type == "clients" || o.entity_type == "client") {
+        return run_quota_entity_configs(o, std::string(quota::entity_client_id), "client");
     }
     rd_kafka_ResourceType_t type;
     if (o.entity_type == "topics" || o.entity_type == "topic") {
@@ -304,10 +357,11 @@ int run_configs(const configs_options& o) {
     } else if (o.entity_type == "brokers" || o.entity_type == "broker") {
         type = RD_KAFKA_RESOURCE_BROKER;
     } else {
-        return fail("--entity-type must be topics, brokers or users, got '" + o.entity_type + "'");
+        return fail("--entity-type must be topics, brokers, users or clients, got '" +
+                    o.entity_type + "'");
     }
     if (o.entity_default && type != RD_KAFKA_RESOURCE_BROKER) {
-        return fail("--entity-default is only for --entity-type brokers");
+        return fail("--entity-default is only for --entity-type brokers, users and clients");
     }
     if (o.entity_default && o.entity_name) {
         return fail("--entity-name and --entity-default cannot be given together");
@@ -372,11 +426,13 @@ tool_command add_configs_command(CLI::App& app) {
     auto o = std::make_shared<configs_options>();
     auto* cmd = add_verb(app, "configs", "Describe or change topic and broker configs");
     add_client_options(*cmd, o->client);
-    cmd->add_option("--entity-type", o->entity_type, "topics, brokers or users")->required();
+    cmd->add_option("--entity-type", o->entity_type, "topics, brokers, users or clients")
+        ->required();
     cmd->add_option("--entity-name", o->entity_name,
-                    "Topic name or broker id (default with --describe: all of them)");
+                    "Topic name, broker id, user or client id (default with --describe: all)");
     cmd->add_flag("--entity-default", o->entity_default,
-                  "The cluster-wide default of broker configs");
+                  "The cluster-wide default of broker configs, or the default user or client's "
+                  "quotas");
     cmd->add_flag("--describe", o->describe, "List the dynamic config overrides");
     cmd->add_flag("--all", o->all, "With --describe: list every config, not only overrides");
     cmd->add_flag("--alter", o->alter, "Add or delete config overrides");

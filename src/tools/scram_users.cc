@@ -35,8 +35,7 @@ result<scram_mechanism> mechanism_named(const std::string& name) {
     auto m = security::sasl::scram_mechanism_named(name);
     if (m == scram_mechanism::unknown) {
         return tool_error("Invalid config(s): " + name +
-                          " (users take SCRAM-SHA-256 and SCRAM-SHA-512; quota configs are not "
-                          "served)");
+                          " (users take SCRAM-SHA-256, SCRAM-SHA-512 and client quota keys)");
     }
     return m;
 }

@@ -11,7 +11,7 @@
 //
 // The password is salted and hashed here (PBKDF2 with a random 32-byte
 // salt); only the salted password goes to the broker, as Kafka's admin client
-// does. Quota configs of users are not served and are refused by name.
+// does. Users' quota keys go to tools/client_quotas.h.
 #include <optional>
 #include <string>
 #include <vector>

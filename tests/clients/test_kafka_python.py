@@ -4,7 +4,9 @@ acks, the admin client, consumer groups with committed offsets, the default
 partitioner, offset look-ups and seeks, the older protocol versions (and
 message formats) kafka-python speaks when told an older broker version, and the
 SSL listener (security_protocol="SSL": produce, consume and commit with and
-without a client certificate, refusals, ssl_check_hostname against the SAN).
+without a client certificate, refusals, ssl_check_hostname against the SAN),
+and client quotas (a throttled producer and consumer held to their byte rate,
+with the throttle time in their metrics, beside unthrottled ones).
 
 Every test that takes the `clients` fixture runs under a deadline (SIGALRM,
 kafka_python_support.deadline) because kafka-python 2.0.2 has retry loops
@@ -14,6 +16,7 @@ cannot create __consumer_offsets, answers FindCoordinator with
 COORDINATOR_NOT_AVAILABLE (as Apache Kafka does), and kafka-python retries that
 forever inside poll(timeout_ms=...) -- the last test pins this down.
 """
+import logging
 import os
 import ssl
 import subprocess
@@ -31,6 +34,7 @@ from kafka.partitioner.default import murmur2
 from kafka_python_support import (GROUP_BROKER_OVERRIDES, Clients, Hang, KafkaDebugLog,
                                   last_lines, batch_attributes, by_partition, create_topic,
                                   deadline, no_more_records, poll_records, wait_topic_ready)
+from samsa_cli import on
 from samsa_harness import Broker, wait_until
 
 TEST_DEADLINE_S = 60.0
@@ -80,6 +84,12 @@ def clients(request, tmp_path):
 @pytest.fixture
 def group_broker(start_broker):
     return start_broker(overrides=GROUP_BROKER_OVERRIDES)
+
+
+@pytest.fixture
+def quota_broker(start_broker):
+    """A broker with two one-second quota samples (the client quota tests)."""
+    return start_broker(overrides=QUOTA_BROKER)
 
 
 def record_tuple(r):
@@ -637,6 +647,169 @@ def test_ssl_check_hostname_checks_the_san(start_tls_broker, tls_certs, clients)
     producer = clients.producer(b.ssl_bootstrap,
                                 **ssl_config(tls_certs, ssl_check_hostname=False))
     assert producer.send("no-hostname-check", b"v").get(timeout=15).offset == 0
+
+
+# --- 8. client quotas ---------------------------------------------------------------------
+# As tests/integration/test_client_quotas.py does for librdkafka: a 1 MiB/s quota
+# on one client id, two one-second quota samples, and the rate acknowledged (or
+# polled) from 3 s into the run -- here over twelve seconds and within 15%
+# rather than eight seconds and 10%: a greedy client moves in waves of a few
+# seconds even with two samples (a consumer is handed 1 MiB twice at once, then
+# 1 MiB a second later, then nothing for two seconds), which eight seconds can
+# cut anywhere (test_kafkajs.py says more). kafka-python is pure Python (its
+# CRC32C too, without the crc32c module): the unthrottled client need only go
+# at twice the quota. kafka-python reports the broker's throttle_time_ms only
+# in its metrics (produce-throttle-time-avg/max, fetch-throttle-time-avg/max,
+# over two 30 s samples); it never waits one out itself (Produce v7 is a
+# KIP-219 version: the broker mutes the connection and kafka-python's next
+# requests wait in the socket; its Fetch v4 is older, so the broker delays the
+# response instead).
+QUOTA = 1048576
+QUOTA_RECORD = 10 * 1024
+QUOTA_BROKER = {"quota.window.num": 2, "quota.window.size.seconds": 1}
+MEASURED_FROM, MEASURED_TO = 3.0, 15.0
+
+
+def set_client_quota(broker, client_id, key):
+    on(broker, "configs", "--entity-type", "clients", "--entity-name", client_id, "--alter",
+       "--add-config", f"{key}={QUOTA}").ok()
+
+
+def measured_rate(events):
+    """Bytes per second of (seconds since the start, bytes) events in the measured
+    part of the run."""
+    got = sum(n for t, n in events if MEASURED_FROM <= t < MEASURED_TO)
+    return got / (MEASURED_TO - MEASURED_FROM)
+
+
+@pytest.fixture
+def quiet_sends():
+    """KafkaProducer.send logs each record's value at DEBUG: 10 KiB a line here,
+    some hundred megabytes a run. Only those lines are left out of the log."""
+    log = logging.getLogger("kafka.producer.kafka")
+    saved = log.level
+    log.setLevel(logging.INFO)
+    yield
+    log.setLevel(saved)
+
+
+def run_threads(targets):
+    """Runs each (name, callable) in a thread of its own; returns {name: result},
+    raising the first exception one of them raised."""
+    results, errors = {}, []
+
+    def run(name, fn):
+        try:
+            results[name] = fn()
+        except BaseException as e:  # reported in the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=t, daemon=True) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+def test_quota_holds_a_producer_to_its_byte_rate_and_not_another(quota_broker, clients,
+                                                                  quiet_sends):
+    """Two kafka-python producers (2 MiB of buffer, 128 KiB batches, 10 KiB
+    records) sending as fast as they can for 15 s; one's client id has
+    producer_byte_rate=1 MiB/s. It is acknowledged within 15% of that, and its
+    metrics show the broker's throttle time; the other goes at more than twice
+    the quota and was never throttled."""
+    broker = quota_broker
+    topic = "quota-produce"
+    create_topic(clients.admin(broker.bootstrap), topic)
+    slow_id, fast_id = "kp-slow-producer", "kp-fast-producer"
+    set_client_quota(broker, slow_id, "producer_byte_rate")
+    producers = {name: clients.producer(broker.bootstrap, client_id=name, acks=1, linger_ms=5,
+                                        batch_size=128 * 1024, buffer_memory=2 * 1048576)
+                 for name in (slow_id, fast_id)}
+    value = b"x" * QUOTA_RECORD
+    start = time.monotonic()
+
+    def produce(producer):
+        events, failed = [], []
+
+        def delivered(_):
+            events.append((time.monotonic() - start, QUOTA_RECORD))
+
+        while time.monotonic() - start < MEASURED_TO:
+            producer.send(topic, value=value).add_callback(delivered).add_errback(failed.append)
+        producer.flush(timeout=30)
+        assert not failed, failed[:3]
+        return events, producer.metrics()["producer-metrics"]
+
+    results = run_threads([(name, lambda p=p: produce(p)) for name, p in producers.items()])
+    (slow, slow_metrics), (fast, fast_metrics) = results[slow_id], results[fast_id]
+    slow_rate, fast_rate = measured_rate(slow), measured_rate(fast)
+    throttle = {name: {k: m[k] for k in ("produce-throttle-time-avg", "produce-throttle-time-max")}
+                for name, m in ((slow_id, slow_metrics), (fast_id, fast_metrics))}
+    print(f"kafka-python produce: throttled {slow_rate / QUOTA:.3f}x the quota, unthrottled "
+          f"{fast_rate / QUOTA:.2f}x; {throttle}")
+    # (The quota counts the request's framing too.)
+    assert 0.85 * QUOTA <= slow_rate <= 1.15 * QUOTA, (slow_rate / QUOTA, throttle)
+    assert fast_rate >= 2 * QUOTA, (fast_rate / QUOTA, throttle)
+    assert throttle[slow_id]["produce-throttle-time-max"] > 0, throttle
+    assert throttle[slow_id]["produce-throttle-time-avg"] > 0, throttle
+    assert throttle[fast_id]["produce-throttle-time-max"] == 0, throttle
+
+
+def test_quota_holds_a_consumer_to_its_byte_rate_and_not_another(quota_broker, clients,
+                                                                  quiet_sends):
+    """A topic of 2000 records of 10 KiB (20 MiB, more than the throttled consumer
+    can read in the run), then two kafka-python consumers (no group) from the
+    beginning; one's client id has consumer_byte_rate=1 MiB/s. It is handed
+    records within 15% of that rate, and its metrics show the broker's throttle
+    time; the other reads everything at more than twice the quota and was never
+    throttled."""
+    broker = quota_broker
+    topic, records = "quota-fetch", 2000
+    create_topic(clients.admin(broker.bootstrap), topic)
+    filler = clients.producer(broker.bootstrap, acks=1, linger_ms=20, batch_size=512 * 1024)
+    for _ in range(records):
+        filler.send(topic, value=b"y" * QUOTA_RECORD)
+    filler.flush(timeout=30)
+    tp = TopicPartition(topic, 0)
+    assert clients.consumer(broker.bootstrap, group_id=None).end_offsets([tp]) == {tp: records}
+    slow_id, fast_id = "kp-slow-consumer", "kp-fast-consumer"
+    set_client_quota(broker, slow_id, "consumer_byte_rate")
+    consumers = {}
+    for name in (slow_id, fast_id):
+        consumers[name] = clients.consumer(broker.bootstrap, group_id=None, client_id=name)
+        consumers[name].assign([tp])
+    start = time.monotonic()
+
+    def consume(consumer, seconds):
+        events, got = [], 0
+        while time.monotonic() - start < seconds and got < records * QUOTA_RECORD:
+            for batch in consumer.poll(timeout_ms=200).values():
+                for r in batch:
+                    got += len(r.value)
+                    events.append((time.monotonic() - start, len(r.value)))
+        return events, got, consumer.metrics()["consumer-fetch-manager-metrics"]
+
+    results = run_threads([(slow_id, lambda: consume(consumers[slow_id], MEASURED_TO)),
+                           (fast_id, lambda: consume(consumers[fast_id], 45))])
+    slow, _, slow_metrics = results[slow_id]
+    fast, fast_got, fast_metrics = results[fast_id]
+    slow_rate = measured_rate(slow)
+    fast_seconds = fast[-1][0]
+    fast_rate = fast_got / fast_seconds
+    throttle = {name: {k: m[k] for k in ("fetch-throttle-time-avg", "fetch-throttle-time-max")}
+                for name, m in ((slow_id, slow_metrics), (fast_id, fast_metrics))}
+    print(f"kafka-python fetch: throttled {slow_rate / QUOTA:.3f}x the quota, unthrottled "
+          f"{fast_rate / QUOTA:.2f}x ({fast_seconds:.1f} s for all); {throttle}")
+    assert 0.85 * QUOTA <= slow_rate <= 1.15 * QUOTA, (slow_rate / QUOTA, throttle)
+    assert fast_got == records * QUOTA_RECORD
+    assert fast_rate >= 2 * QUOTA, (fast_rate / QUOTA, throttle)
+    assert throttle[slow_id]["fetch-throttle-time-max"] > 0, throttle
+    assert throttle[slow_id]["fetch-throttle-time-avg"] > 0, throttle
+    assert throttle[fast_id]["fetch-throttle-time-max"] == 0, throttle
 
 
 # --- the hang guard itself -----------------------------------------------------------------

@@ -125,6 +125,8 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.connections_max_idle_ms = v.get_long("connections.max.idle.ms");
     c.queued_max_requests = v.get_int("queued.max.requests");
     c.request_timeout_ms = v.get_int("request.timeout.ms");
+    c.quota_window_num = v.get_int("quota.window.num");
+    c.quota_window_size_seconds = v.get_int("quota.window.size.seconds");
 
     // Threads.
     c.num_io_threads = v.get_int("num.io.threads");

@@ -67,6 +67,9 @@ struct broker_config {
     int64_t connections_max_idle_ms = 0;
     int32_t queued_max_requests = 0;
     int32_t request_timeout_ms = 0;
+    // Client quotas' sampled rate (server/quota/client_quota_manager.h).
+    int32_t quota_window_num = 11;
+    int32_t quota_window_size_seconds = 1;
 
     // ---- authorization
     bool authorizer_enabled = false;       // authorizer.class.name is StandardAuthorizer

@@ -201,6 +201,10 @@ config_def build() {
         "Idle connections are closed after this many milliseconds.");
     def("queued.max.requests", k_int, "500", validator::at_least(1), high, read_only,
         "Number of requests that may wait for processing before the network side stops reading.");
+    def("quota.window.num", k_int, "11", validator::at_least(1), low, read_only,
+        "Number of samples a client quota's rate is measured over.");
+    def("quota.window.size.seconds", k_int, "1", validator::at_least(1), low, read_only,
+        "Length of each sample of a client quota's rate, in seconds.");
     def("request.timeout.ms", k_int, "30000", none(), high, read_only,
         "How long the broker waits for a response to its own requests to other nodes.");
 

@@ -4,11 +4,13 @@
 
 #include "cluster/fetch_waiters.h"
 #include "cluster/replica_manager.h"
+#include "common/client_quotas.h"
 #include "common/clock.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
 #include "server/authorization.h"
 #include "server/fetch/fetch_plan.h"
+#include "server/quota/request_quota.h"
 #include "server/reactor_pool.h"
 
 namespace samsa::server::handlers {
@@ -217,6 +219,9 @@ void authorize_targets(const request_context& ctx, std::vector<fetch_target>& ta
     }
 }
 
+// KIP-219: from this version the client itself waits out throttle_time_ms.
+constexpr int16_t client_throttling_version = 8;
+
 asio::awaitable<handler_result> handle(request_context& ctx) {
     const int16_t version = ctx.header.api_version;
     fetch_request req;
@@ -244,15 +249,24 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     const auto isolation = version >= 4 && req.isolation_level == 1
                                ? cluster::isolation_level::read_committed
                                : cluster::isolation_level::read_uncommitted;
-    const int32_t max_bytes = version >= 3 ? req.max_bytes : INT32_MAX;
+    int32_t max_bytes = version >= 3 ? req.max_bytes : INT32_MAX;
+    // Followers name themselves (v15+ in ReplicaState); consumers send -1.
+    int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+    // consumer_byte_rate: a consumer's fetch carries at most what its quota
+    // allows over the window, as Kafka caps it; followers have no client quota.
+    const bool consumer = replica_id < 0;
+    if (consumer) {
+        if (auto most =
+                server::quota::client_quota_window(ctx, *image, samsa::quota::consumer_byte_rate)) {
+            max_bytes = int32_t(std::min<int64_t>(max_bytes, *most));
+        }
+    }
     std::vector<cluster::fetch_outcome> results;
     // The ticket is taken before the first read so that an append landing
     // while the read is in flight still wakes the wait below.
     auto& waiters = *ctx.broker->fetch_waiters;
     auto* home = reactor_pool::current();
     auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
-    // Followers name themselves (v15+ in ReplicaState); consumers send -1.
-    int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
     authorize_targets(ctx, plan.targets, replica_id >= 0);
     if (replica_id < 0 && version >= 11) {
         replica_id = consumer_may_use_follower;
@@ -271,7 +285,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     // in it) has nothing to wait for and is answered at once, as Kafka's
     // ReplicaManager does; waiting on no partitions would spin the reactor.
     const int64_t deadline = now + std::max(0, req.max_wait_ms);
-    while (bytes < req.min_bytes && !plan.targets.empty() && !answer_now(results)) {
+    const int32_t min_bytes = std::min(req.min_bytes, max_bytes);
+    while (bytes < min_bytes && !plan.targets.empty() && !answer_now(results)) {
         int64_t left = deadline - wall_clock_ms();
         if (left <= 0) {
             break;
@@ -320,6 +335,19 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         }
     }
     resp.encode(out.body, version);
+    // The response's bytes count against the consumer's quota; one that
+    // went over it is told to wait (re-encoded: throttle_time_ms leads it).
+    const int32_t throttle =
+        consumer ? server::quota::record_client_quota(ctx, *image, samsa::quota::consumer_byte_rate,
+                                                      double(out.body.size()))
+                 : 0;
+    if (throttle > 0 && version >= 1) {
+        resp.throttle_time_ms = throttle;
+        out.body = {};
+        resp.encode(out.body, version);
+    }
+    out.throttle_ms = throttle;
+    out.client_backs_off = version >= client_throttling_version;
     co_return out;
 }
 

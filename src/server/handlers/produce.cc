@@ -7,6 +7,7 @@
 #include "cluster/fetch_waiters.h"
 #include "cluster/replica_manager.h"
 #include "common/async_latch.h"
+#include "common/client_quotas.h"
 #include "common/clock.h"
 #include "common/config/broker_config.h"
 #include "common/error.h"
@@ -16,6 +17,7 @@
 #include "protocol/generated/produce_response.h"
 #include "record/batch_header.h"
 #include "server/authorization.h"
+#include "server/quota/request_quota.h"
 #include "server/shard_dispatch.h"
 
 namespace samsa::server::handlers {
@@ -123,6 +125,9 @@ void fill(partition_response& out, const cluster::produce_outcome& r) {
         re.batch_index_error_message = e.message;
     }
 }
+
+// KIP-219: from this version the client itself waits out throttle_time_ms.
+constexpr int16_t client_throttling_version = 6;
 
 void set_error(partition_response& out, error_code ec) {
     out.error_code = to_wire(ec);
@@ -299,15 +304,24 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         any_error |= it.result.error.code != error_code::none;
     }
 
+    // producer_byte_rate: the request counts once appended, and a client
+    // over its quota is told to wait (and its connection waits).
+    const int32_t throttle = server::quota::record_client_quota(
+        ctx, *image, samsa::quota::producer_byte_rate, double(ctx.request_size));
     if (acks == 0) {
         // No response; on an error Kafka closes the connection so that the
         // producer notices and refreshes its metadata.
         if (any_error) {
             co_return handler_result::close("acks=0 produce failed");
         }
-        co_return handler_result::no_response();
+        auto none = handler_result::no_response();
+        none.throttle_ms = throttle;
+        co_return none;
     }
     handler_result out;
+    resp.throttle_time_ms = throttle;
+    out.throttle_ms = throttle;
+    out.client_backs_off = version >= client_throttling_version;
     resp.encode(out.body, version);
     co_return out;
 }

@@ -81,8 +81,8 @@ function makeKafka(clientId, opts = {}) {
   const kafka = new Kafka({
     clientId,
     brokers: [opts.bootstrap || bootstrap],
-    logLevel: logLevel.ERROR,
-    logCreator,
+    logLevel: opts.logLevel || logLevel.ERROR,
+    logCreator: opts.logCreator || logCreator,
     connectionTimeout: opts.connectionTimeout || 10000,
     requestTimeout: opts.requestTimeout || 30000,
     retry: { initialRetryTime: 100, maxRetryTime: 2000, retries: 8, ...(opts.retry || {}) },
@@ -1678,6 +1678,162 @@ async function scramExpiry() {
   return { first, second, sockets: watcher.sockets }
 }
 
+// --- client quotas (docs/client-quotas.md) ------------------------------------------
+// How kafkajs 2.2.4 takes a throttle (KIP-219): every response decoder hands
+// throttle_time_ms on as clientSideThrottleTime (Produce v6+, Fetch v8+; kafkajs
+// sends Produce v7 and Fetch v11), and Connection.send passes it to its
+// RequestQueue.maybeThrottle, which holds every later request of that
+// connection in its pending queue until the time has passed. There is no
+// instrumentation event for it: REQUEST events carry no throttle time (only
+// pendingDuration, the time a request waited in that queue), and
+// REQUEST_QUEUE_SIZE only the queue's length. What does name the time is
+// the DEBUG log line "Client side throttling in effect for Nms": each client
+// here has its own Kafka instance logging at DEBUG to a logCreator that
+// counts those lines (and passes ERROR lines on to stderr as usual).
+const THROTTLE_LOG = /^Client side throttling in effect for (\d+)ms$/
+
+function quotaClient(clientId) {
+  const seen = { throttleMs: [], maxPendingMs: 0, requests: 0 }
+  const kafka = makeKafka(clientId, {
+    logLevel: logLevel.DEBUG,
+    logCreator: level => {
+      const toStderr = logCreator(level)
+      return entry => {
+        const m = THROTTLE_LOG.exec(entry.log.message)
+        if (m) seen.throttleMs.push(Number(m[1]))
+        else if (entry.level <= logLevel.ERROR) toStderr(entry)
+      }
+    },
+  })
+  const watch = (client, api) => {
+    client.on(client.events.REQUEST, ({ payload }) => {
+      if (payload.apiName !== api) return
+      seen.requests++
+      seen.maxPendingMs = Math.max(seen.maxPendingMs, payload.pendingDuration)
+    })
+    return client
+  }
+  return { kafka, seen, watch }
+}
+
+function quotaReport({ seen }, events) {
+  return {
+    events, // [ms since the start, value bytes] per acknowledged / received record(s)
+    throttles: seen.throttleMs.length,
+    maxThrottleMs: seen.throttleMs.length ? Math.max(...seen.throttleMs) : 0,
+    sumThrottleMs: seen.throttleMs.reduce((a, b) => a + b, 0),
+    maxPendingMs: seen.maxPendingMs,
+    requests: seen.requests,
+  }
+}
+
+// Two producers, ARGS.clients (the throttled one first), each with
+// ARGS.concurrency sends of ARGS.batch records of ARGS.recordBytes in flight at
+// once for ARGS.seconds: kafkajs has no accumulator, a send is one Produce
+// request, so only sends in parallel go faster than one round trip allows.
+async function quotaProduce() {
+  const { clients, seconds, concurrency, batch, recordBytes } = ARGS
+  const topic = `${NAME}-t`
+  const admin = makeKafka(`${NAME}-admin`).admin()
+  at('create topic')
+  await admin.connect()
+  await createTopic(admin, topic, 1)
+  await admin.disconnect()
+
+  const value = Buffer.alloc(recordBytes, 'x')
+  const messages = Array.from({ length: batch }, () => ({ value }))
+  const producers = clients.map(clientId => {
+    const c = quotaClient(clientId)
+    return { clientId, c, producer: c.watch(c.kafka.producer({ allowAutoTopicCreation: false }), 'Produce'), events: [] }
+  })
+  at('producers connect')
+  await Promise.all(producers.map(p => p.producer.connect()))
+  at('produce')
+  const start = Date.now()
+  const worker = async p => {
+    while (Date.now() - start < seconds * 1000) {
+      await p.producer.send({ topic, acks: -1, messages })
+      p.events.push([Date.now() - start, batch * recordBytes])
+    }
+  }
+  await Promise.all(producers.flatMap(p => Array.from({ length: concurrency }, () => worker(p))))
+  at('disconnect')
+  await Promise.all(producers.map(p => p.producer.disconnect()))
+  const r = {}
+  for (const p of producers) r[p.clientId] = quotaReport(p.c, p.events)
+  return r
+}
+
+// ARGS.records records of ARGS.recordBytes written first (by another client
+// id), then two group consumers (ARGS.clients, the throttled one first) read
+// the topic from the beginning: the first for ARGS.seconds, the other until it
+// has every record.
+async function quotaFetch() {
+  const { clients, seconds, records, recordBytes } = ARGS
+  const topic = `${NAME}-t`
+  const filler = makeKafka(`${NAME}-filler`)
+  const admin = filler.admin()
+  at('create topic')
+  await admin.connect()
+  await createTopic(admin, topic, 1)
+  at('fill the topic')
+  const producer = filler.producer({ allowAutoTopicCreation: false })
+  await producer.connect()
+  const value = Buffer.alloc(recordBytes, 'y')
+  const perSend = 50
+  let queued = 0
+  const fill = async () => {
+    while (queued < records) {
+      const n = Math.min(perSend, records - queued)
+      queued += n
+      await producer.send({ topic, acks: -1, messages: Array.from({ length: n }, () => ({ value })) })
+    }
+  }
+  await Promise.all([fill(), fill(), fill(), fill()])
+  await producer.disconnect()
+  const filled = await highWatermarks(admin, topic)
+  await admin.disconnect()
+  if (filled[0].high !== records) throw new Error(`filled ${JSON.stringify(filled)}, not ${records}`)
+
+  const consumers = clients.map(clientId => {
+    const c = quotaClient(clientId)
+    const consumer = c.watch(
+      c.kafka.consumer({ groupId: `${NAME}-${clientId}-g`, maxWaitTimeInMs: 500, maxBytesPerPartition: 2 * 1048576 }),
+      'Fetch'
+    )
+    return { clientId, c, consumer, events: [], bytes: 0, count: 0 }
+  })
+  at('consume')
+  const start = Date.now()
+  await Promise.all(
+    consumers.map(async k => {
+      await k.consumer.connect()
+      await k.consumer.subscribe({ topic, fromBeginning: true })
+      k.consumer
+        .run({
+          autoCommit: false,
+          eachMessage: async ({ message }) => {
+            k.count++
+            k.bytes += message.value.length
+            k.events.push([Date.now() - start, message.value.length])
+          },
+        })
+        .catch(e => fail(e))
+    })
+  )
+  const [slow, fast] = consumers
+  // The throttled consumer reads for `seconds`, the other one until it has
+  // every record; both end, whichever comes later.
+  await waitFor(() => fast.count >= records, 60000, `${fast.clientId} to read ${records} records`)
+  await waitFor(() => Date.now() - start >= seconds * 1000, seconds * 1000 + 5000, `${seconds} s of consuming`)
+  at('disconnect')
+  await Promise.all(consumers.map(k => k.consumer.disconnect()))
+  const r = {}
+  for (const k of consumers) r[k.clientId] = { ...quotaReport(k.c, k.events), count: k.count, bytes: k.bytes }
+  r[slow.clientId].events = r[slow.clientId].events.filter(([t]) => t < seconds * 1000)
+  return r
+}
+
 // --- main ---------------------------------------------------------------------------
 const scenarios = {
   'produce-consume': produceConsume,
@@ -1691,6 +1847,8 @@ const scenarios = {
   acls: aclScenario,
   scram: scramScenario,
   'scram-expiry': scramExpiry,
+  'quota-produce': quotaProduce,
+  'quota-fetch': quotaFetch,
 }
 
 async function main() {

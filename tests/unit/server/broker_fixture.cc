@@ -282,14 +282,14 @@ void broker_fixture::keep(std::shared_ptr<bytes> frame) {
 }
 
 bytes broker_fixture::frame(int16_t api_key, int16_t api_version, bytes_view body,
-                            int32_t correlation_id) {
+                            int32_t correlation_id, const std::string& client_id) {
     protocol::writer w;
     w.write_int32(0);  // size, patched below
     protocol::request_header h;
     h.request_api_key = api_key;
     h.request_api_version = api_version;
     h.correlation_id = correlation_id;
-    h.client_id = "samsa-unit";
+    h.client_id = client_id;
     int16_t hv = protocol::request_header_version(api_key, api_version);
     if (hv < 0) {
         hv = 1;  // an api key the schemas do not know: a v1 header
@@ -409,6 +409,17 @@ uuid broker_fixture::create_topic(const std::string& name, int32_t partitions, i
 
 protocol::produce_response::topic_produce_response::partition_produce_response
 broker_fixture::produce(const std::string& topic, int32_t partition, int records) {
+    auto resp = produce_request(topic, partition, records);
+    if (resp.responses.size() != 1 || resp.responses[0].partition_responses.size() != 1) {
+        ADD_FAILURE() << "Produce answered an unexpected shape";
+        return {};
+    }
+    return resp.responses[0].partition_responses[0];
+}
+
+protocol::produce_response broker_fixture::produce_request(const std::string& topic,
+                                                           int32_t partition, int records,
+                                                           const std::string& client_id) {
     bytes batch = make_batch(records);
     protocol::produce_request req;
     req.acks = -1;
@@ -418,12 +429,7 @@ broker_fixture::produce(const std::string& topic, int32_t partition, int records
     auto& p = t.partition_data.emplace_back();
     p.index = partition;
     p.records = protocol::records::view(batch);
-    auto resp = call<protocol::produce_response>(req, 9);
-    if (resp.responses.size() != 1 || resp.responses[0].partition_responses.size() != 1) {
-        ADD_FAILURE() << "Produce answered an unexpected shape";
-        return {};
-    }
-    return resp.responses[0].partition_responses[0];
+    return call<protocol::produce_response>(req, 9, listener_kind::client, client_id);
 }
 
 protocol::metadata_response broker_fixture::metadata(const std::vector<std::string>& topics) {

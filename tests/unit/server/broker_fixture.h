@@ -99,11 +99,13 @@ class broker_fixture {
     // failure (and a default Response).
     template <typename Response, typename Request>
     Response call(int16_t api_key, int16_t api_version, const Request& req,
-                  listener_kind l = listener_kind::client) {
+                  listener_kind l = listener_kind::client,
+                  const std::string& client_id = k_client_id) {
         protocol::writer body;
         req.encode(body, api_version);
         const int32_t correlation_id = next_correlation_id();
-        raw_answer answer = call_raw(frame(api_key, api_version, body.buffer(), correlation_id), l);
+        raw_answer answer =
+            call_raw(frame(api_key, api_version, body.buffer(), correlation_id, client_id), l);
         Response resp;
         if (answer.closed) {
             ADD_FAILURE() << "connection closed instead of an answer to api_key=" << api_key
@@ -125,15 +127,17 @@ class broker_fixture {
         return resp;
     }
     template <typename Response, typename Request>
-    Response call(const Request& req, int16_t api_version,
-                  listener_kind l = listener_kind::client) {
-        return call<Response>(Request::api_key, api_version, req, l);
+    Response call(const Request& req, int16_t api_version, listener_kind l = listener_kind::client,
+                  const std::string& client_id = k_client_id) {
+        return call<Response>(Request::api_key, api_version, req, l, client_id);
     }
 
+    // The client id of every request unless a test names another.
+    static constexpr const char* k_client_id = "samsa-unit";
     // A request frame: size prefix, request header (the version's header
-    // version, client id "samsa-unit"), `body`.
+    // version and `client_id`), `body`.
     static bytes frame(int16_t api_key, int16_t api_version, bytes_view body,
-                       int32_t correlation_id = 7);
+                       int32_t correlation_id = 7, const std::string& client_id = k_client_id);
     // Writes `wire` as it is on a fresh connection and reads one answer
     // frame, or sees the broker close the connection.
     raw_answer call_raw(const bytes& wire, listener_kind l = listener_kind::client);
@@ -149,6 +153,9 @@ class broker_fixture {
                       const std::map<std::string, std::string>& configs = {});
     // Produce (v9, acks=-1) of one batch of `records` records to one
     // partition; the partition's answer.
+    protocol::produce_response produce_request(const std::string& topic, int32_t partition,
+                                               int records = 1,
+                                               const std::string& client_id = k_client_id);
     protocol::produce_response::topic_produce_response::partition_produce_response produce(
         const std::string& topic, int32_t partition, int records = 1);
     // Metadata (v12) of the named topics, without auto-creation.

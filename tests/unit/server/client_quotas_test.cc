@@ -1,0 +1,127 @@
+// AlterClientQuotas (key 49) and DescribeClientQuotas (key 48) against the
+// in-process broker, and a Produce over its client's producer_byte_rate
+// answered with Kafka's throttle time. Each test names client ids of its own,
+// so no other test's requests (client id "samsa-unit") meet a quota.
+#include <gtest/gtest.h>
+
+#include "broker_fixture.h"
+#include "protocol/generated/alter_client_quotas_request.h"
+#include "protocol/generated/alter_client_quotas_response.h"
+#include "protocol/generated/describe_client_quotas_request.h"
+#include "protocol/generated/describe_client_quotas_response.h"
+
+namespace samsa::server::test {
+namespace {
+
+using protocol::alter_client_quotas_request;
+using protocol::alter_client_quotas_response;
+using protocol::describe_client_quotas_request;
+using protocol::describe_client_quotas_response;
+
+class client_quotas_test : public broker_test {
+  protected:
+    // Sets (a value) or removes (nullopt) `key` of client id `client`.
+    alter_client_quotas_response::entry_data alter(const std::string& client,
+                                                   const std::string& key,
+                                                   std::optional<double> value,
+                                                   bool validate_only = false) {
+        alter_client_quotas_request req;
+        req.validate_only = validate_only;
+        auto& e = req.entries.emplace_back();
+        auto& d = e.entity.emplace_back();
+        d.entity_type = "client-id";
+        d.entity_name = client;
+        auto& op = e.ops.emplace_back();
+        op.key = key;
+        op.value = value.value_or(0);
+        op.remove = !value;
+        auto resp = broker().call<alter_client_quotas_response>(req, 1);
+        if (resp.entries.size() != 1) {
+            ADD_FAILURE() << "expected one entry";
+            return {};
+        }
+        return resp.entries[0];
+    }
+
+    // The client id's quotas, as DescribeClientQuotas v`version` matches it exactly.
+    std::map<std::string, double> quotas_of(const std::string& client, int16_t version = 1) {
+        describe_client_quotas_request req;
+        auto& c = req.components.emplace_back();
+        c.entity_type = "client-id";
+        c.match_type = 0;
+        c.match = client;
+        req.strict = true;
+        auto resp = broker().call<describe_client_quotas_response>(req, version);
+        EXPECT_ERROR(resp.error_code, error_code::none);
+        std::map<std::string, double> out;
+        if (!resp.entries) {
+            ADD_FAILURE() << "no entries";
+            return out;
+        }
+        for (const auto& e : *resp.entries) {
+            EXPECT_EQ(e.entity.size(), 1u);
+            for (const auto& v : e.values) {
+                out[v.key] = v.value;
+            }
+        }
+        return out;
+    }
+
+    // Quotas are metadata: a broker sees one once its image has it.
+    void wait_for(const std::string& client, const std::map<std::string, double>& expected) {
+        EXPECT_TRUE(broker_fixture::wait_until([&] { return quotas_of(client) == expected; }))
+            << client;
+    }
+};
+
+TEST_F(client_quotas_test, a_quota_is_set_described_in_both_versions_and_removed) {
+    const auto client = unique_name("quota-client");
+    auto r = alter(client, "producer_byte_rate", 1048576);
+    ASSERT_ERROR(r.error_code, error_code::none);
+    ASSERT_EQ(r.entity.size(), 1u);
+    EXPECT_EQ(r.entity[0].entity_name, client);
+    wait_for(client, {{"producer_byte_rate", 1048576}});
+    EXPECT_EQ(quotas_of(client, 0),
+              (std::map<std::string, double>{{"producer_byte_rate", 1048576}}));
+
+    ASSERT_ERROR(alter(client, "producer_byte_rate", std::nullopt).error_code, error_code::none);
+    wait_for(client, {});
+}
+
+TEST_F(client_quotas_test, validate_only_and_bad_values_change_nothing) {
+    const auto client = unique_name("quota-client");
+    ASSERT_ERROR(alter(client, "consumer_byte_rate", 5000, true).error_code, error_code::none);
+    auto bad = alter(client, "consumer_byte_rate", 0.5);
+    EXPECT_ERROR(bad.error_code, error_code::invalid_request);
+    EXPECT_EQ(bad.error_message.value_or(""),
+              "Configuration consumer_byte_rate must be a Long value");
+    auto unknown = alter(client, "no_such_quota", 5);
+    EXPECT_ERROR(unknown.error_code, error_code::invalid_request);
+    EXPECT_EQ(unknown.error_message.value_or(""), "Invalid configuration key no_such_quota");
+    EXPECT_TRUE(quotas_of(client).empty());
+}
+
+TEST_F(client_quotas_test, a_produce_over_the_clients_byte_rate_is_told_to_wait) {
+    const auto topic = unique_name("quota-topic");
+    broker().create_topic(topic);
+    const auto slow = unique_name("quota-producer");
+    ASSERT_ERROR(alter(slow, "producer_byte_rate", 100).error_code, error_code::none);
+    wait_for(slow, {{"producer_byte_rate", 100}});
+
+    // Each request is far over 100 B/s over the ten-second window: the append
+    // happens, and the answer says how long to wait.
+    auto first = broker().produce_request(topic, 0, 200, slow);
+    ASSERT_EQ(first.responses.size(), 1u);
+    EXPECT_ERROR(first.responses[0].partition_responses[0].error_code, error_code::none);
+    EXPECT_GT(first.throttle_time_ms, 0);
+    // Kafka's formula: (rate - quota) / quota * window, which grows with what was sent.
+    auto second = broker().produce_request(topic, 0, 200, slow);
+    EXPECT_GT(second.throttle_time_ms, first.throttle_time_ms);
+    // Another client id is not slowed.
+    EXPECT_EQ(broker().produce_request(topic, 0, 200).throttle_time_ms, 0);
+
+    ASSERT_ERROR(alter(slow, "producer_byte_rate", std::nullopt).error_code, error_code::none);
+}
+
+}  // namespace
+}  // namespace samsa::server::test
