@@ -6,8 +6,8 @@
 
 #include "server/handlers/add_offsets_to_txn.h"
 #include "server/handlers/add_partitions_to_txn.h"
-#include "server/handlers/alter_configs.h"
 #include "server/handlers/alter_client_quotas.h"
+#include "server/handlers/alter_configs.h"
 #include "server/handlers/alter_user_scram_credentials.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"

@@ -28,8 +28,8 @@ struct request_context {
     bool controller_listener = false;   // one of controller.listener.names
     std::string peer;                   // "host:port", for logs
     // Who asks (the authorizer's requester, and the user of client quotas;
-    // set while an authorizer is configured or a client quota is set): "User:<name>" after SASL, the client certificate's
-    // "User:<subject>", else "User:ANONYMOUS"; and the client's address.
+    // set while an authorizer is configured or a client quota is set): "User:<name>" after SASL,
+    // the client certificate's "User:<subject>", else "User:ANONYMOUS"; and the client's address.
     std::string principal = "User:ANONYMOUS";
     std::string client_host;
     broker_context* broker = nullptr;

@@ -20,13 +20,13 @@
 #include "metadata/controller.h"
 #include "server/broker_context.h"
 #include "server/connection_quotas.h"
-#include "server/quota/client_quota_manager.h"
 #include "server/data_plane.h"
 #include "server/handler_registry.h"
 #include "server/listener.h"
 #include "server/quorum/broker_lifecycle.h"
 #include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
+#include "server/quota/client_quota_manager.h"
 #include "server/reactor_pool.h"
 
 namespace samsa::server {
