@@ -46,7 +46,7 @@ touch "$log"
 start_broker() { # cleaner-enable
   local before; before=$(grep -c "event=listening listener=PLAINTEXT" "$log" || true)
   echo "----- bench: start, log.cleaner.enable=$1 at $(date +%s.%N)" >>"$log"
-  "$SAMSA" server config/server.properties --override "log.dirs=$work/data" \
+  "$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
     --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
     --override "controller.quorum.voters=1@127.0.0.1:$cport" \
     --override "log.cleaner.enable=$1" --override log.cleaner.backoff.ms=200 \

@@ -27,7 +27,7 @@ hz=$(getconf CLK_TCK)
 json() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1]); print(eval('d'+sys.argv[1]))" "$1"; }
 
 port=$(free_port); cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" \
+"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
   --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
   --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
 broker=$!; pids+=("$broker")

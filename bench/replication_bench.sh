@@ -31,7 +31,7 @@ start_cluster() {
   bs=""
   for i in $(seq 1 "$n"); do
     "$SAMSA" server config/server.properties --cluster-id "$cluster_id" \
-      --override node.id="$i" --override "log.dirs=$work/$name-$i" \
+      --override node.id="$i" --override "log.dirs=$work/$name-$i" --override metrics.listener= \
       --override "listeners=PLAINTEXT://127.0.0.1:${ports[$i]},CONTROLLER://127.0.0.1:${cports[$i]}" \
       --override "controller.quorum.voters=$voters" \
       --override "offsets.topic.replication.factor=$n" >"$work/$name-$i.log" 2>&1 &

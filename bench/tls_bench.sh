@@ -49,7 +49,7 @@ printf 'security.protocol=SSL\nssl.ca.location=%s\n' "$certs/ca.pem" >"$work/tls
 free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port); sport=$(free_port); cport=$(free_port)
 log=$work/broker.log
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" \
+"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
   --override "listeners=PLAINTEXT://127.0.0.1:$port,SSL://127.0.0.1:$sport,CONTROLLER://127.0.0.1:$cport" \
   --override "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,CONTROLLER:PLAINTEXT" \
   --override "controller.quorum.voters=1@127.0.0.1:$cport" \

@@ -21,7 +21,7 @@ trap cleanup EXIT
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" \
+"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
   --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
   --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
 pid=$!

@@ -6,12 +6,12 @@ set -euo pipefail
 build_packages=(
   g++ cmake make ninja-build pkg-config python3 clang-format
   libasio-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libssl-dev libxxhash-dev
-  libspdlog-dev libfmt-dev libcli11-dev librdkafka-dev
+  libspdlog-dev libfmt-dev libcli11-dev librdkafka-dev libcivetweb-dev nlohmann-json3-dev
 )
 test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev
   kcat python3-confluent-kafka python3-pytest
-  python3-kafka golang-go golang-github-shopify-sarama-dev
+  python3-kafka python3-prometheus-client golang-go golang-github-shopify-sarama-dev
 )
 
 want=("${build_packages[@]}")

@@ -1,6 +1,7 @@
 #include "cluster/partition.h"
 
 #include "common/clock.h"
+#include "common/metrics/thread_stats.h"
 
 #include <fmt/format.h>
 
@@ -23,6 +24,16 @@ void partition::update_registration(const metadata::partition_registration& reg)
     bool becomes_leader = reg.leader == _local_node_id &&
                           (_leader != _local_node_id || reg.leader_epoch != _leader_epoch);
     const bool stops_leading = _leader == _local_node_id && reg.leader != _local_node_id;
+    if (!becomes_leader && _leader == _local_node_id && reg.leader == _local_node_id &&
+        metrics::enabled()) {
+        // The controller took this leader's AlterPartition: Kafka's
+        // IsrShrinksPerSec / IsrExpandsPerSec count it here.
+        if (reg.isr.size() < _isr.size()) {
+            metrics::local().isr_shrinks.add(1);
+        } else if (reg.isr.size() > _isr.size()) {
+            metrics::local().isr_expands.add(1);
+        }
+    }
     _leader = reg.leader;
     _leader_epoch = reg.leader_epoch;
     _partition_epoch = reg.partition_epoch;

@@ -89,6 +89,11 @@ class replica_manager {
     using isr_sink = std::function<void(size_t shard, const isr_proposal& proposal)>;
     void set_isr_sink(isr_sink sink) { _isr_sink = std::move(sink); }
 
+    // A topic's effective config: its overrides in `image` over the broker's
+    // defaults (any thread).
+    partition_config config_for(const metadata::metadata_image& image,
+                                const metadata::topic_image& topic) const;
+
     // Every local partition's log, for DescribeLogDirs (any thread; the sizes
     // are atomics read from the logs).
     storage::log_manager& logs() { return _logs; }
@@ -117,8 +122,6 @@ class replica_manager {
     void ensure_partition(shard_state& s, const metadata::topic_image& topic,
                           const metadata::partition_registration& reg, const partition_config& cfg);
     void remove_partition(shard_state& s, const storage::topic_partition& tp, bool delete_log);
-    partition_config config_for(const metadata::metadata_image& image,
-                                const metadata::topic_image& topic) const;
 
     int32_t _node_id;
     std::vector<std::unique_ptr<shard_state>> _shards;

@@ -332,6 +332,7 @@ asio::awaitable<void> connection::read_loop() {
             co_return;
         }
         _last_activity = std::chrono::steady_clock::now();
+        const auto read_at = _last_activity;
         // A throttled client's next request waits out its throttle, as if
         // Kafka had muted the channel (KIP-219).
         co_await wait_out_throttle();
@@ -359,6 +360,7 @@ asio::awaitable<void> connection::read_loop() {
                          ctx.header.api_version <= handler->max_version;
         auto slot = std::make_shared<response_slot>();
         slot->header = ctx.header;
+        slot->read_at = read_at;
         if (!supported) {
             if (ctx.header.api_key != k_api_versions_key) {
                 close(fmt::format("unsupported request api_key={} ({}) api_version={}",
@@ -368,6 +370,7 @@ asio::awaitable<void> connection::read_loop() {
             }
             ctx.broker = &_broker;
             slot->result = handlers::api_versions_unsupported(ctx);
+            slot->started_at = slot->answered_at = std::chrono::steady_clock::now();
             slot->ready = true;
             _queue.push_back(slot);
             _response_ready.cancel();
@@ -454,6 +457,7 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
         co_await _handler_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
     in_queue.leave();
+    slot->started_at = std::chrono::steady_clock::now();
     if (_closed) {
         slot->result = handler_result::no_response();
         slot->ready = true;
@@ -467,6 +471,7 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
                       _peer, ctx.header.api_key, ctx.header.api_version, e.what());
         slot->result = handler_result::close("internal error while handling request");
     }
+    slot->answered_at = std::chrono::steady_clock::now();
     if (ctx.produce_order) {
         // Whatever the handler did, later Produce requests may append now.
         ctx.produce_order->done(ctx.produce_ticket);
@@ -498,10 +503,13 @@ asio::awaitable<void> connection::write_loop() {
         auto slot = _queue.front();
         _queue.pop_front();
         _queue_drained.cancel();
+        const auto send_started = std::chrono::steady_clock::now();
         switch (slot->result.what) {
             case handler_result::kind::no_response:
+                record_request_metrics(*slot, send_started);
                 continue;
             case handler_result::kind::close:
+                record_request_metrics(*slot, send_started);
                 close(fmt::format("{} api_key={} api_version={} correlation_id={}",
                                   slot->result.close_reason, slot->header.api_key,
                                   slot->header.api_version, slot->header.correlation_id));
@@ -512,6 +520,7 @@ asio::awaitable<void> connection::write_loop() {
         if (!co_await send_response(*slot)) {
             co_return;
         }
+        record_request_metrics(*slot, send_started);
         _last_activity = std::chrono::steady_clock::now();
         if (_sasl && _sasl->close_after_response) {
             close("SASL authentication failed");

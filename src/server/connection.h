@@ -51,7 +51,12 @@ class connection : public std::enable_shared_from_this<connection> {
         bool ready = false;
         handler_result result;
         bool raw = false;  // a SaslHandshake v0 token: a size and the bytes, no header
+        // For the request metrics (Kafka's RequestChannel phases).
+        std::chrono::steady_clock::time_point read_at, started_at, answered_at;
     };
+    // Counts a request done (sent, dropped or closed on) in the metrics.
+    void record_request_metrics(const response_slot& slot,
+                                std::chrono::steady_clock::time_point send_started) const;
     // After a SaslHandshake v0 the client sends the SASL tokens as bare
     // frames; answers one.
     void answer_raw_sasl_token(bytes_view token);

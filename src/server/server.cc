@@ -1,5 +1,9 @@
 #include "server/server.h"
 
+#include "common/metrics/thread_stats.h"
+#include "server/http/admin_api.h"
+#include "server/http/health.h"
+
 #include "security/tls_context.h"
 
 #include <fmt/ranges.h>
@@ -210,6 +214,13 @@ status server::start() {
             _cfg, *_channel, *_quorum, _controller->io().get_executor(), self_registration());
         _lifecycle->set_fence_wanted([this] { return _data.replicas().logs().all_dirs_offline(); });
         _lifecycle->start();
+    }
+    // Served while the broker catches up, so that a readiness probe can tell.
+    if (auto st = start_http(); !st) {
+        stop();
+        return st;
+    }
+    if (_cfg.is_broker()) {
         auto waited = _lifecycle->wait_until_unfenced(
             std::chrono::milliseconds(_cfg.initial_broker_registration_timeout_ms),
             _start_interrupted);
@@ -232,6 +243,11 @@ void server::stop() {
         return;
     }
     _running = false;
+    if (_http) {
+        // First: its routes read the parts stopped below.
+        _http->stop();
+        _http.reset();
+    }
     if (_lifecycle) {
         // Controlled shutdown: the controller moves leaderships away first.
         _lifecycle->controlled_shutdown(
@@ -268,6 +284,46 @@ void server::stop() {
     _groups.reset();
     _data.shutdown();
     spdlog::info("event=stopped node_id={}", _cfg.node_id);
+}
+
+http::observed_node server::observed() const {
+    http::observed_node node;
+    node.broker = &_context;
+    node.quorum = _quorum.get();
+    node.lifecycle = _lifecycle.get();
+    node.is_broker = _cfg.is_broker();
+    node.is_controller = _cfg.is_controller();
+    return node;
+}
+
+status server::start_http() {
+    metrics::set_enabled(!_cfg.metrics_host.empty());
+    if (_cfg.metrics_host.empty()) {
+        return {};
+    }
+    const http::observed_node node = observed();
+    auto h = std::make_unique<http::http_listener>(_cfg.metrics_host, _cfg.metrics_port);
+    h->route("/metrics", [node](const http::http_request&) {
+        return http::http_response{200, "text/plain; version=0.0.4; charset=utf-8",
+                                   http::render_metrics(node)};
+    });
+    h->route("/v1/health/live", [](const http::http_request&) { return http::live_check(); });
+    h->route("/v1/health/ready",
+             [node](const http::http_request&) { return http::ready_check(node); });
+    h->route("/v1/cluster", [node](const http::http_request&) { return http::cluster_json(node); });
+    h->route("/v1/brokers", [node](const http::http_request&) { return http::brokers_json(node); });
+    h->route("/v1/topics", [node](const http::http_request&) { return http::topics_json(node); });
+    h->route_prefix("/v1/topics/", [node](const http::http_request& r) {
+        return http::topic_json(node, std::string_view(r.path).substr(sizeof("/v1/topics/") - 1));
+    });
+    h->route("/v1/quorum", [node](const http::http_request&) { return http::quorum_json(node); });
+    if (auto st = h->start(); !st) {
+        return st;
+    }
+    spdlog::info("event=listening listener=metrics host={} port={}", _cfg.metrics_host,
+                 _cfg.metrics_port);
+    _http = std::move(h);
+    return {};
 }
 
 uint16_t server::bound_port(const std::string& listener_name) const {

@@ -22,6 +22,8 @@
 #include "server/connection_quotas.h"
 #include "server/data_plane.h"
 #include "server/handler_registry.h"
+#include "server/http/broker_metrics.h"
+#include "server/http/http_listener.h"
 #include "server/listener.h"
 #include "server/quorum/broker_lifecycle.h"
 #include "server/quorum/controller_frontend.h"
@@ -47,8 +49,12 @@ class server {
     // The port a listener is bound to (useful with port 0), or 0.
     uint16_t bound_port(const std::string& listener_name) const;
     broker_context& context() { return _context; }
+    // What /metrics and the health checks read of this node.
+    http::observed_node observed() const;
 
   private:
+    // metrics.listener: /metrics and the health checks (server/http/).
+    status start_http();
     // Opens the metadata quorum's log and builds the controller around it.
     status open_quorum();
     // A leader's ISR change to the active controller (AlterPartition); on the
@@ -81,6 +87,8 @@ class server {
     // The SASL settings of each SASL listener, by listener name.
     std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>
         _sasl_configs;
+    // metrics.listener: /metrics and the health checks.
+    std::unique_ptr<http::http_listener> _http;
     std::vector<std::unique_ptr<listener>> _listeners;             // client listeners
     std::vector<std::unique_ptr<listener>> _controller_listeners;  // controller.listener.names
     bool _running = false;

@@ -18,6 +18,7 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic
 
+from metrics_support import scrape
 from samsa_harness import wait_until
 
 FAST = {
@@ -191,11 +192,17 @@ def test_isr_shrinks_for_a_paused_follower_and_expands_after(cluster):
     try:
         wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == sorted([leader, f2.node_id]),
                    15, "the paused follower dropped from the ISR")
+        # The leader's metrics follow its ISR (Kafka's ReplicaManager gauges).
+        m = scrape(lead)
+        assert m.value("kafka_server_replicamanager_underreplicatedpartitions") == 1
+        assert m.value("kafka_server_replicamanager_atminisrpartitioncount") == 1
+        assert m.value("kafka_server_replicamanager_isrshrinks_total") >= 1
         acked, errors = produce(lead.bootstrap, "isr", [b"a", b"b"])
         assert len(acked) == 2 and not errors  # ISR 2 >= min.insync.replicas 2
         f2.kill(signal.SIGSTOP)
         wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == [leader], 15,
                    "the ISR down to the leader")
+        assert scrape(lead).value("kafka_server_replicamanager_underminisrpartitioncount") == 1
         acked, errors = produce(lead.bootstrap, "isr", [b"c"], **{"message.timeout.ms": 3000,
                                                                   "retries": 0})
         assert not acked and errors
@@ -210,6 +217,12 @@ def test_isr_shrinks_for_a_paused_follower_and_expands_after(cluster):
         f2.kill(signal.SIGCONT)
     wait_until(lambda: partitions_of(c, "isr", via=lead)[0][2] == [1, 2, 3], 15,
                "the whole ISR back")
+    m = scrape(lead)
+    assert m.value("kafka_server_replicamanager_underreplicatedpartitions") == 0
+    assert m.value("kafka_server_replicamanager_isrexpands_total") >= 2
+    # What the followers fetched of it, as each side counts it.
+    assert m.value("kafka_server_brokertopicmetrics_replicationbytesout_total") > 0
+    assert scrape(f2).value("kafka_server_brokertopicmetrics_replicationbytesin_total") > 0
 
 
 @pytest.mark.parametrize("idempotent", [True, False], ids=["idempotent", "at-least-once"])

@@ -89,7 +89,7 @@ class Broker:
         self.data_dir = self.root / "data"
         self.log_path = self.root / "broker.log"
         self.properties_path = self.root / "server.properties"
-        self.port, self.controller_port = free_ports(2)
+        self.port, self.controller_port, self.metrics_port = free_ports(3)
         self._fixed_port = port is not None
         if port is not None:
             self.port = port
@@ -107,6 +107,10 @@ class Broker:
     @property
     def bootstrap(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://{self.host}:{self.metrics_port}"
 
     @property
     def pid(self) -> int:
@@ -130,6 +134,7 @@ class Broker:
             "controller.listener.names": "CONTROLLER",
             "controller.quorum.voters": f"{self.node_id}@{self.host}:{self.controller_port}",
             "log.dirs": str(self.data_dir),
+            "metrics.listener": f"{self.host}:{self.metrics_port}",
         }
         lines = ["# written by tests/integration/samsa_harness.py"]
         props.update(self.extra_properties)
@@ -158,7 +163,7 @@ class Broker:
                 lost_port = b"Address already in use" in self.log_path.read_bytes()[log_offset:]
                 if not (first_start and lost_port and not self._fixed_port and attempt < 2):
                     raise
-                self.port, self.controller_port = free_ports(2)
+                self.port, self.controller_port, self.metrics_port = free_ports(3)
                 self._write_properties()
         raise AssertionError("unreachable")
 

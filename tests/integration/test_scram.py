@@ -206,9 +206,11 @@ def test_the_configs_verb_manages_scram_users(broker, tmp_path):
     assert "Too few iterations" in on(
         broker, *users, "--alter", "--entity-name", "erin", "--add-config",
         "SCRAM-SHA-256=[iterations=10,password=x]").failed().error
-    assert "quota configs are not served" in on(
-        broker, *users, "--alter", "--entity-name", "erin", "--add-config",
-        "consumer_byte_rate=1024").failed().error
+    # Quota keys and SCRAM credentials live side by side on one user.
+    on(broker, *users, "--alter", "--entity-name", "erin", "--add-config",
+       "consumer_byte_rate=1024").ok()
+    assert "consumer_byte_rate=1024.0" in on(broker, *users, "--describe", "--entity-name",
+                                             "erin").ok().stdout
     # A secured --command-config is refused, not spoken to in plaintext.
     props = tmp_path / "client.properties"
     props.write_text("security.protocol=SASL_PLAINTEXT\n")

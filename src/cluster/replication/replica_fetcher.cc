@@ -13,6 +13,7 @@
 
 #include "cluster/replication/fetch_session_handler.h"
 #include "common/clock.h"
+#include "common/metrics/thread_stats.h"
 #include "net/await_callback.h"
 #include "net/kafka_rpc_client.h"
 #include "protocol/generated/fetch_request.h"
@@ -264,6 +265,10 @@ asio::awaitable<void> replica_fetcher::run() {
                         continue;
                     }
                     auto data = pd->records.contiguous();
+                    // Kafka's ReplicationBytesInPerSec: what the leader sent.
+                    if (metrics::enabled()) {
+                        metrics::local().replication_bytes_in.add(data.size());
+                    }
                     if (auto st = p->append_as_follower(data, pd->high_watermark, now); !st) {
                         spdlog::warn(
                             "event=follower_append_failed partition={} leader={} "

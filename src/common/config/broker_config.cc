@@ -32,6 +32,36 @@ error config_error(std::string message) {
     return error{error_code::invalid_config, std::move(message)};
 }
 
+// "host:port" or "[v6 host]:port"; empty: no HTTP listener.
+status parse_metrics_listener(const std::string& value, broker_config& c) {
+    if (value.empty()) {
+        return {};
+    }
+    const auto colon = value.rfind(':');
+    std::string host = colon == std::string::npos ? "" : value.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);  // an IPv6 address
+    } else if (host.find(':') != std::string::npos) {
+        host.clear();  // a URL, or an IPv6 address without brackets
+    }
+    if (host.find_first_of("/[] ") != std::string::npos) {
+        host.clear();
+    }
+    int port = -1;
+    if (colon != std::string::npos && colon + 1 < value.size() &&
+        value.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+        value.size() - colon - 1 <= 5) {
+        port = std::stoi(value.substr(colon + 1));
+    }
+    if (host.empty() || port < 1 || port > 65535) {
+        return config_error(fmt::format(
+            "metrics.listener '{}' is not host:port (e.g. 127.0.0.1:9644), nor empty", value));
+    }
+    c.metrics_host = std::move(host);
+    c.metrics_port = uint16_t(port);
+    return {};
+}
+
 }  // namespace
 
 bool broker_config::is_broker() const {
@@ -107,6 +137,9 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.broker_rack = v.get_optional_string("broker.rack");
     c.rack_aware_replica_selector = v.get_optional_string("replica.selector.class").value_or("") ==
                                     "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+    if (auto st = parse_metrics_listener(v.get_string("metrics.listener"), c); !st) {
+        return st.err();
+    }
     c.broker_session_timeout_ms = v.get_int("broker.session.timeout.ms");
     c.broker_heartbeat_interval_ms = v.get_int("broker.heartbeat.interval.ms");
     c.initial_broker_registration_timeout_ms = v.get_int("initial.broker.registration.timeout.ms");

@@ -33,6 +33,10 @@ struct broker_config {
     std::vector<std::string> controller_listener_names;  // upper case
     std::vector<quorum_voter> controller_quorum_voters;
     std::optional<std::string> broker_rack;
+    // metrics.listener: the HTTP listener of /metrics and the health checks;
+    // an empty host means none is served.
+    std::string metrics_host;
+    uint16_t metrics_port = 0;
     // replica.selector.class names the rack-aware selector (KIP-392).
     bool rack_aware_replica_selector = false;
     int32_t broker_session_timeout_ms = 0;

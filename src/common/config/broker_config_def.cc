@@ -148,6 +148,9 @@ config_def build() {
         "the leader.");
     def("broker.rack", k_string, null, none(), medium, read_only,
         "Rack of the broker, for rack-aware replica assignment, e.g. us-east-1d.");
+    def("metrics.listener", k_string, "127.0.0.1:9644", none(), medium, read_only,
+        "host:port of the HTTP listener serving /metrics (Prometheus text format) and the "
+        "/v1/health checks; empty serves none. Loopback by default: it has no authentication.");
     def("metadata.log.dir", k_string, null, none(), high, read_only,
         "Directory of the cluster metadata log. If unset, the first directory of log.dirs is "
         "used.");

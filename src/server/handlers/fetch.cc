@@ -6,6 +6,7 @@
 #include "cluster/replica_manager.h"
 #include "common/client_quotas.h"
 #include "common/clock.h"
+#include "common/metrics/thread_stats.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
 #include "server/authorization.h"
@@ -219,6 +220,63 @@ void authorize_targets(const request_context& ctx, std::vector<fetch_target>& ta
     }
 }
 
+// A throttled consumer's answer (Kafka's FetchContext.getThrottledResponse):
+// no partitions; an incremental fetch keeps its session, and a full fetch's
+// new session is dropped, the client opening another when it fetches again.
+fetch_response throttled_response(fetch_plan& plan, server::fetch::fetch_session_cache& sessions,
+                                  int32_t throttle_ms) {
+    fetch_response resp;
+    resp.throttle_time_ms = throttle_ms;
+    if (plan.incremental) {
+        resp.session_id = plan.response_session_id;
+    } else if (plan.session) {
+        sessions.remove(plan.session->id());
+    }
+    return resp;
+}
+
+// Kafka's BrokerTopicMetrics of a fetch answered (on the handler's reactor):
+// a consumer's partitions count as fetch requests, the records sent as bytes
+// out, and a read that failed for anything but where it was sent (as Kafka's
+// ReplicaManager.readFromLocalLog tells them apart) as a failure; what
+// followers get counts as replication bytes out.
+void count_fetch(const std::vector<fetch_target>& targets,
+                 const std::vector<cluster::fetch_outcome>& results, bool consumer) {
+    if (!metrics::enabled()) {
+        return;
+    }
+    auto& stats = metrics::local();
+    for (size_t i = 0; i < targets.size() && i < results.size(); ++i) {
+        const auto& r = results[i];
+        const uint64_t bytes = uint64_t(std::max<int64_t>(0, r.records.length));
+        if (!consumer) {
+            stats.replication_bytes_out.add(bytes);
+            continue;
+        }
+        auto& topic = stats.topic(targets[i].key.topic);
+        topic.total_fetch_requests.add(1);
+        stats.all_topics.total_fetch_requests.add(1);
+        topic.bytes_out.add(bytes);
+        stats.all_topics.bytes_out.add(bytes);
+        switch (r.error.code) {
+            case error_code::none:
+            case error_code::unknown_topic_or_partition:
+            case error_code::not_leader_or_follower:
+            case error_code::unknown_leader_epoch:
+            case error_code::fenced_leader_epoch:
+            case error_code::replica_not_available:
+            case error_code::kafka_storage_error:
+            case error_code::offset_out_of_range:
+            case error_code::inconsistent_topic_id:
+            case error_code::topic_authorization_failed:
+                break;
+            default:
+                topic.failed_fetch_requests.add(1);
+                stats.all_topics.failed_fetch_requests.add(1);
+        }
+    }
+}
+
 // KIP-219: from this version the client itself waits out throttle_time_ms.
 constexpr int16_t client_throttling_version = 8;
 
@@ -335,16 +393,21 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         }
     }
     resp.encode(out.body, version);
-    // The response's bytes count against the consumer's quota; one that
-    // went over it is told to wait (re-encoded: throttle_time_ms leads it).
-    const int32_t throttle =
-        consumer ? server::quota::record_client_quota(ctx, *image, samsa::quota::consumer_byte_rate,
-                                                      double(out.body.size()))
-                 : 0;
-    if (throttle > 0 && version >= 1) {
-        resp.throttle_time_ms = throttle;
+    // The response's bytes count against the consumer's quota. One that went
+    // over it gets, as from Kafka's KafkaApis, an empty response carrying
+    // throttle_time_ms instead, and the bytes it did not get are taken back
+    // off its rate: it fetches the same offsets again once it has waited.
+    const double size = double(out.body.size());
+    const int32_t throttle = consumer ? server::quota::record_client_quota(
+                                            ctx, *image, samsa::quota::consumer_byte_rate, size)
+                                      : 0;
+    if (throttle > 0) {
+        server::quota::record_client_quota(ctx, *image, samsa::quota::consumer_byte_rate, -size);
         out.body = {};
-        resp.encode(out.body, version);
+        throttled_response(plan, *ctx.broker->fetch_sessions, throttle).encode(out.body, version);
+    }
+    if (throttle == 0) {
+        count_fetch(plan.targets, results, consumer);
     }
     out.throttle_ms = throttle;
     out.client_backs_off = version >= client_throttling_version;

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/config/broker_config.h"
 #include "common/error.h"
+#include "common/metrics/thread_stats.h"
 #include "coordinator/txn/transaction_coordinator.h"
 #include "metadata/metadata_image.h"
 #include "protocol/generated/produce_request.h"
@@ -129,6 +130,40 @@ void fill(partition_response& out, const cluster::produce_outcome& r) {
 // KIP-219: from this version the client itself waits out throttle_time_ms.
 constexpr int16_t client_throttling_version = 6;
 
+// Kafka's BrokerTopicMetrics of an append, on the partition's shard: every
+// append tried counts a produce request, an appended one its bytes and
+// records, and one refused for what it carried (not for where it was sent,
+// as Kafka's ReplicaManager.appendToLocalLog tells them apart) a failure.
+void count_append(const produce_item& it) {
+    if (!metrics::enabled()) {
+        return;
+    }
+    auto& stats = metrics::local();
+    auto& topic = stats.topic(it.tp.topic);
+    topic.total_produce_requests.add(1);
+    stats.all_topics.total_produce_requests.add(1);
+    switch (it.result.error.code) {
+        case error_code::none: {
+            const uint64_t records = uint64_t(it.result.last_offset - it.result.base_offset + 1);
+            topic.bytes_in.add(it.records.size());
+            topic.messages_in.add(records);
+            stats.all_topics.bytes_in.add(it.records.size());
+            stats.all_topics.messages_in.add(records);
+            return;
+        }
+        case error_code::unknown_topic_or_partition:
+        case error_code::not_leader_or_follower:
+        case error_code::message_too_large:
+        case error_code::record_list_too_large:
+        case error_code::corrupt_message:
+        case error_code::kafka_storage_error:
+            return;
+        default:
+            topic.failed_produce_requests.add(1);
+            stats.all_topics.failed_produce_requests.add(1);
+    }
+}
+
 void set_error(partition_response& out, error_code ec) {
     out.error_code = to_wire(ec);
     out.base_offset = -1;
@@ -238,6 +273,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         }
         it.result = p->append_records(it.records, version, acks, now,
                                       verifying ? &it.verification : nullptr);
+        count_append(it);
         if (it.result.error.code != error_code::none) {
             return;
         }

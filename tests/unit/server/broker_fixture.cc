@@ -206,6 +206,9 @@ void broker_fixture::start() {
         {"group.initial.rebalance.delay.ms", "0"},
         {"num.io.threads", "2"},
         {"broker.heartbeat.interval.ms", "100"},
+        // No HTTP listener: test binaries run side by side (the metrics are
+        // rendered directly in server/http tests).
+        {"metrics.listener", ""},
     };
     auto loaded = config::make_broker_config(props, {});
     if (!loaded) {

@@ -9,6 +9,8 @@
 #include "protocol/generated/alter_client_quotas_response.h"
 #include "protocol/generated/describe_client_quotas_request.h"
 #include "protocol/generated/describe_client_quotas_response.h"
+#include "protocol/generated/fetch_request.h"
+#include "protocol/generated/fetch_response.h"
 
 namespace samsa::server::test {
 namespace {
@@ -17,6 +19,28 @@ using protocol::alter_client_quotas_request;
 using protocol::alter_client_quotas_response;
 using protocol::describe_client_quotas_request;
 using protocol::describe_client_quotas_response;
+using protocol::fetch_request;
+using protocol::fetch_response;
+
+// A consumer fetch of partition 0 from offset 0 that does not wait, in
+// session `session_id` at `epoch` (0, -1: a full fetch with / without one).
+fetch_request consumer_fetch(const uuid& topic_id, int32_t session_id, int32_t epoch) {
+    fetch_request req;
+    req.replica_id = -1;
+    req.max_wait_ms = 0;
+    req.min_bytes = 0;
+    req.max_bytes = 1 << 20;
+    req.session_id = session_id;
+    req.session_epoch = epoch;
+    if (epoch <= 0) {
+        auto& t = req.topics.emplace_back();
+        t.topic_id = topic_id;
+        auto& p = t.partitions.emplace_back();
+        p.partition = 0;
+        p.partition_max_bytes = 1 << 20;
+    }
+    return req;
+}
 
 class client_quotas_test : public broker_test {
   protected:
@@ -121,6 +145,46 @@ TEST_F(client_quotas_test, a_produce_over_the_clients_byte_rate_is_told_to_wait)
     EXPECT_EQ(broker().produce_request(topic, 0, 200).throttle_time_ms, 0);
 
     ASSERT_ERROR(alter(slow, "producer_byte_rate", std::nullopt).error_code, error_code::none);
+}
+
+TEST_F(client_quotas_test, a_fetch_over_the_consumers_byte_rate_is_answered_empty) {
+    const auto topic = unique_name("quota-topic");
+    const uuid id = broker().create_topic(topic);
+    ASSERT_ERROR(broker().produce(topic, 0, 8).error_code, error_code::none);
+    const auto slow = unique_name("quota-consumer");
+    ASSERT_ERROR(alter(slow, "consumer_byte_rate", 10).error_code, error_code::none);
+    wait_for(slow, {{"consumer_byte_rate", 10}});
+
+    // Any response with the records is over 10 B/s across the window: Kafka
+    // answers with no partitions and the time to wait, and takes the bytes
+    // not sent back off the rate, so asking again is not told to wait longer.
+    auto first =
+        broker().call<fetch_response>(consumer_fetch(id, 0, 0), 13, listener_kind::client, slow);
+    EXPECT_ERROR(first.error_code, error_code::none);
+    EXPECT_GT(first.throttle_time_ms, 0);
+    EXPECT_TRUE(first.responses.empty());
+    EXPECT_EQ(first.session_id, 0);  // a full fetch's new session is not kept
+    auto again =
+        broker().call<fetch_response>(consumer_fetch(id, 0, -1), 13, listener_kind::client, slow);
+    EXPECT_TRUE(again.responses.empty());
+    EXPECT_GT(again.throttle_time_ms, 0);
+    EXPECT_LE(again.throttle_time_ms, first.throttle_time_ms);
+
+    // A session opened by another client id: the throttled incremental fetch
+    // keeps it, and its next epoch still serves the records.
+    auto open = broker().call<fetch_response>(consumer_fetch(id, 0, 0), 13);
+    ASSERT_NE(open.session_id, 0);
+    ASSERT_EQ(open.responses.size(), 1u);
+    auto throttled = broker().call<fetch_response>(consumer_fetch(id, open.session_id, 1), 13,
+                                                   listener_kind::client, slow);
+    EXPECT_EQ(throttled.session_id, open.session_id);
+    EXPECT_TRUE(throttled.responses.empty());
+    EXPECT_GT(throttled.throttle_time_ms, 0);
+    auto next = broker().call<fetch_response>(consumer_fetch(id, open.session_id, 2), 13);
+    EXPECT_ERROR(next.error_code, error_code::none);
+    EXPECT_EQ(next.throttle_time_ms, 0);
+
+    ASSERT_ERROR(alter(slow, "consumer_byte_rate", std::nullopt).error_code, error_code::none);
 }
 
 }  // namespace

@@ -136,6 +136,26 @@ TEST(broker_config, samsa_defaults) {
     EXPECT_EQ(c.values.get_int("num.io.threads"), 0);
 }
 
+TEST(broker_config, metrics_listener_defaults_to_loopback_9644_and_empty_turns_it_off) {
+    auto c = ok(minimal());
+    EXPECT_EQ(c.metrics_host, "127.0.0.1");
+    EXPECT_EQ(c.metrics_port, 9644);
+    auto off = ok(with(minimal(), {{"metrics.listener", ""}}));
+    EXPECT_EQ(off.metrics_host, "");
+    auto v6 = ok(with(minimal(), {{"metrics.listener", "[::1]:19644"}}));
+    EXPECT_EQ(v6.metrics_host, "::1");
+    EXPECT_EQ(v6.metrics_port, 19644);
+}
+
+TEST(broker_config, a_metrics_listener_that_is_not_host_and_port_is_refused_naming_the_key) {
+    for (const char* bad :
+         {"9644", "localhost", ":9644", "host:0", "host:70000", "host:12ab", "http://host:9644"}) {
+        EXPECT_TRUE(
+            contains(fail(with(minimal(), {{"metrics.listener", bad}})), "metrics.listener"))
+            << bad;
+    }
+}
+
 TEST(broker_config, listeners_default_is_plaintext_9092) {
     // A controller-only node needs explicit listeners; check the broker default via the table.
     const config_key* k = broker_config_def().find("listeners");

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The price of the metrics (docs/metrics.md; run by hand, not part of `make test`):
+# produce throughput of one node counting and scraped every second (metrics.listener
+# set) against one that counts nothing (metrics.listener empty), in one run on this
+# machine. The two brokers take turns, three rounds each, so drift on a shared
+# machine falls on both; prints each round and the ratio of the medians [>= 0.98].
+#
+# Usage: bench/metrics_bench.sh [records] (default 500000 x 1 KiB, acks=1)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-500000}
+SAMSA=${SAMSA_BIN:-build/samsa}
+[ -x "$SAMSA" ] || { echo "build first: make build" >&2; exit 1; }
+work=$(mktemp -d /tmp/samsa-bench-XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+json() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1]); print(eval('d'+sys.argv[1]))" "$1"; }
+
+start() { # name metrics.listener -> sets $bs
+  local port cport; port=$(free_port); cport=$(free_port)
+  "$SAMSA" server config/server.properties --override "log.dirs=$work/$1" \
+    --override "metrics.listener=$2" \
+    --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
+    --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/$1.log" 2>&1 &
+  pids+=("$!")
+  for _ in $(seq 200); do grep -q "event=listening listener=PLAINTEXT" "$work/$1.log" && break; sleep 0.1; done
+  bs="127.0.0.1:$port"
+}
+
+mport=$(free_port)
+start on "127.0.0.1:$mport"; bs_on=$bs
+start off ""; bs_off=$bs
+# A Prometheus-like scraper on the counting broker, every second.
+( while sleep 1; do curl -s "http://127.0.0.1:$mport/metrics" >/dev/null || true; done ) &
+pids+=("$!")
+
+round() { # bootstrap topic -> records/s
+  "$SAMSA" topics --bootstrap-server "$1" --create --topic "$2" --partitions 1 \
+    --replication-factor 1 --config file.delete.delay.ms=0 >/dev/null
+  "$SAMSA" perf produce --bootstrap-server "$1" --topic "$2" --num-records "$N" --record-size 1024 \
+    --throughput -1 --producer-props acks=1 linger.ms=5 batch.size=1048576 --json 2>/dev/null \
+    | tail -1 | json "['records_per_sec']"
+  "$SAMSA" topics --bootstrap-server "$1" --delete --topic "$2" >/dev/null
+}
+
+on=(); off=()
+for i in 1 2 3; do
+  on+=("$(round "$bs_on" "m$i")"); off+=("$(round "$bs_off" "m$i")")
+  echo "round $i: metrics on ${on[-1]} rec/s, off ${off[-1]} rec/s"
+done
+curl -s "http://127.0.0.1:$mport/metrics" | grep -c '^kafka_' | xargs echo "series scraped:"
+/usr/bin/python3 - "${on[*]}" "${off[*]}" <<'PY'
+import statistics, sys
+on = [float(x) for x in sys.argv[1].split()]
+off = [float(x) for x in sys.argv[2].split()]
+print(f"produce throughput, metrics on / off (medians): "
+      f"{statistics.median(on) / statistics.median(off):.3f}  [>= 0.98]")
+PY

@@ -1,0 +1,29 @@
+#pragma once
+// The admin API (JSON, read-only) of the HTTP listener, from the metadata
+// image this node serves and its own logs:
+//
+//   /v1/cluster          cluster id, active controller, brokers, counts
+//   /v1/brokers          every registered broker and its endpoints
+//   /v1/topics           every topic: id, partitions, replication factor,
+//                        under-replicated partitions
+//   /v1/topics/<name>    one topic: its config overrides and each partition's
+//                        leader, epoch, replicas, ISR, and, for the replicas
+//                        on this broker, the log's size and offsets
+//   /v1/quorum           the metadata quorum: leader, epoch, voters
+//
+// Field names follow Kafka's Metadata and DescribeCluster responses.
+#include <string_view>
+
+#include "server/http/broker_metrics.h"
+#include "server/http/http_listener.h"
+
+namespace samsa::server::http {
+
+http_response cluster_json(const observed_node& node);
+http_response brokers_json(const observed_node& node);
+http_response topics_json(const observed_node& node);
+// 404 for a topic the image does not have.
+http_response topic_json(const observed_node& node, std::string_view name);
+http_response quorum_json(const observed_node& node);
+
+}  // namespace samsa::server::http

@@ -1,0 +1,305 @@
+#include "server/http/broker_metrics.h"
+
+#include <array>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "cluster/replica_manager.h"
+#include "common/metrics/prometheus_text.h"
+#include "common/metrics/thread_stats.h"
+#include "protocol/generated/api_table.h"
+#include "server/broker_context.h"
+#include "server/http/partition_figures.h"
+#include "server/quorum/broker_lifecycle.h"
+#include "server/quorum/metadata_quorum.h"
+#include "version.h"
+
+namespace samsa::server::http {
+
+namespace {
+
+using metrics::counter;
+using metrics::labels;
+using metrics::prometheus_text;
+using metrics::topic_counters;
+
+// Kafka's BrokerTopicMetrics, per topic and (no label) for all topics.
+struct topic_figure {
+    std::string_view name;
+    counter topic_counters::*field;
+    std::string_view help;
+};
+constexpr std::array<topic_figure, 7> k_topic_figures = {{
+    {"kafka_server_brokertopicmetrics_messagesin_total", &topic_counters::messages_in,
+     "Records appended to the logs this broker leads"},
+    {"kafka_server_brokertopicmetrics_bytesin_total", &topic_counters::bytes_in,
+     "Record batch bytes appended to the logs this broker leads"},
+    {"kafka_server_brokertopicmetrics_bytesout_total", &topic_counters::bytes_out,
+     "Record bytes sent to consumers"},
+    {"kafka_server_brokertopicmetrics_totalproducerequests_total",
+     &topic_counters::total_produce_requests, "Produce requests, counted per partition"},
+    {"kafka_server_brokertopicmetrics_failedproducerequests_total",
+     &topic_counters::failed_produce_requests,
+     "Produce requests whose append failed, counted per partition"},
+    {"kafka_server_brokertopicmetrics_totalfetchrequests_total",
+     &topic_counters::total_fetch_requests, "Consumer fetches, counted per partition"},
+    {"kafka_server_brokertopicmetrics_failedfetchrequests_total",
+     &topic_counters::failed_fetch_requests,
+     "Consumer fetches answered with an error, counted per partition"},
+}};
+
+using topic_totals = std::array<uint64_t, k_topic_figures.size()>;
+
+void add(topic_totals& t, const topic_counters& c) {
+    for (size_t i = 0; i < k_topic_figures.size(); ++i) {
+        t[i] += (c.*k_topic_figures[i].field).value();
+    }
+}
+
+void render_topics(prometheus_text& out, const metadata::metadata_image& image) {
+    std::map<std::string, topic_totals> by_topic;
+    topic_totals all{};
+    metrics::for_each_block([&](const metrics::thread_stats& b) {
+        add(all, b.all_topics);
+        b.for_each_topic([&](const std::string& name, const topic_counters& c) {
+            // A deleted topic's figures go with it, as Kafka removes its metrics.
+            if (image.topic(name)) {
+                add(by_topic[name], c);
+            }
+        });
+    });
+    for (size_t i = 0; i < k_topic_figures.size(); ++i) {
+        const auto& f = k_topic_figures[i];
+        out.family(f.name, "counter", f.help);
+        out.sample(f.name, {}, double(all[i]));
+        for (const auto& [name, t] : by_topic) {
+            out.sample(f.name, {{"topic", name}}, double(t[i]));
+        }
+    }
+    out.family("kafka_server_brokertopicmetrics_replicationbytesin_total", "counter",
+               "Bytes this broker fetched as a follower");
+    out.sample("kafka_server_brokertopicmetrics_replicationbytesin_total", {},
+               double(metrics::sum(&metrics::thread_stats::replication_bytes_in)));
+    out.family("kafka_server_brokertopicmetrics_replicationbytesout_total", "counter",
+               "Bytes this broker sent to its followers");
+    out.sample("kafka_server_brokertopicmetrics_replicationbytesout_total", {},
+               double(metrics::sum(&metrics::thread_stats::replication_bytes_out)));
+}
+
+// Kafka's RequestMetrics: requests by api and version, and how long each
+// phase of a request took, by api.
+constexpr std::array<std::pair<std::string_view, std::string_view>, metrics::k_request_phases>
+    k_phases = {{
+        {"kafka_network_requestmetrics_requestqueuetimems",
+         "Time a read request waited for the requests before it, in ms"},
+        {"kafka_network_requestmetrics_localtimems",
+         "Time in the request's handler, replication and long polls included, in ms"},
+        {"kafka_network_requestmetrics_responsequeuetimems",
+         "Time an answer waited for earlier answers and throttling, in ms"},
+        {"kafka_network_requestmetrics_responsesendtimems", "Time writing the response, in ms"},
+        {"kafka_network_requestmetrics_totaltimems",
+         "Time from the request read to its response written, in ms"},
+    }};
+
+void render_requests(prometheus_text& out) {
+    struct api_totals {
+        std::array<uint64_t, metrics::k_max_api_version> versions{};
+        std::array<metrics::histogram_totals, metrics::k_request_phases> phases{};
+    };
+    std::map<int16_t, api_totals> by_api;
+    metrics::for_each_block([&](const metrics::thread_stats& b) {
+        b.for_each_request([&](int16_t api, const metrics::request_counters& c) {
+            auto& t = by_api[api];
+            for (size_t v = 0; v < t.versions.size(); ++v) {
+                t.versions[v] += c.requests[v].value();
+            }
+            for (size_t p = 0; p < t.phases.size(); ++p) {
+                t.phases[p].add(c.times[p]);
+            }
+        });
+    });
+    out.family("kafka_network_requestmetrics_requests_total", "counter",
+               "Requests answered (or dropped, acks=0), by api and version");
+    for (const auto& [api, t] : by_api) {
+        for (size_t v = 0; v < t.versions.size(); ++v) {
+            if (t.versions[v] > 0) {
+                out.sample("kafka_network_requestmetrics_requests_total",
+                           {{"request", std::string(protocol::api_name(api))},
+                            {"version", std::to_string(v)}},
+                           double(t.versions[v]));
+            }
+        }
+    }
+    for (size_t p = 0; p < k_phases.size(); ++p) {
+        out.family(k_phases[p].first, "histogram", k_phases[p].second);
+        for (const auto& [api, t] : by_api) {
+            out.histogram(k_phases[p].first, {{"request", std::string(protocol::api_name(api))}},
+                          t.phases[p]);
+        }
+    }
+}
+
+void gauge(prometheus_text& out, std::string_view name, std::string_view help, double v) {
+    out.family(name, "gauge", help);
+    out.sample(name, {}, v);
+}
+
+// Kafka's ReplicaManager gauges, from the image: what the controller
+// committed for the partitions this broker holds.
+void render_replica_manager(prometheus_text& out, const observed_node& node,
+                            const metadata::metadata_image& image) {
+    const int32_t self = node.broker->settings.node_id;
+    uint64_t partitions = 0, leaders = 0, under_replicated = 0, under_min_isr = 0, at_min_isr = 0,
+             offline = 0;
+    for (const auto& [name, topic] : image.topics_by_name) {
+        int32_t min_isr = -1;  // resolved once per topic, when it leads one
+        for (const auto& p : topic->partitions) {
+            if (std::find(p.replicas.begin(), p.replicas.end(), self) == p.replicas.end()) {
+                continue;
+            }
+            ++partitions;
+            offline += std::count(p.offline_replicas.begin(), p.offline_replicas.end(), self);
+            if (p.leader != self) {
+                continue;
+            }
+            ++leaders;
+            under_replicated += p.isr.size() < p.replicas.size();
+            if (min_isr < 0) {
+                min_isr = node.broker->replicas
+                              ? node.broker->replicas->config_for(image, *topic).min_insync_replicas
+                              : 1;
+            }
+            under_min_isr += int32_t(p.isr.size()) < min_isr;
+            at_min_isr += int32_t(p.isr.size()) == min_isr;
+        }
+    }
+    gauge(out, "kafka_server_replicamanager_partitioncount", "Partitions with a replica here",
+          double(partitions));
+    gauge(out, "kafka_server_replicamanager_leadercount", "Partitions this broker leads",
+          double(leaders));
+    gauge(out, "kafka_server_replicamanager_underreplicatedpartitions",
+          "Led partitions whose ISR is smaller than their replica set", double(under_replicated));
+    gauge(out, "kafka_server_replicamanager_underminisrpartitioncount",
+          "Led partitions whose ISR is below min.insync.replicas", double(under_min_isr));
+    gauge(out, "kafka_server_replicamanager_atminisrpartitioncount",
+          "Led partitions whose ISR is exactly min.insync.replicas", double(at_min_isr));
+    gauge(out, "kafka_server_replicamanager_offlinereplicacount",
+          "Replicas here that the metadata marks offline (a failed log dir)", double(offline));
+    out.family("kafka_server_replicamanager_isrshrinks_total", "counter",
+               "ISR shrinks of partitions this broker leads");
+    out.sample("kafka_server_replicamanager_isrshrinks_total", {},
+               double(metrics::sum(&metrics::thread_stats::isr_shrinks)));
+    out.family("kafka_server_replicamanager_isrexpands_total", "counter",
+               "ISR expansions of partitions this broker leads");
+    out.sample("kafka_server_replicamanager_isrexpands_total", {},
+               double(metrics::sum(&metrics::thread_stats::isr_expands)));
+    if (node.lifecycle) {
+        // Kafka's BrokerState: 3 RUNNING once unfenced, 2 RECOVERY before.
+        gauge(out, "kafka_server_kafkaserver_brokerstate",
+              "3 running (registered and unfenced), 2 catching up",
+              node.lifecycle->unfenced() ? 3 : 2);
+    }
+}
+
+// Kafka's Log gauges per partition (kafka.log:type=Log,name=Size,...), as
+// each shard reports its logs.
+void render_logs(prometheus_text& out, const observed_node& node,
+                 const metadata::metadata_image& image) {
+    const auto figures =
+        gather_partition_figures(*node.broker->replicas, image, std::chrono::seconds(5));
+    struct figure {
+        std::string_view name, help;
+        int64_t partition_figures::*field;
+    };
+    constexpr std::array<figure, 3> k_figures = {{
+        {"kafka_log_log_size", "Bytes of the partition's log segments",
+         &partition_figures::size_bytes},
+        {"kafka_log_log_logstartoffset", "The partition's log start offset",
+         &partition_figures::log_start_offset},
+        {"kafka_log_log_logendoffset", "The partition's log end offset",
+         &partition_figures::log_end_offset},
+    }};
+    for (const auto& f : k_figures) {
+        out.family(f.name, "gauge", f.help);
+        for (const auto& [tp, pf] : figures) {
+            out.sample(f.name, {{"topic", tp.topic}, {"partition", std::to_string(tp.partition)}},
+                       double(pf.*f.field));
+        }
+    }
+}
+
+// Kafka's controller metrics (KafkaController, ControllerStats), on a node
+// with the controller role, from the image it serves.
+void render_controller(prometheus_text& out, const observed_node& node,
+                       const metadata::metadata_image& image) {
+    uint64_t partitions = 0, offline = 0, imbalance = 0, fenced = 0, active = 0;
+    for (const auto& [name, topic] : image.topics_by_name) {
+        for (const auto& p : topic->partitions) {
+            ++partitions;
+            offline += p.leader < 0;
+            imbalance += !p.replicas.empty() && p.leader != p.replicas.front();
+        }
+    }
+    for (const auto& [id, b] : image.brokers) {
+        (b.fenced ? fenced : active) += 1;
+    }
+    gauge(out, "kafka_controller_kafkacontroller_activecontrollercount",
+          "1 on the active controller (the quorum leader), else 0",
+          node.quorum && node.quorum->is_local_leader() ? 1 : 0);
+    gauge(out, "kafka_controller_kafkacontroller_globaltopiccount", "Topics in the cluster",
+          double(image.topics_by_name.size()));
+    gauge(out, "kafka_controller_kafkacontroller_globalpartitioncount", "Partitions in the cluster",
+          double(partitions));
+    gauge(out, "kafka_controller_kafkacontroller_offlinepartitionscount",
+          "Partitions without a leader", double(offline));
+    gauge(out, "kafka_controller_kafkacontroller_preferredreplicaimbalancecount",
+          "Partitions not led by their first replica", double(imbalance));
+    gauge(out, "kafka_controller_kafkacontroller_activebrokercount", "Registered unfenced brokers",
+          double(active));
+    gauge(out, "kafka_controller_kafkacontroller_fencedbrokercount", "Registered fenced brokers",
+          double(fenced));
+}
+
+// Kafka's raft-metrics and the metadata loader's position.
+void render_raft(prometheus_text& out, const quorum::metadata_quorum& q) {
+    const auto le = q.leader();
+    gauge(out, "kafka_server_raftmetrics_current_leader",
+          "The quorum leader's node id, -1 while none is known", double(le.leader.value()));
+    gauge(out, "kafka_server_raftmetrics_current_epoch", "The quorum's epoch",
+          double(le.epoch.value()));
+    gauge(out, "kafka_server_raftmetrics_high_watermark",
+          "The metadata log's high watermark as last heard, -1 unknown",
+          double(q.known_high_watermark()));
+    gauge(out, "kafka_server_brokermetadatametrics_lastappliedrecordoffset",
+          "The last metadata log offset applied to this node's image", double(q.applied_offset()));
+}
+
+}  // namespace
+
+std::string render_metrics(const observed_node& node) {
+    prometheus_text out;
+    out.family("samsa_build_info", "gauge", "The running Samsa version");
+    out.sample("samsa_build_info", {{"version", std::string(k_version)}}, 1);
+    const auto image = node.broker->metadata.read();
+    if (node.is_broker) {
+        render_topics(out, *image);
+        render_requests(out);
+        render_replica_manager(out, node, *image);
+        if (node.broker->replicas) {
+            render_logs(out, node, *image);
+        }
+    }
+    if (node.is_controller) {
+        if (!node.is_broker) {
+            render_requests(out);
+        }
+        render_controller(out, node, *image);
+    }
+    if (node.quorum) {
+        render_raft(out, *node.quorum);
+    }
+    return out.take();
+}
+
+}  // namespace samsa::server::http

@@ -1,0 +1,33 @@
+#pragma once
+// /metrics: the broker's figures in Prometheus' text format, named as
+// Kafka's MBeans come out of the Prometheus JMX exporter
+// (kafka_server_brokertopicmetrics_bytesin_total, ...; docs/metrics.md).
+//
+// Counters are merged from every thread's metrics::thread_stats; gauges are
+// read from the current metadata image and the quorum, both safe from any
+// thread, so a scrape never stops a reactor.
+#include <string>
+
+namespace samsa::server {
+struct broker_context;
+namespace quorum {
+class metadata_quorum;
+class broker_lifecycle;
+}  // namespace quorum
+}  // namespace samsa::server
+
+namespace samsa::server::http {
+
+// What a scrape reads. The pointers outlive the http listener; quorum and
+// lifecycle are null where this node has no such part.
+struct observed_node {
+    const broker_context* broker = nullptr;
+    const quorum::metadata_quorum* quorum = nullptr;
+    const quorum::broker_lifecycle* lifecycle = nullptr;
+    bool is_broker = true;
+    bool is_controller = false;
+};
+
+std::string render_metrics(const observed_node& node);
+
+}  // namespace samsa::server::http
