@@ -14,17 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
-SAMSA=${SAMSA_BIN:-build/samsa}
-[ -x "$SAMSA" ] || { echo "build first: make build" >&2; exit 1; }
-work=$(mktemp -d /tmp/samsa-bench-XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+source bench/bench_lib.sh bench
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-json() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1]); print(eval('d'+sys.argv[1]))" "$1"; }
 
 port=$(free_port); cport=$(free_port)
 "$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \

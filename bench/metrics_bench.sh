@@ -9,15 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-500000}
-SAMSA=${SAMSA_BIN:-build/samsa}
-[ -x "$SAMSA" ] || { echo "build first: make build" >&2; exit 1; }
-work=$(mktemp -d /tmp/samsa-bench-XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-json() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1]); print(eval('d'+sys.argv[1]))" "$1"; }
+source bench/bench_lib.sh metrics-bench
 
 start() { # name metrics.listener -> sets $bs
   local port cport; port=$(free_port); cport=$(free_port)

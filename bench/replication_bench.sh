@@ -11,15 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-500000}
 SIZE=${2:-1024}
-SAMSA=${SAMSA_BIN:-build/samsa}
-[ -x "$SAMSA" ] || { echo "build first: make build" >&2; exit 1; }
-work=$(mktemp -d /tmp/samsa-repl-bench-XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+source bench/bench_lib.sh repl-bench
 
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-json() { /usr/bin/python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1]); print(eval('d'+sys.argv[1]))" "$1"; }
 cluster_id=$(/usr/bin/python3 -c 'import base64,uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))')
 
 # start_cluster NAME N -> sets $bs to the bootstrap servers

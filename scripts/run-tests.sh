@@ -63,6 +63,8 @@ fi
 # --- integration, client and cluster tests (pytest with Debian's python3).
 export SAMSA_BIN="$(cd "$build_dir" && pwd)/samsa"
 export SAMSA_CLIENTS_DIR="$(cd "$build_dir" && pwd)/clients"
+# Screenshots and other files tests keep (the console's, tests/integration/test_console.py).
+export SAMSA_ARTIFACTS_DIR="$(cd "$build_dir" && pwd)/test-artifacts"
 for suite in tests/integration tests/clients tests/cluster; do
     ls "$suite"/test_*.py >/dev/null 2>&1 || continue
     name=$(basename "$suite")

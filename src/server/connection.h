@@ -57,6 +57,11 @@ class connection : public std::enable_shared_from_this<connection> {
     // Counts a request done (sent, dropped or closed on) in the metrics.
     void record_request_metrics(const response_slot& slot,
                                 std::chrono::steady_clock::time_point send_started) const;
+    // log.slow.request.ms: one line for a request that took longer.
+    void log_if_slow(const response_slot& slot, std::chrono::steady_clock::time_point started,
+                     std::chrono::steady_clock::time_point answered,
+                     std::chrono::steady_clock::time_point send_started,
+                     std::chrono::steady_clock::time_point now) const;
     // After a SaslHandshake v0 the client sends the SASL tokens as bare
     // frames; answers one.
     void answer_raw_sasl_token(bytes_view token);

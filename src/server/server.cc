@@ -2,6 +2,7 @@
 
 #include "common/metrics/thread_stats.h"
 #include "server/http/admin_api.h"
+#include "server/http/console.h"
 #include "server/http/health.h"
 
 #include "security/tls_context.h"
@@ -307,6 +308,12 @@ status server::start_http() {
         return http::http_response{200, "text/plain; version=0.0.4; charset=utf-8",
                                    http::render_metrics(node)};
     });
+    auto console = [](const http::http_request&) {
+        return http::http_response{200, "text/html; charset=utf-8",
+                                   std::string(http::console_html())};
+    };
+    h->route("/", console);
+    h->route("/console", console);
     h->route("/v1/health/live", [](const http::http_request&) { return http::live_check(); });
     h->route("/v1/health/ready",
              [node](const http::http_request&) { return http::ready_check(node); });
@@ -314,8 +321,10 @@ status server::start_http() {
     h->route("/v1/brokers", [node](const http::http_request&) { return http::brokers_json(node); });
     h->route("/v1/topics", [node](const http::http_request&) { return http::topics_json(node); });
     h->route_prefix("/v1/topics/", [node](const http::http_request& r) {
-        return http::topic_json(node, std::string_view(r.path).substr(sizeof("/v1/topics/") - 1));
+        return http::topic_route(node, std::string_view(r.path).substr(sizeof("/v1/topics/") - 1),
+                                 r.query);
     });
+    h->route("/v1/groups", [node](const http::http_request&) { return http::groups_json(node); });
     h->route("/v1/quorum", [node](const http::http_request&) { return http::quorum_json(node); });
     if (auto st = h->start(); !st) {
         return st;

@@ -3,6 +3,7 @@ own parser while confluent-kafka (librdkafka) and kafka-python produce and
 consume: the topic counters move by exactly the records and bytes that went
 through, and every request the clients made is counted by api."""
 import glob
+import json
 import os
 import socket
 import time
@@ -189,3 +190,56 @@ def test_an_empty_metrics_listener_serves_no_http(start_broker):
     with socket.socket() as s:
         s.settimeout(2)
         assert s.connect_ex(("127.0.0.1", b.metrics_port)) != 0
+
+
+def test_a_groups_committed_offsets_and_lag_are_reported(broker):
+    topic = "metrics-lag"
+    create_topic(broker, topic)
+    produce(broker, topic, 200)
+    group = "metrics-lag-group"
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group,
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.subscribe([topic])
+    got = 0
+    deadline = time.monotonic() + 60
+    try:
+        while got < 150 and time.monotonic() < deadline:
+            m = c.poll(0.5)
+            if m is not None and not m.error():
+                got += 1
+                last = m
+        assert got == 150
+        c.commit(message=last, asynchronous=False)  # offset 150: 50 records behind
+    finally:
+        c.close()
+    labels = {"consumergroup": group, "topic": topic, "partition": "0"}
+    s = scrape(broker)
+    assert s.value("kafka_consumergroup_current_offset", **labels) == 150
+    assert s.value("kafka_consumergroup_lag", **labels) == 50
+    status, _, body = http_get(broker.metrics_url + "/v1/groups")
+    assert status == 200
+    groups = {g["group_id"]: g for g in json.loads(body)}
+    assert groups[group]["lag"] == 50
+    assert groups[group]["protocol_type"] == "consumer"
+    assert groups[group]["offsets"] == [{"topic": topic, "partition": 0,
+                                         "committed_offset": 150, "lag": 50}]
+
+
+def test_requests_slower_than_log_slow_request_ms_are_logged(start_broker):
+    b = start_broker(properties={"log.slow.request.ms": 100})
+    create_topic(b, "metrics-slow")
+    # A consumer of an empty partition long-polls: each Fetch waits its
+    # fetch.wait.max.ms (300 ms) on the broker.
+    c = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "unused",
+                  "fetch.wait.max.ms": 300})
+    from confluent_kafka import TopicPartition
+    c.assign([TopicPartition("metrics-slow", 0, 0)])
+    try:
+        deadline = time.monotonic() + 30
+        while "event=slow_request api=Fetch" not in b.log_text() and time.monotonic() < deadline:
+            c.poll(0.2)
+    finally:
+        c.close()
+    line = next(line for line in b.log_text().splitlines()
+                if "event=slow_request api=Fetch" in line)
+    assert "client_id=\"rdkafka\"" in line and "local_ms=" in line, line

@@ -156,6 +156,7 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.max_connections_per_ip = v.get_int("max.connections.per.ip");
     c.max_connections_per_ip_overrides = v.get_string("max.connections.per.ip.overrides");
     c.connections_max_idle_ms = v.get_long("connections.max.idle.ms");
+    c.log_slow_request_ms = v.get_long("log.slow.request.ms");
     c.queued_max_requests = v.get_int("queued.max.requests");
     c.request_timeout_ms = v.get_int("request.timeout.ms");
     c.quota_window_num = v.get_int("quota.window.num");

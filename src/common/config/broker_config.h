@@ -69,6 +69,8 @@ struct broker_config {
     int32_t max_connections_per_ip = 0;
     std::string max_connections_per_ip_overrides;  // host:count,... (server/connection_quotas.h)
     int64_t connections_max_idle_ms = 0;
+    // log.slow.request.ms: a request that took longer is logged; 0: none.
+    int64_t log_slow_request_ms = 0;
     int32_t queued_max_requests = 0;
     int32_t request_timeout_ms = 0;
     // Client quotas' sampled rate (server/quota/client_quota_manager.h).

@@ -200,6 +200,10 @@ config_def build() {
         "Maximum number of connections from one IP address.");
     def("max.connections.per.ip.overrides", k_string, "", none(), medium, read_only,
         "Per-address limits that replace max.connections.per.ip: host:count,host:count.");
+    def("log.slow.request.ms", k_long, "0", validator::at_least(0), medium, read_only,
+        "A request that takes longer than this many milliseconds from read to response sent is "
+        "logged with its api, client id and the time of each phase; 0 logs none. Long polls "
+        "(Fetch max.wait.ms) and group joins wait by design and count too.");
     def("connections.max.idle.ms", k_long, "600000", none(), medium, read_only,
         "Idle connections are closed after this many milliseconds.");
     def("queued.max.requests", k_int, "500", validator::at_least(1), high, read_only,

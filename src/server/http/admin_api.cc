@@ -1,13 +1,17 @@
 #include "server/http/admin_api.h"
 
+#include <openssl/evp.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 
 #include "metadata/metadata_image.h"
 #include "server/broker_context.h"
+#include "server/http/group_figures.h"
 #include "server/http/partition_figures.h"
+#include "server/http/record_browser.h"
 #include "server/quorum/metadata_quorum.h"
 
 namespace samsa::server::http {
@@ -145,6 +149,134 @@ http_response topic_json(const observed_node& node, std::string_view name) {
                                {"is_internal", metadata::is_internal_topic(t->name)},
                                {"configs", configs},
                                {"partitions", partitions}});
+}
+
+namespace {
+
+std::string base64(const std::string& raw) {
+    std::string out(4 * ((raw.size() + 2) / 3), '\0');
+    const int n =
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                        reinterpret_cast<const unsigned char*>(raw.data()), int(raw.size()));
+    out.resize(size_t(std::max(0, n)));
+    return out;
+}
+
+json optional_base64(const std::optional<std::string>& v) {
+    return v ? json(base64(*v)) : json(nullptr);
+}
+
+// `name` in a query string "a=1&b=2" (values are digits here: no decoding).
+std::optional<int64_t> query_number(std::string_view query, std::string_view name) {
+    while (!query.empty()) {
+        const auto amp = query.find('&');
+        const auto part = query.substr(0, amp);
+        if (part.size() > name.size() && part.substr(0, name.size()) == name &&
+            part[name.size()] == '=') {
+            const auto v = part.substr(name.size() + 1);
+            int64_t n = 0;
+            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec == std::errc() && end == v.data() + v.size()) {
+                return n;
+            }
+            return std::nullopt;
+        }
+        query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+http_response records_json(const observed_node& node, std::string_view topic, int32_t partition,
+                           std::string_view query) {
+    if (!node.broker->replicas) {
+        return json_response(404, {{"error", "no partitions on this node"}});
+    }
+    browse_request req;
+    req.topic = std::string(topic);
+    req.partition = partition;
+    req.offset = query_number(query, "offset");
+    req.timestamp = query_number(query, "timestamp");
+    req.limit = size_t(std::clamp<int64_t>(query_number(query, "limit").value_or(50), 1, 500));
+    const auto image = node.broker->metadata.read();
+    const auto page = browse_records(*node.broker->replicas, *image, req, std::chrono::seconds(5));
+    if (page.error != error_code::none) {
+        const int status = page.error == error_code::unknown_topic_or_partition ? 404 : 409;
+        return json_response(status,
+                             {{"error", error_name(page.error)}, {"message", page.message}});
+    }
+    json records = json::array();
+    for (const auto& r : page.records) {
+        json headers = json::array();
+        for (const auto& [k, v] : r.headers) {
+            headers.push_back({{"key", k}, {"value_base64", optional_base64(v)}});
+        }
+        records.push_back({{"offset", r.offset},
+                           {"timestamp", r.timestamp},
+                           {"key_base64", optional_base64(r.key)},
+                           {"value_base64", optional_base64(r.value)},
+                           {"headers", headers}});
+    }
+    return json_response(200, {{"topic", req.topic},
+                               {"partition", partition},
+                               {"start_offset", page.start_offset},
+                               {"log_start_offset", page.log_start_offset},
+                               {"high_watermark", page.high_watermark},
+                               {"records", records}});
+}
+
+http_response topic_route(const observed_node& node, std::string_view rest,
+                          std::string_view query) {
+    // "<name>" or "<name>/partitions/<p>/records"
+    constexpr std::string_view k_partitions = "/partitions/";
+    constexpr std::string_view k_records = "/records";
+    const auto slash = rest.find('/');
+    if (slash == std::string_view::npos) {
+        return topic_json(node, rest);
+    }
+    const auto name = rest.substr(0, slash);
+    auto tail = rest.substr(slash);
+    if (tail.size() > k_partitions.size() + k_records.size() &&
+        tail.substr(0, k_partitions.size()) == k_partitions &&
+        tail.substr(tail.size() - k_records.size()) == k_records) {
+        const auto p =
+            tail.substr(k_partitions.size(), tail.size() - k_partitions.size() - k_records.size());
+        int32_t partition = -1;
+        const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), partition);
+        if (ec == std::errc() && end == p.data() + p.size()) {
+            return records_json(node, name, partition, query);
+        }
+    }
+    return json_response(404, {{"error", "not found"}});
+}
+
+http_response groups_json(const observed_node& node) {
+    const auto image = node.broker->metadata.read();
+    figures_by_partition logs;
+    if (node.broker->replicas) {
+        logs = gather_partition_figures(*node.broker->replicas, *image, std::chrono::seconds(5));
+    }
+    json out = json::array();
+    for (const auto& g : gather_group_figures(*node.broker, logs, std::chrono::seconds(5))) {
+        json offsets = json::array();
+        int64_t total = 0;
+        bool lag_known = !g.offsets.empty();
+        for (const auto& o : g.offsets) {
+            offsets.push_back({{"topic", o.tp.topic},
+                               {"partition", o.tp.partition},
+                               {"committed_offset", o.committed},
+                               {"lag", o.lag ? json(*o.lag) : json(nullptr)}});
+            total += o.lag.value_or(0);
+            lag_known = lag_known && o.lag.has_value();
+        }
+        out.push_back({{"group_id", g.group_id},
+                       {"protocol_type", g.protocol_type},
+                       {"state", g.state},
+                       {"lag", lag_known ? json(total) : json(nullptr)},
+                       {"offsets", offsets}});
+    }
+    return json_response(200, out);
 }
 
 http_response quorum_json(const observed_node& node) {

@@ -9,6 +9,10 @@
 //   /v1/topics/<name>    one topic: its config overrides and each partition's
 //                        leader, epoch, replicas, ISR, and, for the replicas
 //                        on this broker, the log's size and offsets
+//   /v1/topics/<name>/partitions/<p>/records?offset=N|timestamp=T&limit=M
+//                        a page of records (server/http/record_browser.h)
+//   /v1/groups           the consumer groups this broker coordinates: state,
+//                        committed offsets and lag behind the high watermark
 //   /v1/quorum           the metadata quorum: leader, epoch, voters
 //
 // Field names follow Kafka's Metadata and DescribeCluster responses.
@@ -24,6 +28,11 @@ http_response brokers_json(const observed_node& node);
 http_response topics_json(const observed_node& node);
 // 404 for a topic the image does not have.
 http_response topic_json(const observed_node& node, std::string_view name);
+// Everything under /v1/topics/: `rest` is the path after it.
+http_response topic_route(const observed_node& node, std::string_view rest, std::string_view query);
+http_response records_json(const observed_node& node, std::string_view topic, int32_t partition,
+                           std::string_view query);
+http_response groups_json(const observed_node& node);
 http_response quorum_json(const observed_node& node);
 
 }  // namespace samsa::server::http

@@ -10,6 +10,7 @@
 #include "common/metrics/thread_stats.h"
 #include "protocol/generated/api_table.h"
 #include "server/broker_context.h"
+#include "server/http/group_figures.h"
 #include "server/http/partition_figures.h"
 #include "server/quorum/broker_lifecycle.h"
 #include "server/quorum/metadata_quorum.h"
@@ -23,6 +24,20 @@ using metrics::counter;
 using metrics::labels;
 using metrics::prometheus_text;
 using metrics::topic_counters;
+
+// One unlabelled sample of its own family.
+void single(prometheus_text& out, std::string_view type, std::string_view name,
+            std::string_view help, double v) {
+    out.family(name, type, help);
+    out.sample(name, {}, v);
+}
+void gauge(prometheus_text& out, std::string_view name, std::string_view help, double v) {
+    single(out, "gauge", name, help, v);
+}
+void counter_total(prometheus_text& out, std::string_view name, std::string_view help,
+                   counter metrics::thread_stats::*c) {
+    single(out, "counter", name, help, double(metrics::sum(c)));
+}
 
 // Kafka's BrokerTopicMetrics, per topic and (no label) for all topics.
 struct topic_figure {
@@ -77,14 +92,12 @@ void render_topics(prometheus_text& out, const metadata::metadata_image& image) 
             out.sample(f.name, {{"topic", name}}, double(t[i]));
         }
     }
-    out.family("kafka_server_brokertopicmetrics_replicationbytesin_total", "counter",
-               "Bytes this broker fetched as a follower");
-    out.sample("kafka_server_brokertopicmetrics_replicationbytesin_total", {},
-               double(metrics::sum(&metrics::thread_stats::replication_bytes_in)));
-    out.family("kafka_server_brokertopicmetrics_replicationbytesout_total", "counter",
-               "Bytes this broker sent to its followers");
-    out.sample("kafka_server_brokertopicmetrics_replicationbytesout_total", {},
-               double(metrics::sum(&metrics::thread_stats::replication_bytes_out)));
+    counter_total(out, "kafka_server_brokertopicmetrics_replicationbytesin_total",
+                  "Bytes this broker fetched as a follower",
+                  &metrics::thread_stats::replication_bytes_in);
+    counter_total(out, "kafka_server_brokertopicmetrics_replicationbytesout_total",
+                  "Bytes this broker sent to its followers",
+                  &metrics::thread_stats::replication_bytes_out);
 }
 
 // Kafka's RequestMetrics: requests by api and version, and how long each
@@ -140,11 +153,6 @@ void render_requests(prometheus_text& out) {
     }
 }
 
-void gauge(prometheus_text& out, std::string_view name, std::string_view help, double v) {
-    out.family(name, "gauge", help);
-    out.sample(name, {}, v);
-}
-
 // Kafka's ReplicaManager gauges, from the image: what the controller
 // committed for the partitions this broker holds.
 void render_replica_manager(prometheus_text& out, const observed_node& node,
@@ -186,14 +194,12 @@ void render_replica_manager(prometheus_text& out, const observed_node& node,
           "Led partitions whose ISR is exactly min.insync.replicas", double(at_min_isr));
     gauge(out, "kafka_server_replicamanager_offlinereplicacount",
           "Replicas here that the metadata marks offline (a failed log dir)", double(offline));
-    out.family("kafka_server_replicamanager_isrshrinks_total", "counter",
-               "ISR shrinks of partitions this broker leads");
-    out.sample("kafka_server_replicamanager_isrshrinks_total", {},
-               double(metrics::sum(&metrics::thread_stats::isr_shrinks)));
-    out.family("kafka_server_replicamanager_isrexpands_total", "counter",
-               "ISR expansions of partitions this broker leads");
-    out.sample("kafka_server_replicamanager_isrexpands_total", {},
-               double(metrics::sum(&metrics::thread_stats::isr_expands)));
+    counter_total(out, "kafka_server_replicamanager_isrshrinks_total",
+                  "ISR shrinks of partitions this broker leads",
+                  &metrics::thread_stats::isr_shrinks);
+    counter_total(out, "kafka_server_replicamanager_isrexpands_total",
+                  "ISR expansions of partitions this broker leads",
+                  &metrics::thread_stats::isr_expands);
     if (node.lifecycle) {
         // Kafka's BrokerState: 3 RUNNING once unfenced, 2 RECOVERY before.
         gauge(out, "kafka_server_kafkaserver_brokerstate",
@@ -204,10 +210,7 @@ void render_replica_manager(prometheus_text& out, const observed_node& node,
 
 // Kafka's Log gauges per partition (kafka.log:type=Log,name=Size,...), as
 // each shard reports its logs.
-void render_logs(prometheus_text& out, const observed_node& node,
-                 const metadata::metadata_image& image) {
-    const auto figures =
-        gather_partition_figures(*node.broker->replicas, image, std::chrono::seconds(5));
+void render_logs(prometheus_text& out, const figures_by_partition& figures) {
     struct figure {
         std::string_view name, help;
         int64_t partition_figures::*field;
@@ -225,6 +228,38 @@ void render_logs(prometheus_text& out, const observed_node& node,
         for (const auto& [tp, pf] : figures) {
             out.sample(f.name, {{"topic", tp.topic}, {"partition", std::to_string(tp.partition)}},
                        double(pf.*f.field));
+        }
+    }
+}
+
+// The groups this broker coordinates, named as the Prometheus Kafka
+// exporter names them: committed offsets and lag behind the high watermark.
+void render_groups(prometheus_text& out, const observed_node& node,
+                   const figures_by_partition& logs) {
+    const auto groups = gather_group_figures(*node.broker, logs, std::chrono::seconds(5));
+    out.family("kafka_consumergroup_current_offset", "gauge",
+               "A group's committed offset of a partition");
+    for (const auto& g : groups) {
+        for (const auto& o : g.offsets) {
+            out.sample("kafka_consumergroup_current_offset",
+                       {{"consumergroup", g.group_id},
+                        {"topic", o.tp.topic},
+                        {"partition", std::to_string(o.tp.partition)}},
+                       double(o.committed));
+        }
+    }
+    out.family("kafka_consumergroup_lag", "gauge",
+               "Records between a group's committed offset and the high watermark, where this "
+               "broker leads the partition");
+    for (const auto& g : groups) {
+        for (const auto& o : g.offsets) {
+            if (o.lag) {
+                out.sample("kafka_consumergroup_lag",
+                           {{"consumergroup", g.group_id},
+                            {"topic", o.tp.topic},
+                            {"partition", std::to_string(o.tp.partition)}},
+                           double(*o.lag));
+            }
         }
     }
 }
@@ -287,7 +322,10 @@ std::string render_metrics(const observed_node& node) {
         render_requests(out);
         render_replica_manager(out, node, *image);
         if (node.broker->replicas) {
-            render_logs(out, node, *image);
+            const auto logs =
+                gather_partition_figures(*node.broker->replicas, *image, std::chrono::seconds(5));
+            render_logs(out, logs);
+            render_groups(out, node, logs);
         }
     }
     if (node.is_controller) {
