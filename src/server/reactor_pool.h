@@ -6,7 +6,9 @@
 // Thread-safety: next() is called from the acceptor's thread only; run() and
 // stop() from the thread that owns the pool.
 #include <asio/io_context.hpp>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -30,11 +32,27 @@ class reactor_pool {
 
     // Starts one thread per context; returns at once.
     void start();
+
+    // What /metrics reports of each reactor (any thread, between start() and
+    // stop()): its thread's CPU time, and its loop's lateness as a probe
+    // timer every k_probe_interval sees it. A late timer means something held
+    // the thread (a long callback, a blocking call); past k_stall it counts
+    // as a stall.
+    struct figures {
+        double cpu_seconds = 0;
+        uint64_t stalls = 0;
+        int64_t lag_us = 0;  // the last probe's lateness
+    };
+    static constexpr std::chrono::milliseconds k_probe_interval{100};
+    static constexpr std::chrono::milliseconds k_stall{100};
+    std::vector<figures> observe() const;
     // Stops every context and joins the threads.
     void stop();
 
   private:
+    struct probe;
     std::vector<std::unique_ptr<asio::io_context>> _contexts;
+    std::vector<std::shared_ptr<probe>> _probes;
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> _work;
     std::vector<std::thread> _threads;
     size_t _next = 0;

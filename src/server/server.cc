@@ -292,6 +292,7 @@ http::observed_node server::observed() const {
     node.broker = &_context;
     node.quorum = _quorum.get();
     node.lifecycle = _lifecycle.get();
+    node.reactors = &_reactors;
     node.is_broker = _cfg.is_broker();
     node.is_controller = _cfg.is_controller();
     return node;

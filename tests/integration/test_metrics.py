@@ -146,6 +146,11 @@ def test_the_gauges_describe_a_one_node_cluster(broker):
     assert s.value("kafka_controller_kafkacontroller_offlinepartitionscount") == 0
     assert s.value("kafka_server_raftmetrics_current_leader") == broker.node_id
     assert s.value("kafka_server_kafkaserver_brokerstate") == 3
+    # Every reactor reports its CPU time and its probe's lateness.
+    reactors = s.samples["samsa_reactor_cpu_seconds_total"]
+    assert reactors and all(v > 0 for _, v in reactors)
+    assert len(s.samples["samsa_reactor_stalls_total"]) == len(reactors)
+    assert all(v >= 0 for _, v in s.samples["samsa_reactor_lag_ms"])
     assert s.value("samsa_build_info", version=s.samples["samsa_build_info"][0][0]["version"]) == 1
 
 

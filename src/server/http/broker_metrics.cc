@@ -14,6 +14,7 @@
 #include "server/http/partition_figures.h"
 #include "server/quorum/broker_lifecycle.h"
 #include "server/quorum/metadata_quorum.h"
+#include "server/reactor_pool.h"
 #include "version.h"
 
 namespace samsa::server::http {
@@ -310,6 +311,29 @@ void render_raft(prometheus_text& out, const quorum::metadata_quorum& q) {
           "The last metadata log offset applied to this node's image", double(q.applied_offset()));
 }
 
+// The reactors: CPU time (rate() of it is utilisation) and stalls.
+void render_reactors(prometheus_text& out, const reactor_pool& reactors) {
+    const auto figures = reactors.observe();
+    out.family("samsa_reactor_cpu_seconds_total", "counter",
+               "CPU time of each reactor thread; its rate is the reactor's utilisation");
+    for (size_t i = 0; i < figures.size(); ++i) {
+        out.sample("samsa_reactor_cpu_seconds_total", {{"reactor", std::to_string(i)}},
+                   figures[i].cpu_seconds);
+    }
+    out.family("samsa_reactor_stalls_total", "counter",
+               "Times a reactor's probe timer fired over 100 ms late: the thread was held");
+    for (size_t i = 0; i < figures.size(); ++i) {
+        out.sample("samsa_reactor_stalls_total", {{"reactor", std::to_string(i)}},
+                   double(figures[i].stalls));
+    }
+    out.family("samsa_reactor_lag_ms", "gauge",
+               "How late a reactor's last probe timer fired, in ms");
+    for (size_t i = 0; i < figures.size(); ++i) {
+        out.sample("samsa_reactor_lag_ms", {{"reactor", std::to_string(i)}},
+                   double(figures[i].lag_us) / 1000.0);
+    }
+}
+
 }  // namespace
 
 std::string render_metrics(const observed_node& node) {
@@ -336,6 +360,9 @@ std::string render_metrics(const observed_node& node) {
     }
     if (node.quorum) {
         render_raft(out, *node.quorum);
+    }
+    if (node.reactors) {
+        render_reactors(out, *node.reactors);
     }
     return out.take();
 }

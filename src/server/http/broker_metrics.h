@@ -10,6 +10,7 @@
 
 namespace samsa::server {
 struct broker_context;
+class reactor_pool;
 namespace quorum {
 class metadata_quorum;
 class broker_lifecycle;
@@ -24,6 +25,7 @@ struct observed_node {
     const broker_context* broker = nullptr;
     const quorum::metadata_quorum* quorum = nullptr;
     const quorum::broker_lifecycle* lifecycle = nullptr;
+    const reactor_pool* reactors = nullptr;
     bool is_broker = true;
     bool is_controller = false;
 };

@@ -1798,7 +1798,7 @@ async function quotaFetch() {
   const consumers = clients.map(clientId => {
     const c = quotaClient(clientId)
     const consumer = c.watch(
-      c.kafka.consumer({ groupId: `${NAME}-${clientId}-g`, maxWaitTimeInMs: 500, maxBytesPerPartition: 2 * 1048576 }),
+      c.kafka.consumer({ groupId: `${NAME}-${clientId}-g`, maxWaitTimeInMs: 500, maxBytesPerPartition: 262144, maxBytes: 262144 }),
       'Fetch'
     )
     return { clientId, c, consumer, events: [], bytes: 0, count: 0 }

@@ -124,6 +124,9 @@ TEST_F(broker_metrics_test, gauges_describe_the_one_node_cluster) {
     EXPECT_EQ(value("kafka_server_raftmetrics_current_leader"), broker().node_id());
     EXPECT_GE(value("kafka_server_raftmetrics_current_epoch"), 1);
     EXPECT_EQ(value("kafka_server_kafkaserver_brokerstate"), 3);
+    EXPECT_GT(value("samsa_reactor_cpu_seconds_total{reactor=\"0\"}"), 0);
+    EXPECT_GE(value("samsa_reactor_stalls_total{reactor=\"0\"}"), 0);
+    EXPECT_GE(value("samsa_reactor_lag_ms{reactor=\"0\"}"), 0);
 }
 
 TEST_F(broker_metrics_test, a_deleted_topic_leaves_the_per_topic_series) {
