@@ -2,8 +2,9 @@
 # The price of the metrics (docs/metrics.md; run by hand, not part of `make test`):
 # produce throughput of one node counting and scraped every second (metrics.listener
 # set) against one that counts nothing (metrics.listener empty), in one run on this
-# machine. The two brokers take turns, three rounds each, so drift on a shared
-# machine falls on both; prints each round and the ratio of the medians [>= 0.98].
+# machine. The two brokers take turns, five rounds each, so drift on a shared
+# machine falls on both; prints each round, the ratio of the median throughputs
+# [>= 0.98] and of the brokers' median CPU time for the same records.
 #
 # Usage: bench/metrics_bench.sh [records] (default 500000 x 1 KiB, acks=1)
 set -euo pipefail
@@ -11,43 +12,50 @@ cd "$(dirname "$0")/.."
 N=${1:-500000}
 source bench/bench_lib.sh metrics-bench
 
-start() { # name metrics.listener -> sets $bs
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+start() { # name metrics.listener -> sets $bs and $pid
   local port cport; port=$(free_port); cport=$(free_port)
   "$SAMSA" server config/server.properties --override "log.dirs=$work/$1" \
     --override "metrics.listener=$2" \
     --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
     --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/$1.log" 2>&1 &
-  pids+=("$!")
+  pid=$!; pids+=("$pid")
   for _ in $(seq 200); do grep -q "event=listening listener=PLAINTEXT" "$work/$1.log" && break; sleep 0.1; done
   bs="127.0.0.1:$port"
 }
 
 mport=$(free_port)
-start on "127.0.0.1:$mport"; bs_on=$bs
-start off ""; bs_off=$bs
+start on "127.0.0.1:$mport"; bs_on=$bs; pid_on=$pid
+start off ""; bs_off=$bs; pid_off=$pid
 # A Prometheus-like scraper on the counting broker, every second.
 ( while sleep 1; do curl -s "http://127.0.0.1:$mport/metrics" >/dev/null || true; done ) &
 pids+=("$!")
 
-round() { # bootstrap topic -> records/s
+round() { # bootstrap topic broker-pid -> "records/s broker-cpu-ticks"
+  local t0; t0=$(cpu_ticks "$3")
   "$SAMSA" topics --bootstrap-server "$1" --create --topic "$2" --partitions 1 \
     --replication-factor 1 --config file.delete.delay.ms=0 >/dev/null
   "$SAMSA" perf produce --bootstrap-server "$1" --topic "$2" --num-records "$N" --record-size 1024 \
     --throughput -1 --producer-props acks=1 linger.ms=5 batch.size=1048576 --json 2>/dev/null \
-    | tail -1 | json "['records_per_sec']"
+    | tail -1 | json "['records_per_sec']" | tr '\n' ' '
+  echo "$(( $(cpu_ticks "$3") - t0 ))"
   "$SAMSA" topics --bootstrap-server "$1" --delete --topic "$2" >/dev/null
 }
 
-on=(); off=()
-for i in 1 2 3; do
-  on+=("$(round "$bs_on" "m$i")"); off+=("$(round "$bs_off" "m$i")")
-  echo "round $i: metrics on ${on[-1]} rec/s, off ${off[-1]} rec/s"
+on=(); off=(); con=(); coff=()
+for i in 1 2 3 4 5; do
+  read -r r c < <(round "$bs_on" "m$i" "$pid_on"); on+=("$r"); con+=("$c")
+  read -r r c < <(round "$bs_off" "m$i" "$pid_off"); off+=("$r"); coff+=("$c")
+  echo "round $i: metrics on ${on[-1]} rec/s (${con[-1]} CPU ticks), off ${off[-1]} rec/s (${coff[-1]} ticks)"
 done
 curl -s "http://127.0.0.1:$mport/metrics" | grep -c '^kafka_' | xargs echo "series scraped:"
-/usr/bin/python3 - "${on[*]}" "${off[*]}" <<'PY'
+/usr/bin/python3 - "${on[*]}" "${off[*]}" "${con[*]}" "${coff[*]}" <<'PY'
 import statistics, sys
-on = [float(x) for x in sys.argv[1].split()]
-off = [float(x) for x in sys.argv[2].split()]
+on, off, con, coff = ([float(x) for x in a.split()] for a in sys.argv[1:5])
 print(f"produce throughput, metrics on / off (medians): "
       f"{statistics.median(on) / statistics.median(off):.3f}  [>= 0.98]")
+# The same records each round: broker CPU is the steadier figure on a shared machine.
+print(f"broker CPU for the same records, metrics on / off (medians): "
+      f"{statistics.median(con) / statistics.median(coff):.3f}")
 PY
