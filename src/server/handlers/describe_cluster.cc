@@ -115,7 +115,7 @@ asio::awaitable<describe_cluster_response> handle(request_context& ctx,
         auto image = ctx.broker->metadata.read();
         resp.cluster_id = image->cluster_id;
         resp.brokers = brokers(ctx, *image);
-        controller_id = quorum::visible_controller_id(*ctx.broker, *image);
+        controller_id = quorum::visible_controller_id(*ctx.broker, *image, ctx.listener_name);
     }
     // Kafka shows -1 for a controller id missing from the list, so that no
     // client is sent looking for a node it has no address of.

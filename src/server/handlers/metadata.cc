@@ -134,7 +134,7 @@ asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request
     auto image = ctx.broker->metadata.read();
     metadata_response resp;
     resp.cluster_id = image->cluster_id;
-    resp.controller_id = quorum::visible_controller_id(*ctx.broker, *image);
+    resp.controller_id = quorum::visible_controller_id(*ctx.broker, *image, ctx.listener_name);
     for (const auto& [id, b] : image->brokers) {
         if (b.fenced) {
             continue;
