@@ -1,9 +1,11 @@
 #include "cluster/partition.h"
 
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 #include "common/metrics/thread_stats.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -34,6 +36,7 @@ void partition::update_registration(const metadata::partition_registration& reg)
             metrics::local().isr_expands.add(1);
         }
     }
+    log_state_change(reg, becomes_leader, stops_leading);
     _leader = reg.leader;
     _leader_epoch = reg.leader_epoch;
     _partition_epoch = reg.partition_epoch;
@@ -60,6 +63,33 @@ void partition::update_registration(const metadata::partition_registration& reg)
         _followers.clear();
     }
     maybe_advance_high_watermark();
+}
+
+// Kafka's state.change.logger: one line for each leadership and ISR change
+// this replica sees, with what it had before.
+void partition::log_state_change(const metadata::partition_registration& reg, bool becomes_leader,
+                                 bool stops_leading) const {
+    if (becomes_leader) {
+        logging::state_change().info(
+            "event=became_leader partition={} leader_epoch={} partition_epoch={} "
+            "log_end_offset={} high_watermark={} isr={} replicas={} previous_leader={} "
+            "previous_leader_epoch={}",
+            _tp_name, reg.leader_epoch, reg.partition_epoch, _log->log_end_offset(),
+            _log->high_watermark(), fmt::join(reg.isr, ","), fmt::join(reg.replicas, ","), _leader,
+            _leader_epoch);
+    } else if (reg.leader != _leader || reg.leader_epoch != _leader_epoch) {
+        logging::state_change().info(
+            "event=became_follower partition={} leader={} leader_epoch={} partition_epoch={} "
+            "log_end_offset={} previous_leader={} stopped_leading={}",
+            _tp_name, reg.leader, reg.leader_epoch, reg.partition_epoch, _log->log_end_offset(),
+            _leader, stops_leading);
+    } else if (reg.isr != _isr) {
+        logging::state_change().info(
+            "event=isr_changed partition={} leader_epoch={} partition_epoch={} isr={} "
+            "previous_isr={}",
+            _tp_name, reg.leader_epoch, reg.partition_epoch, fmt::join(reg.isr, ","),
+            fmt::join(_isr, ","));
+    }
 }
 
 void partition::update_config(const partition_config& cfg) {

@@ -188,6 +188,8 @@ class partition {
     void isr_change_failed(int64_t now_ms);
 
   private:
+    void log_state_change(const metadata::partition_registration& reg, bool becomes_leader,
+                          bool stops_leading) const;
     // KIP-320: a request's leader epoch older than ours is fenced; newer is unknown to us.
     error_code check_leader_epoch(int32_t current_leader_epoch) const;
     // The code a Produce response carries for a producer state error (issue 7).

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 
 namespace samsa::cluster {
 
@@ -52,7 +53,7 @@ partition_config replica_manager::config_for(const metadata::metadata_image& ima
     if (!resolved) {
         // Overrides were validated when written; a failure here means the
         // broker's own defaults changed under them. Keep the broker defaults.
-        spdlog::warn("event=topic_config_invalid topic={} error=\"{}\"", topic.name,
+        logging::replication().warn("event=topic_config_invalid topic={} error=\"{}\"", topic.name,
                      resolved.err().message);
         auto fallback = config::resolve_topic_config(k_none, _cfg.values);
         return fallback ? make_partition_config(fallback->config) : partition_config{};
@@ -68,7 +69,7 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
     if (it == s.partitions.end()) {
         auto log = _logs.get_or_create(tp, topic.id, wall_clock_ms());
         if (!log) {
-            spdlog::error("event=partition_offline partition={} error=\"{}\"", tp.to_string(),
+            logging::replication().error("event=partition_offline partition={} error=\"{}\"", tp.to_string(),
                           log.err().message);
             return;
         }
@@ -118,7 +119,7 @@ void replica_manager::remove_partition(shard_state& s, const storage::topic_part
     s.partitions.erase(tp);
     if (delete_log) {
         if (auto st = _logs.delete_log(tp, wall_clock_ms()); !st) {
-            spdlog::warn("event=log_delete_failed partition={} error=\"{}\"", tp.to_string(),
+            logging::replication().warn("event=log_delete_failed partition={} error=\"{}\"", tp.to_string(),
                          st.err().message);
         }
     }
@@ -230,10 +231,10 @@ void replica_manager::run_housekeeping(size_t shard, int64_t now) {
     for (auto& [tp, p] : _shards[shard]->partitions) {
         auto deleted = p->log()->delete_old_segments(now);
         if (!deleted) {
-            spdlog::warn("event=retention_failed partition={} error=\"{}\"", tp.to_string(),
+            logging::replication().warn("event=retention_failed partition={} error=\"{}\"", tp.to_string(),
                          deleted.err().message);
         } else if (*deleted > 0) {
-            spdlog::info("event=segments_deleted partition={} count={}", tp.to_string(), *deleted);
+            logging::replication().info("event=segments_deleted partition={} count={}", tp.to_string(), *deleted);
         }
         p->log()->flush_if_due(now);
     }

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <limits>
 
+#include "common/logging/loggers.h"
 #include "metadata/acl_changes.h"
 #include "metadata/client_quota_alteration.h"
 #include "metadata/config_alteration.h"
@@ -129,13 +130,13 @@ result<int64_t> controller::commit(std::vector<metadata_record> records) {
     metadata_delta delta(_image);
     for (const auto& r : records) {
         if (auto s = delta.apply(r); !s) {
-            spdlog::error("event=metadata_records_inconsistent error=\"{}\"", s.err().message);
+            logging::controller().error("event=metadata_records_inconsistent error=\"{}\"", s.err().message);
             return error(error_code::unknown_server_error, s.err().message);
         }
     }
     auto last = _log->append(records);
     if (!last) {
-        spdlog::error("event=metadata_append_failed error=\"{}\"", last.err().message);
+        logging::controller().error("event=metadata_append_failed error=\"{}\"", last.err().message);
         return last.err();
     }
     if (_publishes) {
@@ -209,7 +210,7 @@ result<int64_t> controller::do_register_broker(const broker_registration& reg) {
     if (!committed) {
         return committed.err();
     }
-    spdlog::info("event=broker_registered node_id={} broker_epoch={}", reg.id, epoch);
+    logging::controller().info("event=broker_registered node_id={} broker_epoch={}", reg.id, epoch);
     return epoch;
 }
 

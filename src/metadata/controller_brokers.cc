@@ -2,6 +2,7 @@
 // fencing (KIP-631). Part of metadata::controller (controller.h).
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "metadata/broker_fencing.h"
 #include "metadata/config_view.h"
 #include "metadata/controller.h"
@@ -97,7 +98,7 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
             resp.error_code = to_wire(c.err().code);
             return resp;
         }
-        spdlog::info("event=broker_{} node_id={} broker_epoch={}",
+        logging::controller().info("event=broker_{} node_id={} broker_epoch={}",
                      resp.is_fenced ? "fenced" : "unfenced", req.broker_id, req.broker_epoch);
     }
     return resp;
@@ -128,7 +129,7 @@ void controller::arm_rebalance_timer() {
             if (!records.empty()) {
                 const size_t n = records.size();
                 if (auto c = commit(std::move(records)); c) {
-                    spdlog::info("event=preferred_leader_election partitions={} reason=imbalance",
+                    logging::controller().info("event=preferred_leader_election partitions={} reason=imbalance",
                                  n);
                 }
                 _last_append.reset();  // nobody waits for it
@@ -206,12 +207,12 @@ void controller::check_broker_sessions() {
         const int32_t node = id;
         const int64_t epoch = b.epoch;
         if (auto c = commit(std::move(records)); !c) {
-            spdlog::warn("event=broker_fence_failed node_id={} error=\"{}\"", node,
+            logging::controller().warn("event=broker_fence_failed node_id={} error=\"{}\"", node,
                          c.err().message);
             return;
         }
         _last_append.reset();  // nobody waits for it
-        spdlog::warn("event=broker_session_expired node_id={} broker_epoch={} action=fenced", node,
+        logging::controller().warn("event=broker_session_expired node_id={} broker_epoch={} action=fenced", node,
                      epoch);
         return;  // the image changed; the next check sees the rest
     }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 #include "metadata/metadata_record_serde.h"
 #include "raft/raft_batch_codec.h"
 
@@ -21,7 +22,7 @@ void metadata_loader::handle_commit(const raft::raft_batch& batch) {
     for (const auto& value : batch.records) {
         auto rec = decode_metadata_record(value);
         if (!rec) {
-            spdlog::critical("event=metadata_record_undecodable offset={} error=\"{}\"",
+            logging::metadata().critical("event=metadata_record_undecodable offset={} error=\"{}\"",
                              batch.base_offset.value(), rec.err().message);
             return;
         }
@@ -37,7 +38,7 @@ void metadata_loader::handle_commit(const raft::raft_batch& batch) {
         if (auto st = _pending->apply(rec); !st) {
             // The controller applied the same records before appending them,
             // so this means the log holds what no controller wrote.
-            spdlog::critical("event=metadata_record_inconsistent offset={} error=\"{}\"",
+            logging::metadata().critical("event=metadata_record_inconsistent offset={} error=\"{}\"",
                              batch.base_offset.value(), st.err().message);
         }
     }

@@ -1,4 +1,5 @@
 #include "raft/quorum_state.h"
+#include "common/logging/loggers.h"
 
 #include <algorithm>
 
@@ -79,7 +80,7 @@ status quorum_state::persist(raft_epoch epoch, node_id leader, node_id voted) {
 status quorum_state::illegal(role_kind to) const {
     auto msg = fmt::format("illegal raft transition {} -> {} in epoch {}", role_name(kind()),
                            role_name(to), epoch());
-    spdlog::error("event=raft_illegal_transition node={} {}", _config.local_id, msg);
+    logging::raft().error("event=raft_illegal_transition node={} {}", _config.local_id, msg);
     return error{error_code::unknown_server_error, msg};
 }
 
@@ -101,7 +102,7 @@ status quorum_state::initialize(raft_epoch log_last_epoch, raft_time now) {
     if (log_last_epoch > s.epoch) {
         // The log is ahead of the state file (written by hand, or lost): the
         // log's epoch did happen, so go on from there knowing nothing of it.
-        spdlog::warn("event=raft_state_behind_log node={} state_epoch={} log_epoch={}",
+        logging::raft().warn("event=raft_state_behind_log node={} state_epoch={} log_epoch={}",
                      _config.local_id, s.epoch, log_last_epoch);
         if (auto st = persist(log_last_epoch, no_node, no_node); !st) {
             return st;

@@ -1,4 +1,5 @@
 #include "raft/raft_node.h"
+#include "common/logging/loggers.h"
 #include "raft/request_checks.h"
 
 #include <algorithm>
@@ -43,7 +44,7 @@ status raft_node::start(raft_time now) {
         _failure = st.err();
         return st;
     }
-    spdlog::info("event=raft_start node={} role={} epoch={} leader={} log_start={} log_end={}",
+    logging::raft().info("event=raft_start node={} role={} epoch={} leader={} log_start={} log_end={}",
                  id(), role_name(role()), epoch(), leader().leader, _log.start_offset(),
                  _log.end_offset());
     // Everything up to the latest snapshot is committed; the state machine
@@ -65,7 +66,7 @@ void raft_node::handle(node_id from, const raft_message& message, raft_time now)
     }
     _now = std::max(_now, now);
     if (auto why = refuse(_config, from, message)) {
-        spdlog::warn(
+        logging::raft().warn(
             "event=raft_message_refused node={} from={} message=\"{}\" error={} "
             "reason=\"{}\"",
             id(), from, describe(message), error_name(why->code), why->reason);
@@ -142,7 +143,7 @@ raft_time raft_node::poll(raft_time now) {
         case role_kind::follower: {
             auto& f = _quorum.as<follower_state>();
             if (f.fetch_timed_out(_now)) {
-                spdlog::info("event=raft_fetch_timeout node={} epoch={} leader={}", id(), f.epoch(),
+                logging::raft().info("event=raft_fetch_timeout node={} epoch={} leader={}", id(), f.epoch(),
                              f.leader());
                 if (_quorum.is_voter()) {
                     become_prospective();
@@ -243,7 +244,7 @@ bool raft_node::transition(const std::function<status()>& t) {
 
 void raft_node::after_transition(bool was_leader) {
     auto l = _quorum.leader();
-    spdlog::debug("event=raft_role node={} role={} epoch={} leader={} now={}", id(),
+    logging::raft().debug("event=raft_role node={} role={} epoch={} leader={} now={}", id(),
                   role_name(role()), l.epoch, l.leader, _now);
     // Answers to requests of the previous role are of no use to the new one.
     _fetch.reset();
@@ -262,7 +263,7 @@ void raft_node::after_transition(bool was_leader) {
 
 void raft_node::fail(error e) {
     if (!_failure) {
-        spdlog::error("event=raft_node_failed node={} error=\"{}\"", id(), e.message);
+        logging::raft().error("event=raft_node_failed node={} error=\"{}\"", id(), e.message);
         _failure = std::move(e);
     }
 }

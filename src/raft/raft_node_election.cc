@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "protocol/generated/leader_change_message.h"
 #include "protocol/writer.h"
 #include "raft/raft_node.h"
@@ -57,7 +58,7 @@ void raft_node::start_pre_vote_round() {
         p.tally().sent(v, corr);
         send(v, vote_request{corr, p.epoch().next(), id(), last, true});
     }
-    spdlog::debug("event=raft_pre_vote node={} epoch={} last_offset={} last_epoch={}", id(),
+    logging::raft().debug("event=raft_pre_vote node={} epoch={} last_offset={} last_epoch={}", id(),
                   p.epoch().next(), last.offset, last.epoch);
     if (p.tally().won()) {
         become_candidate();  // a quorum of one
@@ -70,7 +71,7 @@ void raft_node::become_candidate() {
     }
     auto& c = _quorum.as<candidate_state>();
     offset_and_epoch last = _log.end_offset_and_epoch();
-    spdlog::info("event=raft_candidate node={} epoch={} last_offset={} last_epoch={}", id(),
+    logging::raft().info("event=raft_candidate node={} epoch={} last_offset={} last_epoch={}", id(),
                  c.epoch(), last.offset, last.epoch);
     for (node_id v : _config.voters) {
         if (v == id()) {
@@ -91,7 +92,7 @@ void raft_node::become_leader() {
         return;
     }
     auto& l = _quorum.as<leader_state>();
-    spdlog::info("event=raft_leader node={} epoch={} epoch_start_offset={}", id(), l.epoch(),
+    logging::raft().info("event=raft_leader node={} epoch={} epoch_start_offset={}", id(), l.epoch(),
                  start);
     // KIP-595: the epoch opens with a LeaderChange control record, so an entry
     // of the new epoch exists to commit (and with it every earlier entry).
@@ -130,7 +131,7 @@ void raft_node::become_resigned(std::vector<node_id> successors) {
     if (!transition([&] { return _quorum.to_resigned(std::move(successors), _now); })) {
         return;
     }
-    spdlog::info("event=raft_resigned node={} epoch={}", id(), epoch());
+    logging::raft().info("event=raft_resigned node={} epoch={}", id(), epoch());
     send_end_quorum_epoch();
 }
 
@@ -195,7 +196,7 @@ void raft_node::on_vote_request(node_id from, const vote_request& r) {
     if (_failure) {
         return;
     }
-    spdlog::debug("event=raft_vote node={} candidate={} epoch={} granted={}", id(), r.candidate_id,
+    logging::raft().debug("event=raft_vote node={} candidate={} epoch={} granted={}", id(), r.candidate_id,
                   r.candidate_epoch, out.vote_granted);
     reply();
 }

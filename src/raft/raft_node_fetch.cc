@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "raft/raft_node.h"
 
 namespace samsa::raft {
@@ -67,7 +68,7 @@ void raft_node::poll_leader() {
         }
     }
     if (_now >= l.check_quorum_deadline(_config.fetch_timeout * 3 / 2)) {
-        spdlog::warn("event=raft_check_quorum_failed node={} epoch={}", id(), l.epoch());
+        logging::raft().warn("event=raft_check_quorum_failed node={} epoch={}", id(), l.epoch());
         become_resigned(l.preferred_successors());
         return;
     }
@@ -93,7 +94,7 @@ void raft_node::flush_leader_log() {
 void raft_node::on_leader_high_watermark() {
     auto hw = _quorum.as<leader_state>().high_watermark();
     update_high_watermark(*hw);
-    spdlog::trace("event=raft_high_watermark node={} epoch={} hw={}", id(), epoch(), *hw);
+    logging::raft().trace("event=raft_high_watermark node={} epoch={} hw={}", id(), epoch(), *hw);
     // Followers parked at the log end learn the new high watermark now.
     _answer_parked = !_parked.empty();
 }
@@ -119,7 +120,7 @@ void raft_node::step_down_for(raft_epoch requested) {
     // no leader won (an observer, from a candidate that then lost) asks this
     // leader forever and is told an epoch it can never go back to.
     if (requested > epoch() && is_leader()) {
-        spdlog::info("event=raft_leader_saw_higher_epoch node={} epoch={} seen={}", id(), epoch(),
+        logging::raft().info("event=raft_leader_saw_higher_epoch node={} epoch={} seen={}", id(), epoch(),
                      requested);
         observe({no_node, requested});
     }
@@ -265,7 +266,7 @@ void raft_node::on_fetch_response(node_id from, const fetch_response& r) {
         return;
     }
     if (r.snapshot_id) {
-        spdlog::info("event=raft_fetch_snapshot node={} snapshot_offset={} snapshot_epoch={}", id(),
+        logging::raft().info("event=raft_fetch_snapshot node={} snapshot_offset={} snapshot_epoch={}", id(),
                      r.snapshot_id->offset, r.snapshot_id->epoch);
         f->snapshot() = snapshot_transfer{*r.snapshot_id, {}};
         return;
@@ -301,7 +302,7 @@ bool raft_node::truncate_diverging(offset_and_epoch diverging) {
                                *_high_watermark)});
         return false;
     }
-    spdlog::info("event=raft_truncate node={} epoch={} from={} to={} diverging_epoch={}", id(),
+    logging::raft().info("event=raft_truncate node={} epoch={} from={} to={} diverging_epoch={}", id(),
                  epoch(), _log.end_offset(), to, diverging.epoch);
     if (auto st = _log.truncate_to(to); !st) {
         fail(st.err());
@@ -355,7 +356,7 @@ void raft_node::install_snapshot(snapshot_transfer& t) {
         fail(truncated.err());
         return;
     }
-    spdlog::info(
+    logging::raft().info(
         "event=raft_snapshot_installed node={} snapshot_offset={} snapshot_epoch={} "
         "log_truncated={}",
         id(), s.id.offset, s.id.epoch, *truncated);

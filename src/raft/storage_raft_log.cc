@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "raft/raft_batch_codec.h"
 #include "storage/file_util.h"
 
@@ -195,7 +196,7 @@ std::optional<raft_snapshot> storage_raft_log::latest_snapshot() const {
     if (!it->second) {
         auto s = read_snapshot(it->first);
         if (!s) {
-            spdlog::error("event=raft_snapshot_unreadable path={} error=\"{}\"",
+            logging::raft().error("event=raft_snapshot_unreadable path={} error=\"{}\"",
                           snapshot_path(it->first), s.err().message);
             return std::nullopt;
         }
@@ -250,7 +251,7 @@ void storage_raft_log::delete_old_snapshots() {
     for (auto it = _snapshots.begin(); it != _snapshots.end();) {
         if (it->first.offset < start_offset() && it->first != latest) {
             if (::unlink(snapshot_path(it->first).c_str()) != 0 && errno != ENOENT) {
-                spdlog::warn("event=raft_snapshot_delete_failed path={} errno={}",
+                logging::raft().warn("event=raft_snapshot_delete_failed path={} errno={}",
                              snapshot_path(it->first), errno);
             }
             it = _snapshots.erase(it);

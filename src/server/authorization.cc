@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "metadata/metadata_record_serde.h"
 #include "protocol/generated/api_table.h"
 
@@ -26,7 +27,7 @@ bool authorized(const request_context& ctx, acl::operation op, acl::resource_typ
         return true;
     }
     if (log == on_denial::log) {
-        spdlog::info(
+        logging::security().info(
             "event=authorization_denied principal=\"{}\" host={} operation={} resource={}:{} "
             "api={}",
             ctx.principal, ctx.client_host, acl::name_of(op), acl::name_of(type), name,

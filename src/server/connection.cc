@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/logging/loggers.h"
 #include "protocol/generated/api_table.h"
 #include "security/tls_context.h"
 #include "server/connection_quotas.h"
@@ -133,7 +134,7 @@ asio::awaitable<void> connection::handshake_then_run() {
         co_return;
     }
     _principal = security::peer_principal(*_tls);
-    spdlog::debug("event=tls_handshake peer={} listener={} principal=\"{}\" version={} cipher={}",
+    logging::network().debug("event=tls_handshake peer={} listener={} principal=\"{}\" version={} cipher={}",
                   _peer, _listener_name, _principal, SSL_get_version(_tls->native_handle()),
                   SSL_get_cipher_name(_tls->native_handle()));
     start_loops();
@@ -243,7 +244,7 @@ void connection::close(std::string_view reason) {
     }
     _closed = true;
     if (!reason.empty()) {
-        spdlog::info("event=connection_closed peer={} listener={} reason=\"{}\"", _peer,
+        logging::network().info("event=connection_closed peer={} listener={} reason=\"{}\"", _peer,
                      _listener_name, reason);
     }
     // The slot is free as soon as the socket is: the connection object may
@@ -467,7 +468,7 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
         slot->result = co_await handler->handle(ctx);
     } catch (const std::exception& e) {
         // A handler bug: never let it reach the network or other connections.
-        spdlog::error("event=handler_exception peer={} api_key={} api_version={} what=\"{}\"",
+        logging::network().error("event=handler_exception peer={} api_key={} api_version={} what=\"{}\"",
                       _peer, ctx.header.api_key, ctx.header.api_version, e.what());
         slot->result = handler_result::close("internal error while handling request");
     }

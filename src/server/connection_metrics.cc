@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "common/metrics/thread_stats.h"
 #include "protocol/generated/api_table.h"
 #include "server/connection.h"
@@ -25,7 +26,7 @@ void connection::log_if_slow(const response_slot& slot, clock::time_point starte
                              clock::time_point now) const {
     const int64_t slow_ms = _broker.config ? _broker.config->log_slow_request_ms : 0;
     if (slow_ms > 0 && micros(slot.read_at, now) > uint64_t(slow_ms) * 1000) {
-        spdlog::warn(
+        logging::requests().warn(
             "event=slow_request api={} version={} correlation_id={} client_id=\"{}\" peer={} "
             "total_ms={:.1f} request_queue_ms={:.1f} local_ms={:.1f} response_queue_ms={:.1f} "
             "response_send_ms={:.1f}",

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "protocol/generated/api_table.h"
 #include "server/connection.h"
 
@@ -25,7 +26,7 @@ std::string connection::sasl_refusal(int16_t api_key) {
     if (_sasl->expired(_last_activity) &&
         !(api_key == k_sasl_handshake_key && _sasl->client_supports_reauth)) {
         // KIP-368: a session past connections.max.reauth.ms serves nothing.
-        spdlog::info("event=sasl_session_expired peer={} listener={} principal={}", _peer,
+        logging::security().info("event=sasl_session_expired peer={} listener={} principal={}", _peer,
                      _listener_name, _sasl->principal);
         return "SASL session expired (connections.max.reauth.ms)";
     }
@@ -49,7 +50,7 @@ void connection::answer_raw_sasl_token(bytes_view token) {
     auto step = _sasl->exchange->evaluate(token);
     if (!step) {
         // No error response exists for a bare token: the connection closes.
-        spdlog::warn(
+        logging::security().warn(
             "event=sasl_authentication_failed peer={} listener={} mechanism={} "
             "reason=\"{}\"",
             _peer, _listener_name, _sasl->mechanism, step.err().message);

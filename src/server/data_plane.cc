@@ -8,6 +8,7 @@
 
 #include "cluster/partition_config.h"
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 #include "server/quorum/controller_frontend.h"
 
 namespace samsa::server {
@@ -60,20 +61,20 @@ static void log_recovery(const storage::log_manager& logs) {
         }
         ++recovered;
         cut_bytes += r.bytes_truncated;
-        spdlog::info(
+        logging::storage().info(
             "event=log_recovered partition={} segments={} segments_checked={} "
             "log_end_offset={} bytes_cut={}",
             l->partition().to_string(), r.segments, r.segments_recovered, l->log_end_offset(),
             r.bytes_truncated);
         for (const auto& c : r.cuts) {
             if (c.corrupt) {
-                spdlog::error(
+                logging::storage().error(
                     "event=log_recovery_cut_corrupt partition={} segment={} position={} bytes={} "
                     "from_offset={} reason=\"{}\" kept_as={}",
                     l->partition().to_string(), c.segment, c.position, c.bytes, c.from_offset,
                     c.reason, c.kept_as.empty() ? "-" : c.kept_as);
             } else {
-                spdlog::warn(
+                logging::storage().warn(
                     "event=log_recovery_cut_torn_tail partition={} segment={} position={} "
                     "bytes={} from_offset={} reason=\"{}\"{}",
                     l->partition().to_string(), c.segment, c.position, c.bytes, c.from_offset,
@@ -82,7 +83,7 @@ static void log_recovery(const storage::log_manager& logs) {
         }
     });
     if (recovered > 0) {
-        spdlog::info("event=recovery_done partitions_recovered={} bytes_cut={}", recovered,
+        logging::storage().info("event=recovery_done partitions_recovered={} bytes_cut={}", recovered,
                      cut_bytes);
     }
 }
@@ -105,19 +106,19 @@ status data_plane::open() {
     _logs = std::move(*logs);
     for (const auto& dir : _logs->log_dirs()) {
         if (dir.offline) {
-            spdlog::error("event=log_dir_offline dir={} error=\"{}\"", dir.path,
+            logging::storage().error("event=log_dir_offline dir={} error=\"{}\"", dir.path,
                           dir.offline->message);
         }
         for (const auto& w : dir.warnings) {
-            spdlog::warn("event=log_dir_warning dir={} warning=\"{}\"", dir.path, w);
+            logging::storage().warn("event=log_dir_warning dir={} warning=\"{}\"", dir.path, w);
         }
     }
     for (const auto& off : _logs->offline_partitions()) {
-        spdlog::error("event=partition_offline partition={} error=\"{}\"", off.tp.to_string(),
+        logging::storage().error("event=partition_offline partition={} error=\"{}\"", off.tp.to_string(),
                       off.err.message);
     }
     log_recovery(*_logs);
-    spdlog::info("event=logs_loaded count={}", _logs->log_count());
+    logging::storage().info("event=logs_loaded count={}", _logs->log_count());
     std::vector<asio::io_context*> shards;
     for (size_t i = 0; i < _reactors.size(); ++i) {
         shards.push_back(&_reactors.at(i));
@@ -230,7 +231,7 @@ void data_plane::run_checkpoints() {
             return;
         }
         if (auto st = _logs->write_checkpoints(); !st) {
-            spdlog::warn("event=checkpoint_failed error=\"{}\"", st.err().message);
+            logging::storage().warn("event=checkpoint_failed error=\"{}\"", st.err().message);
         }
         run_checkpoints();
     });
@@ -245,7 +246,7 @@ void data_plane::run_deletions() {
             return;
         }
         if (auto st = _logs->run_pending_deletions(wall_clock_ms()); !st) {
-            spdlog::warn("event=log_deletion_failed error=\"{}\"", st.err().message);
+            logging::storage().warn("event=log_deletion_failed error=\"{}\"", st.err().message);
         }
         run_deletions();
     });
@@ -270,9 +271,9 @@ void data_plane::shutdown() {
     _isr_timers.clear();
     _fetch_waiters.reset();
     if (auto st = _logs->shutdown(); !st) {
-        spdlog::error("event=log_shutdown_failed error=\"{}\"", st.err().message);
+        logging::storage().error("event=log_shutdown_failed error=\"{}\"", st.err().message);
     } else {
-        spdlog::info("event=logs_closed clean=true");
+        logging::storage().info("event=logs_closed clean=true");
     }
 }
 

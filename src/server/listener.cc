@@ -12,6 +12,7 @@
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 
+#include "common/logging/loggers.h"
 #include "server/connection.h"
 #include "server/connection_quotas.h"
 
@@ -122,7 +123,7 @@ bool listener::admit(accepted_socket& socket, std::string& counted) {
     }
     // One line per refusal would let a connection storm flood the log.
     if (_refused++ % 1000 == 0) {
-        spdlog::warn("event=connection_refused listener={} peer={} reason=\"{}\" refused={}", _name,
+        logging::network().warn("event=connection_refused listener={} peer={} reason=\"{}\" refused={}", _name,
                      address, why, _refused);
     }
     socket.close(ec);
@@ -141,7 +142,7 @@ asio::awaitable<void> listener::accept_loop() {
             }
             // EMFILE and friends: log, back off a little (the condition rarely
             // clears at once), and keep accepting.
-            spdlog::warn("event=accept_failed listener={} error=\"{}\"", _name, ec.message());
+            logging::network().warn("event=accept_failed listener={} error=\"{}\"", _name, ec.message());
             asio::steady_timer backoff(_acceptor.get_executor(), std::chrono::milliseconds(100));
             co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             continue;

@@ -1,4 +1,5 @@
 #include "server/reactor_pool.h"
+#include "common/logging/loggers.h"
 
 #include <pthread.h>
 #include <spdlog/spdlog.h>
@@ -97,7 +98,7 @@ void reactor_pool::start() {
                     return;
                 } catch (const std::exception& e) {
                     // A bug, never a client's doing: log and keep the reactor alive.
-                    spdlog::error("reactor={} event=uncaught_exception what=\"{}\"", i, e.what());
+                    logging::network().error("reactor={} event=uncaught_exception what=\"{}\"", i, e.what());
                 }
             }
         });

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include "common/logging/loggers.h"
 #include "common/metrics/thread_stats.h"
 #include "server/http/admin_api.h"
 #include "server/http/console.h"
@@ -64,7 +65,7 @@ server::server(const config::broker_config& cfg, std::string cluster_id)
     // each other as User:ANONYMOUS, which needs CLUSTER_ACTION (Raft, broker
     // heartbeats, replication, transaction markers).
     if (cfg.authorizer_enabled && !_context.authorizer.super_users.contains("User:ANONYMOUS")) {
-        spdlog::warn(
+        logging::server().warn(
             "event=authorizer_anonymous_peers message=\"brokers and controllers reach each other "
             "over PLAINTEXT as User:ANONYMOUS, which needs CLUSTER_ACTION before any ACL can "
             "exist: put it in super.users, or the quorum and replication are refused\"");
@@ -207,7 +208,7 @@ status server::start() {
     _controller->start();
     _quorum->start();
     for (auto& l : _controller_listeners) {
-        spdlog::info("event=listening listener={} port={} role=controller", l->name(),
+        logging::server().info("event=listening listener={} port={} role=controller", l->name(),
                      l->bound_port());
     }
     if (_cfg.is_broker()) {
@@ -233,7 +234,7 @@ status server::start() {
             l->start();
         }
         for (auto& l : _listeners) {
-            spdlog::info("event=listening listener={} port={}", l->name(), l->bound_port());
+            logging::server().info("event=listening listener={} port={}", l->name(), l->bound_port());
         }
     }
     return {};
@@ -284,7 +285,7 @@ void server::stop() {
     _context.groups = nullptr;
     _groups.reset();
     _data.shutdown();
-    spdlog::info("event=stopped node_id={}", _cfg.node_id);
+    logging::server().info("event=stopped node_id={}", _cfg.node_id);
 }
 
 http::observed_node server::observed() const {
@@ -330,7 +331,7 @@ status server::start_http() {
     if (auto st = h->start(); !st) {
         return st;
     }
-    spdlog::info("event=listening listener=metrics host={} port={}", _cfg.metrics_host,
+    logging::server().info("event=listening listener=metrics host={} port={}", _cfg.metrics_host,
                  _cfg.metrics_port);
     _http = std::move(h);
     return {};
@@ -426,7 +427,7 @@ asio::awaitable<void> server::send_isr_change(size_t shard, cluster::isr_proposa
     } else if (!answer->topics.empty() && !answer->topics[0].partitions.empty()) {
         ec = static_cast<error_code>(answer->topics[0].partitions[0].error_code);
     }
-    spdlog::info(
+    logging::server().info(
         "event=isr_change_proposed partition={} leader_epoch={} partition_epoch={} "
         "new_isr=[{}] result={}",
         proposal.tp.to_string(), proposal.leader_epoch, proposal.partition_epoch,

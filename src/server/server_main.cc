@@ -12,6 +12,8 @@
 #include "common/config/broker_config.h"
 #include "common/config/config_help.h"
 #include "common/config/meta_properties.h"
+#include "common/logging/log_output.h"
+#include "common/logging/loggers.h"
 #include "server/server.h"
 #include "version.h"
 
@@ -45,7 +47,32 @@ void raise_open_file_limit() {
             lim = raised;
         }
     }
-    spdlog::info("event=open_file_limit limit={}", static_cast<uint64_t>(lim.rlim_cur));
+    logging::server().info("event=open_file_limit limit={}", static_cast<uint64_t>(lim.rlim_cur));
+}
+
+// log.* from the config: where lines go, how they look, and the levels.
+status configure_logging(const config::broker_config& cfg) {
+    logging::output_settings out;
+    out.json = cfg.log_json;
+    out.file_path = cfg.log_file_path;
+    out.file_max_bytes = static_cast<uint64_t>(cfg.log_file_max_bytes);
+    out.file_max_backups = cfg.log_file_max_backups;
+    if (auto st = logging::configure_output(out); !st) {
+        return st;
+    }
+    if (auto st = logging::set_level(logging::root_name, cfg.log_level); !st) {
+        return st;
+    }
+    auto overrides = logging::parse_level_overrides(cfg.log_level_overrides);
+    if (!overrides) {
+        return overrides.err();
+    }
+    for (const auto& [name, level] : *overrides) {
+        if (auto st = logging::set_level(name, level); !st) {
+            return st;
+        }
+    }
+    return {};
 }
 
 }  // namespace
@@ -55,13 +82,12 @@ int run_server_command(const server_command& cmd) {
         std::fputs(config::broker_and_topic_config_help().c_str(), stdout);
         return 0;
     }
-    spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] %^%l%$ %v");
+    (void)logging::root();  // the named loggers exist, with their default sink, from here
     // A peer that closes its end while a response goes out must cost only its
     // own connection: sendfile(2), unlike asio's sends (MSG_NOSIGNAL), raises
     // SIGPIPE on a closed socket, whose default action kills the process.
     // With it ignored the write fails with EPIPE and the connection closes.
     std::signal(SIGPIPE, SIG_IGN);
-    raise_open_file_limit();
     // Catch SIGINT/SIGTERM from the very start: one that arrives while the
     // logs load is delivered once the broker is up, and it then stops cleanly.
     asio::io_context signals_ctx(1);
@@ -76,36 +102,41 @@ int run_server_command(const server_command& cmd) {
     }()
         : config::load_broker_config(cmd.config_file, cmd.overrides);
     if (!loaded) {
-        spdlog::error("event=invalid_config error=\"{}\"", loaded.err().message);
+        logging::server().error("event=invalid_config error=\"{}\"", loaded.err().message);
         return 1;
     }
     for (const auto& w : loaded->warnings) {
-        spdlog::warn("event=config_warning message=\"{}\"", w.message);
+        logging::server().warn("event=config_warning message=\"{}\"", w.message);
     }
     const config::broker_config& cfg = loaded->config;
+    if (auto st = configure_logging(cfg); !st) {
+        logging::server().error("event=invalid_config error=\"{}\"", st.err().message);
+        return 1;
+    }
+    raise_open_file_limit();
 
     std::vector<std::filesystem::path> dirs(cfg.log_dirs.begin(), cfg.log_dirs.end());
     if (!cfg.metadata_log_dir.empty()) {
         dirs.emplace_back(cfg.metadata_log_dir);
     }
     if (cmd.cluster_id && !uuid::parse(*cmd.cluster_id)) {
-        spdlog::error("event=invalid_config error=\"--cluster-id {} is not a base64url uuid\"",
+        logging::server().error("event=invalid_config error=\"--cluster-id {} is not a base64url uuid\"",
                       *cmd.cluster_id);
         return 1;
     }
     auto identity = config::ensure_meta_properties(dirs, cfg.node_id, cmd.cluster_id);
     if (!identity) {
-        spdlog::error("event=storage_error error=\"{}\"", identity.err().message);
+        logging::server().error("event=storage_error error=\"{}\"", identity.err().message);
         return 1;
     }
     for (const auto& d : identity->dirs) {
         if (d.created) {
-            spdlog::info("event=log_dir_formatted dir={} cluster_id={}", d.dir.string(),
+            logging::server().info("event=log_dir_formatted dir={} cluster_id={}", d.dir.string(),
                          identity->cluster_id);
         }
     }
 
-    spdlog::info("event=starting version={} node_id={} cluster_id={} listeners={} log_dirs={}",
+    logging::server().info("event=starting version={} node_id={} cluster_id={} listeners={} log_dirs={}",
                  k_version, cfg.node_id, identity->cluster_id, join_listeners(cfg.listeners),
                  fmt::join(cfg.log_dirs, ","));
 
@@ -114,18 +145,18 @@ int run_server_command(const server_command& cmd) {
     // broker's registration: it interrupts that wait.
     signals.async_wait([&](const std::error_code& ec, int sig) {
         if (!ec) {
-            spdlog::info("event=shutdown_requested signal={}", sig);
+            logging::server().info("event=shutdown_requested signal={}", sig);
             srv.interrupt_start();
         }
     });
     std::thread signal_thread([&] { signals_ctx.run(); });
     if (auto st = srv.start(); !st) {
-        spdlog::error("event=start_failed error=\"{}\"", st.err().message);
+        logging::server().error("event=start_failed error=\"{}\"", st.err().message);
         signals.cancel();
         signal_thread.join();
         return 1;
     }
-    spdlog::info("event=started node_id={} advertised={}", cfg.node_id,
+    logging::server().info("event=started node_id={} advertised={}", cfg.node_id,
                  join_listeners(cfg.advertised_listeners));
     signal_thread.join();  // until the signal
     srv.stop();

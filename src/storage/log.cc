@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "common/logging/loggers.h"
 #include "record/batch_builder.h"
 #include "storage/segment_name.h"
 
@@ -343,7 +344,7 @@ error log::read_failed(error e) const {
     // operator one line per log.
     if (e.code == error_code::kafka_storage_error || e.code == error_code::corrupt_message) {
         if (!_read_failure_logged.exchange(true)) {
-            spdlog::error("event=log_read_failed partition={} error=\"{}\"", _tp.to_string(),
+            logging::storage().error("event=log_read_failed partition={} error=\"{}\"", _tp.to_string(),
                           e.message);
         }
         return error{error_code::kafka_storage_error, e.message};

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "common/logging/loggers.h"
 #include "storage/file_batch_reader.h"
 #include "storage/log.h"
 #include "storage/partition_metadata.h"
@@ -106,7 +107,7 @@ status log::complete_swaps() {
             }
         }
         _swapped_in.insert(base);
-        spdlog::warn(
+        logging::storage().warn(
             "event=log_swap_completed partition={} segment={} next_offset={} reason=\"a cleaning "
             "was interrupted mid-swap\"",
             _tp.to_string(), base, *next);

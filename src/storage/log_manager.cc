@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "common/logging/loggers.h"
 #include "storage/checkpoint_file.h"
 #include "storage/file_util.h"
 
@@ -58,7 +59,7 @@ result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config
         dir.path = path;
         dir.health = std::make_shared<log_dir_health>(
             path, [handler = m->_config.on_dir_offline](const std::string& d, const error& e) {
-                spdlog::error("event=log_dir_offline dir={} error=\"{}\"", d, e.message);
+                logging::storage().error("event=log_dir_offline dir={} error=\"{}\"", d, e.message);
                 if (handler) {
                     handler(d, e);
                 }

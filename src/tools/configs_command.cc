@@ -1,7 +1,8 @@
 // `samsa configs`: kafka-configs.sh for topics and brokers — describe the
 // dynamic (or all) configs, add and delete overrides — for client quotas of
 // users and client ids (tools/client_quotas.h), and for users' SCRAM
-// credentials (tools/scram_users.h).
+// credentials (tools/scram_users.h), and for a broker's log levels
+// (tools/broker_loggers.h).
 //
 // librdkafka 2.0.2 has no IncrementalAlterConfigs, so an alteration reads the
 // entity's current dynamic configs, applies the change, and writes the whole set
@@ -15,6 +16,7 @@
 #include <set>
 
 #include "common/client_quotas.h"
+#include "tools/broker_loggers.h"
 #include "tools/client_quotas.h"
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
@@ -341,6 +343,26 @@ int run_quota_entity_configs(const configs_options& o, const std::string& quota_
     return 0;
 }
 
+// A broker's log levels (tools/broker_loggers.h): always one broker, named.
+int run_broker_logger_configs(const configs_options& o) {
+    if (o.entity_default || !o.entity_name || o.entity_name->empty() ||
+        o.entity_name->find_first_not_of("0123456789") != std::string::npos) {
+        return fail("--entity-type broker-loggers needs --entity-name <broker id>");
+    }
+    if (o.describe) {
+        return describe_broker_loggers(o.client, *o.entity_name);
+    }
+    auto sets = parse_config_list(o.add_config);
+    if (!sets) {
+        return fail(sets.err());
+    }
+    const auto deletes = split_names(o.delete_config);
+    if (sets->empty() && deletes.empty()) {
+        return fail("--alter needs --add-config or --delete-config");
+    }
+    return alter_broker_loggers(o.client, *o.entity_name, *sets, deletes);
+}
+
 int run_configs(const configs_options& o) {
     if (o.describe == o.alter) {
         return fail("Command must include exactly one action: --describe, --alter");
@@ -351,13 +373,17 @@ int run_configs(const configs_options& o) {
     if (o.entity_type == "clients" || o.entity_type == "client") {
         return run_quota_entity_configs(o, std::string(quota::entity_client_id), "client");
     }
+    if (o.entity_type == "broker-loggers" || o.entity_type == "broker-logger") {
+        return run_broker_logger_configs(o);
+    }
     rd_kafka_ResourceType_t type;
     if (o.entity_type == "topics" || o.entity_type == "topic") {
         type = RD_KAFKA_RESOURCE_TOPIC;
     } else if (o.entity_type == "brokers" || o.entity_type == "broker") {
         type = RD_KAFKA_RESOURCE_BROKER;
     } else {
-        return fail("--entity-type must be topics, brokers, users or clients, got '" +
+        return fail("--entity-type must be topics, brokers, broker-loggers, users or clients, "
+                    "got '" +
                     o.entity_type + "'");
     }
     if (o.entity_default && type != RD_KAFKA_RESOURCE_BROKER) {
@@ -426,7 +452,7 @@ tool_command add_configs_command(CLI::App& app) {
     auto o = std::make_shared<configs_options>();
     auto* cmd = add_verb(app, "configs", "Describe or change topic and broker configs");
     add_client_options(*cmd, o->client);
-    cmd->add_option("--entity-type", o->entity_type, "topics, brokers, users or clients")
+    cmd->add_option("--entity-type", o->entity_type, "topics, brokers, broker-loggers, users or clients")
         ->required();
     cmd->add_option("--entity-name", o->entity_name,
                     "Topic name, broker id, user or client id (default with --describe: all)");

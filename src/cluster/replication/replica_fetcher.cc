@@ -13,6 +13,7 @@
 
 #include "cluster/replication/fetch_session_handler.h"
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 #include "common/metrics/thread_stats.h"
 #include "net/await_callback.h"
 #include "net/kafka_rpc_client.h"
@@ -183,7 +184,7 @@ asio::awaitable<void> replica_fetcher::run() {
         const bytes body = std::move(w.buffer());
         auto answer = co_await call(body);
         if (!answer) {
-            spdlog::debug("event=replica_fetch_failed leader={} error=\"{}\"", _leader,
+            logging::replication().debug("event=replica_fetch_failed leader={} error=\"{}\"", _leader,
                           answer.err().message);
             _session.handle_error();
             co_await sleep(backoff);
@@ -236,7 +237,7 @@ asio::awaitable<void> replica_fetcher::run() {
                         continue;
                     }
                     if (pd->diverging_epoch.epoch >= 0) {
-                        spdlog::info(
+                        logging::replication().info(
                             "event=follower_truncation partition={} leader={} "
                             "diverging_epoch={} truncate_to={} log_end_offset={}",
                             p->tp().to_string(), _leader, pd->diverging_epoch.epoch,
@@ -270,7 +271,7 @@ asio::awaitable<void> replica_fetcher::run() {
                         metrics::local().replication_bytes_in.add(data.size());
                     }
                     if (auto st = p->append_as_follower(data, pd->high_watermark, now); !st) {
-                        spdlog::warn(
+                        logging::replication().warn(
                             "event=follower_append_failed partition={} leader={} "
                             "error=\"{}\"",
                             p->tp().to_string(), _leader, st.err().message);

@@ -157,6 +157,12 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.max_connections_per_ip_overrides = v.get_string("max.connections.per.ip.overrides");
     c.connections_max_idle_ms = v.get_long("connections.max.idle.ms");
     c.log_slow_request_ms = v.get_long("log.slow.request.ms");
+    c.log_level = v.get_string("log.level");
+    c.log_level_overrides = v.get_string("log.level.overrides");
+    c.log_json = v.get_string("log.format") == "json";
+    c.log_file_path = v.get_string("log.file.path");
+    c.log_file_max_bytes = v.get_long("log.file.max.bytes");
+    c.log_file_max_backups = v.get_int("log.file.max.backups");
     c.queued_max_requests = v.get_int("queued.max.requests");
     c.request_timeout_ms = v.get_int("request.timeout.ms");
     c.quota_window_num = v.get_int("quota.window.num");

@@ -71,6 +71,14 @@ struct broker_config {
     int64_t connections_max_idle_ms = 0;
     // log.slow.request.ms: a request that took longer is logged; 0: none.
     int64_t log_slow_request_ms = 0;
+    // Logging (common/logging/): the root level, per-logger levels, layout
+    // and the optional rotated file.
+    std::string log_level = "INFO";
+    std::string log_level_overrides;
+    bool log_json = false;
+    std::string log_file_path;
+    int64_t log_file_max_bytes = 0;
+    int32_t log_file_max_backups = 0;
     int32_t queued_max_requests = 0;
     int32_t request_timeout_ms = 0;
     // Client quotas' sampled rate (server/quota/client_quota_manager.h).

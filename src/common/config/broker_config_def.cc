@@ -5,10 +5,26 @@
 
 #include "common/config/listener.h"
 #include "common/config/quorum_voters.h"
+#include "common/logging/loggers.h"
 
 namespace samsa::config {
 
 namespace {
+
+validator level_overrides() {
+    return validator::custom("logger:LEVEL, comma separated",
+                             [](const config_value& v) -> std::optional<std::string> {
+                                 const auto* text = std::get_if<std::string>(&v);
+                                 if (!text) {
+                                     return "Expected a string";
+                                 }
+                                 auto parsed = logging::parse_level_overrides(*text);
+                                 if (!parsed) {
+                                     return parsed.err().message;
+                                 }
+                                 return std::nullopt;
+                             });
+}
 
 constexpr auto k_int = config_type::int32;
 constexpr auto k_short = config_type::int16;
@@ -204,6 +220,24 @@ config_def build() {
         "A request that takes longer than this many milliseconds from read to response sent is "
         "logged with its api, client id and the time of each phase; 0 logs none. Long polls "
         "(Fetch max.wait.ms) and group joins wait by design and count too.");
+    def("log.level", k_string, "INFO",
+        validator::one_of({"FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"}), medium, read_only,
+        "Level of the root logger, which every logger without a level of its own follows. At run "
+        "time: IncrementalAlterConfigs on the broker's BROKER_LOGGER resource (KIP-412).");
+    def("log.level.overrides", k_string, "", level_overrides(), medium, read_only,
+        "Levels of single loggers at start, logger:LEVEL,logger:LEVEL, e.g. "
+        "kafka.log.LogCleaner:DEBUG. `samsa configs --entity-type broker-loggers --describe` "
+        "lists the loggers.");
+    def("log.format", k_string, "text", validator::one_of({"text", "json"}), medium, read_only,
+        "text: Kafka's layout, [time] level message (logger); json: one JSON object per line "
+        "with the message's key=value pairs as fields.");
+    def("log.file.path", k_string, "", none(), medium, read_only,
+        "A file that receives every log line besides standard output, rotated by size; empty "
+        "writes none.");
+    def("log.file.max.bytes", k_long, "104857600", validator::at_least(4096), low, read_only,
+        "Size at which log.file.path is rotated.");
+    def("log.file.max.backups", k_int, "10", validator::between(1, 1000), low, read_only,
+        "Rotated log files kept beside log.file.path (.1 the newest).");
     def("connections.max.idle.ms", k_long, "600000", none(), medium, read_only,
         "Idle connections are closed after this many milliseconds.");
     def("queued.max.requests", k_int, "500", validator::at_least(1), high, read_only,

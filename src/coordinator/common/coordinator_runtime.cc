@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <asio/post.hpp>
 
+#include "common/logging/loggers.h"
 #include "common/timing_wheel.h"
 #include "record/batch_builder.h"
 #include "record/batch_iterator.h"
@@ -38,7 +39,7 @@ void coordinator_runtime::on_elected(int32_t partition, cluster::partition* log)
     s.loading = true;
     s.election = ++_elections;
     s.shard = _make_shard(partition);
-    spdlog::debug("event=coordinator_partition_loading topic={} partition={} leader_epoch={}",
+    logging::server().debug("event=coordinator_partition_loading topic={} partition={} leader_epoch={}",
                   _config.topic, partition, log->leader_epoch());
     post_load_step(partition, s.election, log->log()->log_start_offset());
 }
@@ -68,7 +69,7 @@ void coordinator_runtime::load_step(int32_t partition, uint64_t election, int64_
     }
     // Kafka serves what it loaded when a load fails; so does this.
     auto fail = [&](const error& e) {
-        spdlog::error("event=coordinator_load_failed topic={} partition={} offset={} error=\"{}\"",
+        logging::server().error("event=coordinator_load_failed topic={} partition={} offset={} error=\"{}\"",
                       _config.topic, partition, next_offset, e.message);
         finish_load(partition, s);
     };
@@ -89,7 +90,7 @@ void coordinator_runtime::load_step(int32_t partition, uint64_t election, int64_
             continue;  // the read starts at the segment position of an earlier batch
         }
         if (auto st = s.shard->replay(b->data); !st) {
-            spdlog::warn(
+            logging::server().warn(
                 "event=coordinator_load_batch_skipped topic={} partition={} offset={} "
                 "error=\"{}\"",
                 _config.topic, partition, b->header.base_offset, st.err().message);
@@ -194,7 +195,7 @@ error_code coordinator_runtime::append(int32_t partition,
         _append_listener(it->second.log->tp());
     }
     if (out.error.code != error_code::none) {
-        spdlog::warn("event=coordinator_append_failed topic={} partition={} error=\"{}\"",
+        logging::server().warn("event=coordinator_append_failed topic={} partition={} error=\"{}\"",
                      _config.topic, partition,
                      out.error.message.empty() ? std::string(error_name(out.error.code))
                                                : out.error.message);

@@ -3,6 +3,7 @@
 // topics).
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "coordinator/group/group_manager.h"
 
 namespace samsa::coordinator {
@@ -92,7 +93,7 @@ error_code group_manager::delete_group(const std::string& group_id) {
     g->transition_to(group_state::dead, _wall_clock());
     write_tombstones(group_id, offsets, true);
     remove_dead_group(group_id);
-    spdlog::info("event=group_deleted group={} offsets={}", group_id, offsets.size());
+    logging::groups().info("event=group_deleted group={} offsets={}", group_id, offsets.size());
     return error_code::none;
 }
 
@@ -132,7 +133,7 @@ size_t group_manager::expire_offsets() {
         }
     });
     if (expired > 0) {
-        spdlog::info("event=offsets_expired count={}", expired);
+        logging::groups().info("event=offsets_expired count={}", expired);
     }
     return expired;
 }

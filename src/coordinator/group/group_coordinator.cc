@@ -10,6 +10,7 @@
 #include <asio/use_awaitable.hpp>
 
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 #include "coordinator/common/shard_callback_call.h"
 #include "coordinator/group/group_partitioner.h"
 
@@ -42,7 +43,7 @@ group_coordinator::group_coordinator(group_config config, cluster::replica_manag
 }
 
 group_coordinator::~group_coordinator() {
-    spdlog::info("event=group_coordinator_stopped requests={} {}", requests_total(),
+    logging::groups().info("event=group_coordinator_stopped requests={} {}", requests_total(),
                  request_counts());
     // Managers (and their purgatories) before the drivers that time them.
     _managers.clear();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "common/logging/loggers.h"
 #include "coordinator/group/delayed_join.h"
 #include "coordinator/group/group_manager.h"
 
@@ -255,7 +256,7 @@ void group_manager::join_static_member(const group_ptr& group,
                 resp.members.clear();
                 resp.leader = previous_leader.value_or("");
             }
-            spdlog::info("event=group_static_member_replaced group={} instance={} member={}",
+            logging::groups().info("event=group_static_member_replaced group={} instance={} member={}",
                          group->group_id(), instance, new_member_id);
             cb(std::move(resp));
             return;
@@ -331,7 +332,7 @@ void group_manager::prepare_rebalance(const group_ptr& group, const std::string&
     } else {
         op = std::make_shared<delayed_join>(*this, group, group->rebalance_timeout_ms());
     }
-    spdlog::info("event=group_preparing_rebalance group={} generation={} members={} reason=\"{}\"",
+    logging::groups().info("event=group_preparing_rebalance group={} generation={} members={} reason=\"{}\"",
                  group->group_id(), group->generation_id(), group->size(), reason);
     _joins.try_complete_else_watch(op, {group->group_id()});
 }
@@ -359,7 +360,7 @@ void group_manager::on_complete_join(const std::shared_ptr<classic_group>& group
     if (!group->maybe_elect_new_joined_leader() && !group->empty()) {
         // Only static members that have not rejoined are left: wait again
         // rather than start a generation nobody takes part in.
-        spdlog::info("event=group_join_postponed group={} reason=\"no member rejoined\"",
+        logging::groups().info("event=group_join_postponed group={} reason=\"no member rejoined\"",
                      group->group_id());
         auto op = std::make_shared<delayed_join>(*this, group, group->rebalance_timeout_ms());
         _joins.try_complete_else_watch(op, {group->group_id()});
@@ -370,14 +371,14 @@ void group_manager::on_complete_join(const std::shared_ptr<classic_group>& group
         // Recorded so that a reload knows the group emptied (and since when:
         // offsets retention counts from here).
         if (auto err = store_group(*group, {}); err != error_code::none) {
-            spdlog::warn("event=group_store_failed group={} generation={} error={}",
+            logging::groups().warn("event=group_store_failed group={} generation={} error={}",
                          group->group_id(), group->generation_id(), error_name(err));
         }
-        spdlog::info("event=group_empty group={} generation={}", group->group_id(),
+        logging::groups().info("event=group_empty group={} generation={}", group->group_id(),
                      group->generation_id());
         return;
     }
-    spdlog::info(
+    logging::groups().info(
         "event=group_join_completed group={} generation={} protocol={} members={} "
         "leader={}",
         group->group_id(), group->generation_id(), group->protocol_name().value_or(""),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/logging/loggers.h"
 #include "common/uuid.h"
 #include "coordinator/group/delayed_heartbeat.h"
 #include "coordinator/group/group_partitioner.h"
@@ -173,7 +174,7 @@ void group_manager::finish_load(group_coordinator_shard& part, offsets_loader& l
         }
     }
     // An empty partition (most of them, on a fresh broker) is not news.
-    spdlog::log(loader.records_read() > 0 ? spdlog::level::info : spdlog::level::debug,
+    logging::groups().log(loader.records_read() > 0 ? spdlog::level::info : spdlog::level::debug,
                 "event=offsets_partition_loaded partition={} groups={} offsets={} records={}",
                 partition, part.groups.size(), offsets, loader.records_read());
 }
@@ -183,7 +184,7 @@ void group_manager::unload_partition(group_coordinator_shard& part) {
     for (auto& [id, g] : groups) {
         unload_group(*g);
     }
-    spdlog::info("event=offsets_partition_unloaded partition={} groups={}", part.partition(),
+    logging::groups().info("event=offsets_partition_unloaded partition={} groups={}", part.partition(),
                  groups.size());
 }
 

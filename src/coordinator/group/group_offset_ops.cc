@@ -3,6 +3,7 @@
 // handleFetchOffsets, handleDeleteOffsets; seed inventory GRP-19, OFS-02).
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "coordinator/group/group_manager.h"
 #include "coordinator/group/offsets_record_serde.h"
 
@@ -262,7 +263,7 @@ bool group_manager::cleanup_group(group_coordinator_shard& part, const group_ptr
     write_tombstones(group->group_id(), removed, gone);
     if (gone) {
         part.groups.erase(group->group_id());
-        spdlog::info("event=group_removed group={} reason=\"empty without offsets\"",
+        logging::groups().info("event=group_removed group={} reason=\"empty without offsets\"",
                      group->group_id());
     }
     return gone;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "coordinator/group/offsets_record_serde.h"
 #include "record/batch_iterator.h"
 #include "record/control_record.h"
@@ -172,7 +173,7 @@ std::vector<std::unique_ptr<classic_group>> offsets_loader::finish(int64_t now_m
         out.push_back(std::move(g));
     }
     if (_skipped > 0) {
-        spdlog::warn("event=offsets_load_records_skipped count={}", _skipped);
+        logging::groups().warn("event=offsets_load_records_skipped count={}", _skipped);
     }
     return out;
 }

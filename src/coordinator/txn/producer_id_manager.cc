@@ -1,4 +1,5 @@
 #include "coordinator/txn/producer_id_manager.h"
+#include "common/logging/loggers.h"
 
 #include <spdlog/spdlog.h>
 
@@ -69,7 +70,7 @@ asio::awaitable<void> producer_id_manager::prefetch() {
         add_block_locked(*block);
     } else {
         // The next caller that runs out fetches again and reports the error.
-        spdlog::warn("event=producer_id_prefetch_failed error=\"{}\"", block.err().message);
+        logging::transactions().warn("event=producer_id_prefetch_failed error=\"{}\"", block.err().message);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "coordinator/txn/transaction_log_serde.h"
 #include "record/batch_header.h"
 #include "record/batch_iterator.h"
@@ -41,7 +42,7 @@ status txn_coordinator_shard::replay(bytes_view batch) {
         }
         auto m = decode_transaction_log_value(*r.value);
         if (!m) {
-            spdlog::warn(
+            logging::transactions().warn(
                 "event=txn_record_skipped partition={} transactional_id=\"{}\" error=\"{}\"",
                 _partition, *id, m.err().message);
             ++_skipped;

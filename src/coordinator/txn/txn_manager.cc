@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/logging/loggers.h"
 #include "coordinator/group/group_partitioner.h"
 #include "coordinator/txn/transaction_log_serde.h"
 
@@ -111,7 +112,7 @@ void txn_manager::remove_expired_transactional_ids() {
             }
             continue;
         }
-        spdlog::info("event=transactional_ids_expired partition={} count={}", partition,
+        logging::transactions().info("event=transactional_ids_expired partition={} count={}", partition,
                      ids.size());
         const int32_t p = partition;
         _runtime.when_replicated(p, [this, p, ids](error_code) {
@@ -152,7 +153,7 @@ void txn_manager::on_loaded(txn_coordinator_shard& s) {
             ++pending;
         }
     }
-    spdlog::info(
+    logging::transactions().info(
         "event=txn_partition_loaded partition={} transactional_ids={} completing={} "
         "skipped={}",
         s.partition(), s.transactions().size(), pending, s.records_skipped());
@@ -412,7 +413,7 @@ void txn_manager::fence_and_abort(int32_t partition, transaction_metadata& m) {
     next.state = txn_state::prepare_abort;
     next.txn_last_update_ms = _wall_clock();
     const std::string id = m.transactional_id;
-    spdlog::info("event=txn_aborting transactional_id=\"{}\" producer_id={} epoch={}", id,
+    logging::transactions().info("event=txn_aborting transactional_id=\"{}\" producer_id={} epoch={}", id,
                  next.producer_id, next.producer_epoch);
     write_state(partition, std::move(next), [this, partition, id](error_code ec) {
         if (ec == error_code::none) {
@@ -459,7 +460,7 @@ void txn_manager::complete_transaction(int32_t partition, const std::string& id)
         write_state(partition, std::move(next), [id](error_code ec) {
             if (ec != error_code::none) {
                 // Stays prepared: the next load of the partition completes it.
-                spdlog::warn("event=txn_complete_write_failed transactional_id=\"{}\" error={}", id,
+                logging::transactions().warn("event=txn_complete_write_failed transactional_id=\"{}\" error={}", id,
                              error_name(ec));
             }
         });
@@ -482,7 +483,7 @@ void txn_manager::abort_timed_out_transactions() {
         }
         for (const auto& id : expired) {
             if (auto* m = s->find(id)) {
-                spdlog::info("event=txn_timed_out transactional_id=\"{}\" timeout_ms={}", id,
+                logging::transactions().info("event=txn_timed_out transactional_id=\"{}\" timeout_ms={}", id,
                              m->txn_timeout_ms);
                 fence_and_abort(partition, *m);
             }

@@ -5,6 +5,7 @@
 #include <asio/steady_timer.hpp>
 
 #include "common/error.h"
+#include "common/logging/loggers.h"
 #include "protocol/generated/write_txn_markers_request.h"
 #include "protocol/generated/write_txn_markers_response.h"
 #include "protocol/message_codec.h"
@@ -143,7 +144,7 @@ void txn_marker_channel::attempt(const std::shared_ptr<job>& j) {
                                     if (ec == error_code::none) {
                                         j->remaining.erase(tp);
                                     } else if (j->attempts % 50 == 1) {
-                                        spdlog::warn(
+                                        logging::transactions().warn(
                                             "event=txn_marker_retry producer_id={} partition={} "
                                             "error={}",
                                             j->marker.producer_id, tp.to_string(), error_name(ec));

@@ -13,6 +13,7 @@
 #include "protocol/generated/describe_configs_request.h"
 #include "protocol/generated/describe_configs_response.h"
 #include "server/authorization.h"
+#include "server/handlers/broker_logger_configs.h"
 
 namespace samsa::server::handlers {
 
@@ -101,6 +102,8 @@ result<std::vector<config_entry>> describe(const request_context& ctx,
             }
             return metadata::describe_broker_configs(broker);
         }
+        case config_resource_type::broker_logger:
+            return describe_broker_loggers(ctx, rr.resource_name);
         default:
             return error(error_code::invalid_request,
                          fmt::format("Unsupported resource type: {}", rr.resource_type));

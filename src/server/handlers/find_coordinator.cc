@@ -1,5 +1,6 @@
 #include "server/handlers/find_coordinator.h"
 
+#include "common/logging/loggers.h"
 #include "server/authorization.h"
 
 #include <spdlog/spdlog.h>
@@ -87,10 +88,10 @@ asio::awaitable<void> ensure_internal_topic(request_context& ctx, const char* na
     for (const auto& t : created.topics) {
         auto ec = error_code(t.error_code);
         if (ec != error_code::none && ec != error_code::topic_already_exists) {
-            spdlog::warn("event=internal_topic_create_failed topic={} error={} message=\"{}\"",
+            logging::server().warn("event=internal_topic_create_failed topic={} error={} message=\"{}\"",
                          name, error_name(ec), t.error_message.value_or(""));
         } else if (ec == error_code::none) {
-            spdlog::info("event=internal_topic_created topic={} partitions={}", name,
+            logging::server().info("event=internal_topic_created topic={} partitions={}", name,
                          t.num_partitions);
         }
     }

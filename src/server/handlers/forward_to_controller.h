@@ -48,8 +48,9 @@ asio::awaitable<metadata::response_of<Request>> forward_authorized(request_conte
     }
     req.*items = std::move(keep);
     // One co_await, outside any branch (GCC 12 miscompiles co_await in one).
-    auto op = (req.*items).empty() && !refused.empty()
-                  ? ready(metadata::answer_with(req, error_code::none))
+    // Nothing left to send (all refused, or answered by the broker itself):
+    // no round trip.
+    auto op = (req.*items).empty() ? ready(metadata::answer_with(req, error_code::none))
                   : forward_to_controller(ctx, req);
     auto answer = co_await std::move(op);
     auto& entries = metadata::controller_api<Request>::entries(answer);

@@ -1,5 +1,6 @@
 #include "server/handlers/init_producer_id.h"
 
+#include "common/logging/loggers.h"
 #include "server/handlers/txn_handler_support.h"
 
 #include <spdlog/spdlog.h>
@@ -69,7 +70,7 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
     }
     auto id = co_await ids->next_producer_id();
     if (!id) {
-        spdlog::warn("event=producer_id_allocation_failed peer={} error=\"{}\"", ctx.peer,
+        logging::transactions().warn("event=producer_id_allocation_failed peer={} error=\"{}\"", ctx.peer,
                      id.err().message);
         co_return failed(id.err().code);
     }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.h"
+#include "common/logging/loggers.h"
 #include "protocol/generated/sasl_authenticate_request.h"
 #include "protocol/generated/sasl_authenticate_response.h"
 #include "server/sasl_session.h"
@@ -23,7 +24,7 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
         resp.error_message = e.message;
         s->close_after_response = true;
         s->exchange.reset();
-        spdlog::warn(
+        logging::security().warn(
             "event=sasl_authentication_failed peer={} listener={} mechanism={} "
             "reason=\"{}\"",
             ctx.peer, ctx.listener_name, s->mechanism, e.message);
@@ -63,7 +64,7 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
         if (lifetime_ms > 0) {
             s->expires = std::chrono::steady_clock::now() + std::chrono::milliseconds(lifetime_ms);
         }
-        spdlog::debug(
+        logging::security().debug(
             "event=sasl_{} peer={} listener={} mechanism={} principal={} "
             "session_lifetime_ms={}",
             s->reauthenticating ? "reauthenticated" : "authenticated", ctx.peer, ctx.listener_name,

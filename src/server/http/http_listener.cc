@@ -1,4 +1,5 @@
 #include "server/http/http_listener.h"
+#include "common/logging/loggers.h"
 
 #include <civetweb.h>
 #include <fmt/format.h>
@@ -28,7 +29,7 @@ std::string_view reason(int status) {
 }
 
 int log_message(const mg_connection*, const char* message) {
-    spdlog::warn("event=http_error message=\"{}\"", message);
+    logging::metrics().warn("event=http_error message=\"{}\"", message);
     return 1;  // logged: civetweb writes nothing itself
 }
 
@@ -112,7 +113,7 @@ http_response http_listener::answer(const http_request& req) const {
     try {
         return (*route)(req);
     } catch (const std::exception& e) {
-        spdlog::error("event=http_route_failed path={} what=\"{}\"", req.path, e.what());
+        logging::metrics().error("event=http_route_failed path={} what=\"{}\"", req.path, e.what());
         return {500, "text/plain; charset=utf-8", "internal error\n"};
     }
 }

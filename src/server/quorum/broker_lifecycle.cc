@@ -9,6 +9,7 @@
 #include <asio/use_awaitable.hpp>
 #include <thread>
 
+#include "common/logging/loggers.h"
 #include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
 
@@ -79,7 +80,7 @@ asio::awaitable<void> broker_lifecycle::run() {
             auto registered = co_await _channel.register_broker(_registration);
             if (registered && registered->error_code == 0) {
                 _epoch = registered->broker_epoch;
-                spdlog::info("event=broker_registration_accepted node_id={} broker_epoch={}",
+                logging::server().info("event=broker_registration_accepted node_id={} broker_epoch={}",
                              _cfg.node_id, _epoch.load());
                 continue;  // heartbeat at once
             }
@@ -91,7 +92,7 @@ asio::awaitable<void> broker_lifecycle::run() {
             hb.want_fence = _fence_wanted && _fence_wanted();
             if (hb.want_fence && !_fence_requested) {
                 _fence_requested = true;
-                spdlog::error(
+                logging::server().error(
                     "event=broker_fence_requested node_id={} reason=\"no log dir takes "
                     "writes; leaderships move to other in-sync replicas\"",
                     _cfg.node_id);
@@ -99,7 +100,7 @@ asio::awaitable<void> broker_lifecycle::run() {
             hb.want_shut_down = _want_shut_down.load();
             auto answer = co_await _channel.heartbeat(hb);
             if (answer && answer->error_code == to_wire(error_code::stale_broker_epoch)) {
-                spdlog::warn("event=broker_epoch_stale node_id={} broker_epoch={} action=register",
+                logging::server().warn("event=broker_epoch_stale node_id={} broker_epoch={} action=register",
                              _cfg.node_id, _epoch.load());
                 _epoch = -1;
                 _unfenced = false;
@@ -109,7 +110,7 @@ asio::awaitable<void> broker_lifecycle::run() {
                 const bool was = _unfenced.load();
                 _unfenced = !answer->is_fenced;
                 if (_unfenced.load() != was) {
-                    spdlog::info("event=broker_{} node_id={} broker_epoch={}",
+                    logging::server().info("event=broker_{} node_id={} broker_epoch={}",
                                  _unfenced.load() ? "unfenced" : "fenced", _cfg.node_id,
                                  _epoch.load());
                 }

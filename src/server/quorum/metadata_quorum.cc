@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "common/logging/loggers.h"
 #include "metadata/metadata_log.h"
 #include "raft/raft_batch_codec.h"
 #include "raft/raft_wire.h"
@@ -152,11 +153,11 @@ status metadata_quorum::open() {
 void metadata_quorum::start() {
     asio::post(_io, [this] {
         if (auto st = _node->start(now()); !st) {
-            spdlog::error("event=quorum_start_failed error=\"{}\"", st.err().message);
+            logging::raft().error("event=quorum_start_failed error=\"{}\"", st.err().message);
             return;
         }
         _started = true;
-        spdlog::info("event=quorum_started node_id={} voters={} log_end_offset={}", _cfg.node_id,
+        logging::raft().info("event=quorum_started node_id={} voters={} log_end_offset={}", _cfg.node_id,
                      _cfg.controller_quorum_voters.size(), _log->end_offset().value());
         after_node_call();
     });
@@ -172,7 +173,7 @@ void metadata_quorum::resign(std::chrono::milliseconds grace) {
         if (_started && !_stopped && _node->is_leader()) {
             _node->resign(now());
             after_node_call();  // queues EndQuorumEpoch to every voter
-            spdlog::info("event=quorum_resigned node_id={} epoch={}", _cfg.node_id,
+            logging::raft().info("event=quorum_resigned node_id={} epoch={}", _cfg.node_id,
                          _node->epoch().value());
         }
         done->set_value();
@@ -196,7 +197,7 @@ void metadata_quorum::shutdown() {
     _peers.clear();
     if (_storage) {
         if (auto st = _storage->close(); !st) {
-            spdlog::error("event=metadata_log_close_failed error=\"{}\"", st.err().message);
+            logging::raft().error("event=metadata_log_close_failed error=\"{}\"", st.err().message);
         }
     }
 }
@@ -224,7 +225,7 @@ void metadata_quorum::after_node_call() {
         _known_hw = hw->value() - 1;
     }
     if (auto& f = _node->failure()) {
-        spdlog::critical("event=quorum_failed error=\"{}\"", f->message);
+        logging::raft().critical("event=quorum_failed error=\"{}\"", f->message);
         return;
     }
     expire_inbound();
@@ -280,7 +281,7 @@ void metadata_quorum::flush_outbox() {
                          }
                          auto m = raft::decode_raft_response(key, version, r->body, corr);
                          if (!m) {
-                             spdlog::warn("event=quorum_bad_answer from={} api_key={} error=\"{}\"",
+                             logging::raft().warn("event=quorum_bad_answer from={} api_key={} error=\"{}\"",
                                           to.value(), key, m.err().message);
                              return;
                          }
@@ -294,7 +295,7 @@ void metadata_quorum::flush_outbox() {
                              },
                              *m);
                          if (answered == error_code::inconsistent_cluster_id) {
-                             spdlog::error(
+                             logging::raft().error(
                                  "event=quorum_cluster_id_mismatch peer={} api_key={} "
                                  "cluster_id={} fix=\"node {} was formatted with another "
                                  "cluster id: format every node with the same --cluster-id\"",
@@ -436,27 +437,27 @@ void metadata_quorum::maybe_snapshot() {
     auto data = metadata::encode_snapshot(*_loader.image(), _loader.epoch(),
                                           _loader.last_commit_wall_ms(), wall_clock_ms());
     if (!data) {
-        spdlog::error("event=metadata_snapshot_failed error=\"{}\"", data.err().message);
+        logging::raft().error("event=metadata_snapshot_failed error=\"{}\"", data.err().message);
         return;
     }
     const size_t size = data->size();
     auto id = _node->create_snapshot(raft::raft_offset{end_offset}, std::move(*data));
     if (!id) {
-        spdlog::error("event=metadata_snapshot_failed end_offset={} error=\"{}\"", end_offset,
+        logging::raft().error("event=metadata_snapshot_failed end_offset={} error=\"{}\"", end_offset,
                       id.err().message);
         return;
     }
     _loader.reset_bytes();
     _snapshots.taken(now);
     auto dropped = _node->delete_log_before_snapshot();
-    spdlog::info("event=metadata_snapshot end_offset={} epoch={} bytes={} log_truncated={}",
+    logging::raft().info("event=metadata_snapshot end_offset={} epoch={} bytes={} log_truncated={}",
                  id->offset.value(), id->epoch.value(), size, dropped && *dropped);
 }
 
 void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {
     auto next = _loader.load_snapshot(snapshot);
     if (!next) {
-        spdlog::critical("event=metadata_snapshot_inconsistent offset={} error=\"{}\"",
+        logging::raft().critical("event=metadata_snapshot_inconsistent offset={} error=\"{}\"",
                          snapshot.id.offset.value(), next.err().message);
         return;
     }
@@ -476,7 +477,7 @@ void metadata_quorum::handle_leader_change(raft::leader_and_epoch leader) {
     _leader_id = leader.leader.value();
     _leader_epoch = leader.epoch.value();
     const bool local = leader.leader.value() == _cfg.node_id;
-    spdlog::info("event=quorum_leader node_id={} leader={} epoch={}", _cfg.node_id,
+    logging::raft().info("event=quorum_leader node_id={} leader={} epoch={}", _cfg.node_id,
                  leader.leader.value(), leader.epoch.value());
     if (local) {
         _controller_epoch = leader.epoch;

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/logging/loggers.h"
 #include "net/await_callback.h"
 #include "raft/raft_wire.h"
 #include "server/authorization.h"
@@ -45,7 +46,7 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
     if (q && cluster_id && *cluster_id != ctx.broker->settings.cluster_id) {
         // Nodes formatted apart (each with its own generated id) never form a
         // quorum; say so on every refused exchange, with the way out.
-        spdlog::error(
+        logging::raft().error(
             "event=quorum_cluster_id_mismatch api_key={} peer={} peer_cluster_id={} "
             "cluster_id={} fix=\"the nodes were formatted with different cluster ids: stop "
             "them, and format every node's empty log dirs with the same --cluster-id\"",

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "common/logging/loggers.h"
 #include "storage/checkpoint_file.h"
 #include "storage/file_batch_reader.h"
 
@@ -90,7 +91,7 @@ void log_cleaner::run_thread(size_t) {
     while (!_stop) {
         auto cleaned = clean_once();
         if (!cleaned) {
-            spdlog::warn("event=log_cleaner_round_failed error=\"{}\"", cleaned.err().message);
+            logging::cleaner().warn("event=log_cleaner_round_failed error=\"{}\"", cleaned.err().message);
         }
         if (cleaned && *cleaned) {
             continue;
@@ -110,7 +111,7 @@ void log_cleaner::load_checkpoints() {
         auto cp = read_offset_checkpoint(path);
         if (!cp) {
             // Only costs a cleaning from the log start.
-            spdlog::warn("event=cleaner_checkpoint_ignored path={} error=\"{}\"", path,
+            logging::cleaner().warn("event=cleaner_checkpoint_ignored path={} error=\"{}\"", path,
                          cp.err().message);
             continue;
         }
@@ -214,7 +215,7 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
             return false;
         }
         // Kafka marks the partition uncleanable and goes on with the others.
-        spdlog::error("event=log_cleaning_failed partition={} error=\"{}\" action=uncleanable", tp,
+        logging::cleaner().error("event=log_cleaning_failed partition={} error=\"{}\" action=uncleanable", tp,
                       e.message);
         std::lock_guard lock(_mutex);
         _uncleanable.insert(plan.tp);
@@ -253,7 +254,7 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
     }
     const auto& st = shared->stats;
     if (!**swapped) {
-        spdlog::info(
+        logging::cleaner().info(
             "event=log_cleaning_discarded partition={} reason=\"the log changed while "
             "it was cleaned\"",
             tp);
@@ -264,9 +265,9 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
         _cleaned[plan.tp] = shared->cleaned_up_to;
     }
     if (auto s = write_checkpoint(log_dir_of(*l)); !s) {
-        spdlog::warn("event=cleaner_checkpoint_failed error=\"{}\"", s.err().message);
+        logging::cleaner().warn("event=cleaner_checkpoint_failed error=\"{}\"", s.err().message);
     }
-    spdlog::info(
+    logging::cleaner().info(
         "event=log_cleaned partition={} segments_read={} dirty_bytes={} bytes_read={} "
         "bytes_written={} "
         "records_read={} records_kept={} tombstones_removed={} aborted_records_removed={} "

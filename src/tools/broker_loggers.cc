@@ -1,0 +1,115 @@
+#include "tools/broker_loggers.h"
+
+#include <cstdio>
+
+#include "common/error.h"
+#include "metadata/metadata_record_serde.h"
+#include "net/blocking_call.h"
+#include "protocol/generated/describe_configs_request.h"
+#include "protocol/generated/describe_configs_response.h"
+#include "protocol/generated/incremental_alter_configs_request.h"
+#include "protocol/generated/incremental_alter_configs_response.h"
+#include "protocol/generated/metadata_request.h"
+#include "protocol/generated/metadata_response.h"
+#include "tools/kafka_client.h"
+
+namespace samsa::tools {
+
+namespace {
+
+constexpr int8_t k_broker_logger = int8_t(metadata::config_resource_type::broker_logger);
+
+std::string message_of(int16_t code, const std::optional<std::string>& message) {
+    return message && !message->empty() ? *message : std::string(error_message(error_code(code)));
+}
+
+// The broker's own address: its loggers are changed on it, not through the
+// controller. Found in the Metadata answer of the first bootstrap server.
+result<net::blocking_target> broker_target(const client_options& opts,
+                                           const std::string& broker_id) {
+    auto boot = first_plaintext_bootstrap(opts);
+    if (!boot) {
+        return boot.err();
+    }
+    net::blocking_target to{boot->first, boot->second, "samsa-configs", opts.timeout};
+    protocol::metadata_request req;
+    req.topics.emplace();  // no topics: only the brokers
+    req.allow_auto_topic_creation = false;
+    auto md = net::call_blocking<protocol::metadata_response>(to, req, 9);
+    if (!md) {
+        return md.err();
+    }
+    for (const auto& b : md->brokers) {
+        if (std::to_string(b.node_id) == broker_id) {
+            return net::blocking_target{b.host, uint16_t(b.port), "samsa-configs", opts.timeout};
+        }
+    }
+    return error(error_code::broker_not_available,
+                 "broker " + broker_id + " is not in the cluster's metadata");
+}
+
+}  // namespace
+
+int describe_broker_loggers(const client_options& opts, const std::string& broker_id) {
+    auto to = broker_target(opts, broker_id);
+    if (!to) {
+        return fail(to.err());
+    }
+    protocol::describe_configs_request req;
+    auto& r = req.resources.emplace_back();
+    r.resource_type = k_broker_logger;
+    r.resource_name = broker_id;
+    r.configuration_keys = std::nullopt;
+    auto resp = net::call_blocking<protocol::describe_configs_response>(*to, req, 4);
+    if (!resp) {
+        return fail(resp.err());
+    }
+    for (const auto& res : resp->results) {
+        if (res.error_code != 0) {
+            return fail(message_of(res.error_code, res.error_message));
+        }
+        std::printf("All configs for broker-logger %s are:\n", broker_id.c_str());
+        for (const auto& c : res.configs) {
+            std::printf("  %s=%s sensitive=%s synonyms={}\n", c.name.c_str(),
+                        c.value ? c.value->c_str() : "null", c.is_sensitive ? "true" : "false");
+        }
+    }
+    return 0;
+}
+
+int alter_broker_loggers(const client_options& opts, const std::string& broker_id,
+                         const property_list& sets, const std::vector<std::string>& deletes) {
+    auto to = broker_target(opts, broker_id);
+    if (!to) {
+        return fail(to.err());
+    }
+    protocol::incremental_alter_configs_request req;
+    auto& r = req.resources.emplace_back();
+    r.resource_type = k_broker_logger;
+    r.resource_name = broker_id;
+    for (const auto& [name, level] : sets) {
+        auto& c = r.configs.emplace_back();
+        c.name = name;
+        c.config_operation = 0;  // SET
+        c.value = level;
+    }
+    for (const auto& name : deletes) {
+        auto& c = r.configs.emplace_back();
+        c.name = name;
+        c.config_operation = 1;  // DELETE
+        c.value = std::nullopt;
+    }
+    auto resp = net::call_blocking<protocol::incremental_alter_configs_response>(*to, req, 1);
+    if (!resp) {
+        return fail(resp.err());
+    }
+    for (const auto& res : resp->responses) {
+        if (res.error_code != 0) {
+            return fail(message_of(res.error_code, res.error_message));
+        }
+    }
+    std::printf("Completed updating config for broker-logger %s.\n", broker_id.c_str());
+    return 0;
+}
+
+}  // namespace samsa::tools
