@@ -120,8 +120,9 @@ int run_server_command(const server_command& cmd) {
         dirs.emplace_back(cfg.metadata_log_dir);
     }
     if (cmd.cluster_id && !uuid::parse(*cmd.cluster_id)) {
-        logging::server().error("event=invalid_config error=\"--cluster-id {} is not a base64url uuid\"",
-                      *cmd.cluster_id);
+        logging::server().error(
+            "event=invalid_config error=\"--cluster-id {} is not a base64url uuid\"",
+            *cmd.cluster_id);
         return 1;
     }
     auto identity = config::ensure_meta_properties(dirs, cfg.node_id, cmd.cluster_id);
@@ -132,13 +133,14 @@ int run_server_command(const server_command& cmd) {
     for (const auto& d : identity->dirs) {
         if (d.created) {
             logging::server().info("event=log_dir_formatted dir={} cluster_id={}", d.dir.string(),
-                         identity->cluster_id);
+                                   identity->cluster_id);
         }
     }
 
-    logging::server().info("event=starting version={} node_id={} cluster_id={} listeners={} log_dirs={}",
-                 k_version, cfg.node_id, identity->cluster_id, join_listeners(cfg.listeners),
-                 fmt::join(cfg.log_dirs, ","));
+    logging::server().info(
+        "event=starting version={} node_id={} cluster_id={} listeners={} log_dirs={}", k_version,
+        cfg.node_id, identity->cluster_id, join_listeners(cfg.listeners),
+        fmt::join(cfg.log_dirs, ","));
 
     server srv(cfg, identity->cluster_id);
     // A signal may come while start() still waits for the quorum or for this
@@ -157,7 +159,7 @@ int run_server_command(const server_command& cmd) {
         return 1;
     }
     logging::server().info("event=started node_id={} advertised={}", cfg.node_id,
-                 join_listeners(cfg.advertised_listeners));
+                           join_listeners(cfg.advertised_listeners));
     signal_thread.join();  // until the signal
     srv.stop();
     return 0;

@@ -382,9 +382,10 @@ int run_configs(const configs_options& o) {
     } else if (o.entity_type == "brokers" || o.entity_type == "broker") {
         type = RD_KAFKA_RESOURCE_BROKER;
     } else {
-        return fail("--entity-type must be topics, brokers, broker-loggers, users or clients, "
-                    "got '" +
-                    o.entity_type + "'");
+        return fail(
+            "--entity-type must be topics, brokers, broker-loggers, users or clients, "
+            "got '" +
+            o.entity_type + "'");
     }
     if (o.entity_default && type != RD_KAFKA_RESOURCE_BROKER) {
         return fail("--entity-default is only for --entity-type brokers, users and clients");
@@ -452,7 +453,8 @@ tool_command add_configs_command(CLI::App& app) {
     auto o = std::make_shared<configs_options>();
     auto* cmd = add_verb(app, "configs", "Describe or change topic and broker configs");
     add_client_options(*cmd, o->client);
-    cmd->add_option("--entity-type", o->entity_type, "topics, brokers, broker-loggers, users or clients")
+    cmd->add_option("--entity-type", o->entity_type,
+                    "topics, brokers, broker-loggers, users or clients")
         ->required();
     cmd->add_option("--entity-name", o->entity_name,
                     "Topic name, broker id, user or client id (default with --describe: all)");

@@ -12,8 +12,8 @@ namespace samsa::logging {
 namespace {
 
 bool key_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
 }
 
 // The length of the valid UTF-8 sequence at s[i], or 0.
@@ -82,7 +82,8 @@ std::vector<std::pair<std::string, std::string>> message_fields(std::string_view
         if (v < m.size() && m[v] == '"') {
             // A quoted value ends at the quote that ends the word.
             size_t end = v + 1;
-            while (end < m.size() && !(m[end] == '"' && (end + 1 == m.size() || m[end + 1] == ' '))) {
+            while (end < m.size() &&
+                   !(m[end] == '"' && (end + 1 == m.size() || m[end + 1] == ' '))) {
                 ++end;
             }
             if (end >= m.size()) {

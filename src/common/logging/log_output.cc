@@ -38,7 +38,9 @@ std::shared_ptr<spdlog::sinks::dist_sink_mt>& dist() {
 
 }  // namespace
 
-spdlog::sink_ptr output_sink() { return dist(); }
+spdlog::sink_ptr output_sink() {
+    return dist();
+}
 
 status configure_output(const output_settings& s) {
     std::vector<spdlog::sink_ptr> sinks;

@@ -29,8 +29,8 @@ constexpr std::string_view k_security = "kafka.authorizer.logger";
 constexpr std::string_view k_metrics = "kafka.metrics";
 
 constexpr std::string_view k_catalogue[] = {
-    k_server, k_network, k_requests, k_storage,  k_cleaner,    k_state_change, k_replication,
-    k_groups, k_transactions, k_raft, k_controller, k_metadata, k_security,  k_metrics,
+    k_server, k_network,      k_requests, k_storage,    k_cleaner,  k_state_change, k_replication,
+    k_groups, k_transactions, k_raft,     k_controller, k_metadata, k_security,     k_metrics,
 };
 
 constexpr auto k_default_level = spdlog::level::info;
@@ -87,10 +87,10 @@ spdlog::logger& named(std::string_view name) {
 
 }  // namespace
 
-#define SAMSA_LOGGER(fn, key)                   \
-    spdlog::logger& fn() {                      \
-        static spdlog::logger& l = named(key);  \
-        return l;                               \
+#define SAMSA_LOGGER(fn, key)                  \
+    spdlog::logger& fn() {                     \
+        static spdlog::logger& l = named(key); \
+        return l;                              \
     }
 SAMSA_LOGGER(root, root_name)
 SAMSA_LOGGER(server, k_server)
@@ -117,9 +117,8 @@ const std::vector<std::string>& valid_levels() {
 std::optional<spdlog::level::level_enum> parse_level(std::string_view name) {
     using spdlog::level::level_enum;
     static const std::pair<std::string_view, level_enum> table[] = {
-        {"FATAL", level_enum::critical}, {"ERROR", level_enum::err},
-        {"WARN", level_enum::warn},      {"INFO", level_enum::info},
-        {"DEBUG", level_enum::debug},    {"TRACE", level_enum::trace},
+        {"FATAL", level_enum::critical}, {"ERROR", level_enum::err},   {"WARN", level_enum::warn},
+        {"INFO", level_enum::info},      {"DEBUG", level_enum::debug}, {"TRACE", level_enum::trace},
     };
     for (auto [n, l] : table) {
         if (n == name) {
@@ -192,9 +191,9 @@ status unset_level(std::string_view name) {
         return error(error_code::invalid_config, fmt::format("Logger {} does not exist!", name));
     }
     if (name == root_name) {
-        return error(error_code::invalid_request,
-                     fmt::format("Removing the log level of the {} logger is not allowed",
-                                 root_name));
+        return error(
+            error_code::invalid_request,
+            fmt::format("Removing the log level of the {} logger is not allowed", root_name));
     }
     if (auto it = r.own.find(name); it != r.own.end()) {
         r.own.erase(it);
@@ -225,7 +224,8 @@ result<std::vector<std::pair<std::string, std::string>>> parse_level_overrides(
         std::string name(item.substr(0, colon));
         std::string level(item.substr(colon + 1));
         if (!exists(name)) {
-            return error(error_code::invalid_config, fmt::format("Logger {} does not exist!", name));
+            return error(error_code::invalid_config,
+                         fmt::format("Logger {} does not exist!", name));
         }
         if (!parse_level(level)) {
             return error(error_code::invalid_config,

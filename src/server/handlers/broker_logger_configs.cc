@@ -23,8 +23,7 @@ status check_broker_id(const request_context& ctx, std::string_view name) {
     const std::string self = std::to_string(ctx.broker->settings.node_id);
     if (name != self) {
         return error(error_code::invalid_request,
-                     fmt::format("Unexpected broker id, expected {}, but received {}", self,
-                                 name));
+                     fmt::format("Unexpected broker id, expected {}, but received {}", self, name));
     }
     return {};
 }
@@ -41,10 +40,11 @@ status check_operation(const logger_alteration::alterable_config& c) {
                              fmt::format("Null value not supported for : SET:{}", c.name));
             }
             if (!logging::parse_level(*c.value)) {
-                return error(error_code::invalid_config,
-                             fmt::format("Cannot set the log level of {} to {} as it is not a "
-                                         "supported log level. Valid log levels are {}",
-                                         c.name, *c.value, fmt::join(logging::valid_levels(), ", ")));
+                return error(
+                    error_code::invalid_config,
+                    fmt::format("Cannot set the log level of {} to {} as it is not a "
+                                "supported log level. Valid log levels are {}",
+                                c.name, *c.value, fmt::join(logging::valid_levels(), ", ")));
             }
             return {};
         }
@@ -103,9 +103,9 @@ status alter_broker_loggers(const request_context& ctx, const logger_alteration&
         }
     }
     if (!duplicates.empty()) {
-        return error(error_code::invalid_request,
-                     fmt::format("Error due to duplicate config keys : {}",
-                                 fmt::join(duplicates, ",")));
+        return error(
+            error_code::invalid_request,
+            fmt::format("Error due to duplicate config keys : {}", fmt::join(duplicates, ",")));
     }
     for (const auto& c : resource.configs) {
         if (auto st = check_operation(c); !st) {

@@ -18,8 +18,8 @@ using logger_alteration = protocol::incremental_alter_configs_request::alter_con
 
 // Every logger and its effective level, as DYNAMIC_BROKER_LOGGER_CONFIG
 // entries; `resource_name` must be this broker's id.
-result<std::vector<metadata::config_entry>> describe_broker_loggers(
-    const request_context& ctx, std::string_view resource_name);
+result<std::vector<metadata::config_entry>> describe_broker_loggers(const request_context& ctx,
+                                                                    std::string_view resource_name);
 
 // Checks every operation first and changes levels only when all are valid
 // and the request is not validate_only. Errors as Kafka's ConfigAdminManager

@@ -51,7 +51,7 @@ asio::awaitable<metadata::response_of<Request>> forward_authorized(request_conte
     // Nothing left to send (all refused, or answered by the broker itself):
     // no round trip.
     auto op = (req.*items).empty() ? ready(metadata::answer_with(req, error_code::none))
-                  : forward_to_controller(ctx, req);
+                                   : forward_to_controller(ctx, req);
     auto answer = co_await std::move(op);
     auto& entries = metadata::controller_api<Request>::entries(answer);
     for (auto& [why, part] : refused) {

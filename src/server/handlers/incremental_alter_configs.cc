@@ -51,8 +51,8 @@ std::vector<resource_response> alter_loggers_here(request_context& ctx,
 asio::awaitable<incremental_alter_configs_response> handle(request_context& ctx,
                                                            incremental_alter_configs_request& req) {
     auto local = alter_loggers_here(ctx, req);
-    auto answer = co_await forward_authorized(ctx, req, &incremental_alter_configs_request::resources,
-                                              config_alteration_refusal(ctx));
+    auto answer = co_await forward_authorized(
+        ctx, req, &incremental_alter_configs_request::resources, config_alteration_refusal(ctx));
     for (auto& r : local) {
         answer.responses.push_back(std::move(r));
     }
