@@ -54,7 +54,7 @@ partition_config replica_manager::config_for(const metadata::metadata_image& ima
         // Overrides were validated when written; a failure here means the
         // broker's own defaults changed under them. Keep the broker defaults.
         logging::replication().warn("event=topic_config_invalid topic={} error=\"{}\"", topic.name,
-                     resolved.err().message);
+                                    resolved.err().message);
         auto fallback = config::resolve_topic_config(k_none, _cfg.values);
         return fallback ? make_partition_config(fallback->config) : partition_config{};
     }
@@ -69,8 +69,8 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
     if (it == s.partitions.end()) {
         auto log = _logs.get_or_create(tp, topic.id, wall_clock_ms());
         if (!log) {
-            logging::replication().error("event=partition_offline partition={} error=\"{}\"", tp.to_string(),
-                          log.err().message);
+            logging::replication().error("event=partition_offline partition={} error=\"{}\"",
+                                         tp.to_string(), log.err().message);
             return;
         }
         auto p = std::make_shared<partition>(tp, topic.id, _node_id, std::move(*log));
@@ -119,8 +119,8 @@ void replica_manager::remove_partition(shard_state& s, const storage::topic_part
     s.partitions.erase(tp);
     if (delete_log) {
         if (auto st = _logs.delete_log(tp, wall_clock_ms()); !st) {
-            logging::replication().warn("event=log_delete_failed partition={} error=\"{}\"", tp.to_string(),
-                         st.err().message);
+            logging::replication().warn("event=log_delete_failed partition={} error=\"{}\"",
+                                        tp.to_string(), st.err().message);
         }
     }
 }
@@ -231,10 +231,11 @@ void replica_manager::run_housekeeping(size_t shard, int64_t now) {
     for (auto& [tp, p] : _shards[shard]->partitions) {
         auto deleted = p->log()->delete_old_segments(now);
         if (!deleted) {
-            logging::replication().warn("event=retention_failed partition={} error=\"{}\"", tp.to_string(),
-                         deleted.err().message);
+            logging::replication().warn("event=retention_failed partition={} error=\"{}\"",
+                                        tp.to_string(), deleted.err().message);
         } else if (*deleted > 0) {
-            logging::replication().info("event=segments_deleted partition={} count={}", tp.to_string(), *deleted);
+            logging::replication().info("event=segments_deleted partition={} count={}",
+                                        tp.to_string(), *deleted);
         }
         p->log()->flush_if_due(now);
     }

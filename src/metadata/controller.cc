@@ -130,13 +130,15 @@ result<int64_t> controller::commit(std::vector<metadata_record> records) {
     metadata_delta delta(_image);
     for (const auto& r : records) {
         if (auto s = delta.apply(r); !s) {
-            logging::controller().error("event=metadata_records_inconsistent error=\"{}\"", s.err().message);
+            logging::controller().error("event=metadata_records_inconsistent error=\"{}\"",
+                                        s.err().message);
             return error(error_code::unknown_server_error, s.err().message);
         }
     }
     auto last = _log->append(records);
     if (!last) {
-        logging::controller().error("event=metadata_append_failed error=\"{}\"", last.err().message);
+        logging::controller().error("event=metadata_append_failed error=\"{}\"",
+                                    last.err().message);
         return last.err();
     }
     if (_publishes) {

@@ -99,7 +99,8 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
             return resp;
         }
         logging::controller().info("event=broker_{} node_id={} broker_epoch={}",
-                     resp.is_fenced ? "fenced" : "unfenced", req.broker_id, req.broker_epoch);
+                                   resp.is_fenced ? "fenced" : "unfenced", req.broker_id,
+                                   req.broker_epoch);
     }
     return resp;
 }
@@ -129,8 +130,8 @@ void controller::arm_rebalance_timer() {
             if (!records.empty()) {
                 const size_t n = records.size();
                 if (auto c = commit(std::move(records)); c) {
-                    logging::controller().info("event=preferred_leader_election partitions={} reason=imbalance",
-                                 n);
+                    logging::controller().info(
+                        "event=preferred_leader_election partitions={} reason=imbalance", n);
                 }
                 _last_append.reset();  // nobody waits for it
             }
@@ -208,12 +209,12 @@ void controller::check_broker_sessions() {
         const int64_t epoch = b.epoch;
         if (auto c = commit(std::move(records)); !c) {
             logging::controller().warn("event=broker_fence_failed node_id={} error=\"{}\"", node,
-                         c.err().message);
+                                       c.err().message);
             return;
         }
         _last_append.reset();  // nobody waits for it
-        logging::controller().warn("event=broker_session_expired node_id={} broker_epoch={} action=fenced", node,
-                     epoch);
+        logging::controller().warn(
+            "event=broker_session_expired node_id={} broker_epoch={} action=fenced", node, epoch);
         return;  // the image changed; the next check sees the rest
     }
 }

@@ -23,7 +23,7 @@ void metadata_loader::handle_commit(const raft::raft_batch& batch) {
         auto rec = decode_metadata_record(value);
         if (!rec) {
             logging::metadata().critical("event=metadata_record_undecodable offset={} error=\"{}\"",
-                             batch.base_offset.value(), rec.err().message);
+                                         batch.base_offset.value(), rec.err().message);
             return;
         }
         records.push_back(std::move(*rec));
@@ -38,8 +38,9 @@ void metadata_loader::handle_commit(const raft::raft_batch& batch) {
         if (auto st = _pending->apply(rec); !st) {
             // The controller applied the same records before appending them,
             // so this means the log holds what no controller wrote.
-            logging::metadata().critical("event=metadata_record_inconsistent offset={} error=\"{}\"",
-                             batch.base_offset.value(), st.err().message);
+            logging::metadata().critical(
+                "event=metadata_record_inconsistent offset={} error=\"{}\"",
+                batch.base_offset.value(), st.err().message);
         }
     }
     _pending_last_offset = batch.last_offset().value();

@@ -103,7 +103,7 @@ status quorum_state::initialize(raft_epoch log_last_epoch, raft_time now) {
         // The log is ahead of the state file (written by hand, or lost): the
         // log's epoch did happen, so go on from there knowing nothing of it.
         logging::raft().warn("event=raft_state_behind_log node={} state_epoch={} log_epoch={}",
-                     _config.local_id, s.epoch, log_last_epoch);
+                             _config.local_id, s.epoch, log_last_epoch);
         if (auto st = persist(log_last_epoch, no_node, no_node); !st) {
             return st;
         }

@@ -44,9 +44,9 @@ status raft_node::start(raft_time now) {
         _failure = st.err();
         return st;
     }
-    logging::raft().info("event=raft_start node={} role={} epoch={} leader={} log_start={} log_end={}",
-                 id(), role_name(role()), epoch(), leader().leader, _log.start_offset(),
-                 _log.end_offset());
+    logging::raft().info(
+        "event=raft_start node={} role={} epoch={} leader={} log_start={} log_end={}", id(),
+        role_name(role()), epoch(), leader().leader, _log.start_offset(), _log.end_offset());
     // Everything up to the latest snapshot is committed; the state machine
     // starts from there rather than replaying the log from its start.
     if (auto s = _log.latest_snapshot()) {
@@ -143,8 +143,8 @@ raft_time raft_node::poll(raft_time now) {
         case role_kind::follower: {
             auto& f = _quorum.as<follower_state>();
             if (f.fetch_timed_out(_now)) {
-                logging::raft().info("event=raft_fetch_timeout node={} epoch={} leader={}", id(), f.epoch(),
-                             f.leader());
+                logging::raft().info("event=raft_fetch_timeout node={} epoch={} leader={}", id(),
+                                     f.epoch(), f.leader());
                 if (_quorum.is_voter()) {
                     become_prospective();
                 } else {
@@ -245,7 +245,7 @@ bool raft_node::transition(const std::function<status()>& t) {
 void raft_node::after_transition(bool was_leader) {
     auto l = _quorum.leader();
     logging::raft().debug("event=raft_role node={} role={} epoch={} leader={} now={}", id(),
-                  role_name(role()), l.epoch, l.leader, _now);
+                          role_name(role()), l.epoch, l.leader, _now);
     // Answers to requests of the previous role are of no use to the new one.
     _fetch.reset();
     _next_fetch_at = _now;

@@ -59,7 +59,7 @@ void raft_node::start_pre_vote_round() {
         send(v, vote_request{corr, p.epoch().next(), id(), last, true});
     }
     logging::raft().debug("event=raft_pre_vote node={} epoch={} last_offset={} last_epoch={}", id(),
-                  p.epoch().next(), last.offset, last.epoch);
+                          p.epoch().next(), last.offset, last.epoch);
     if (p.tally().won()) {
         become_candidate();  // a quorum of one
     }
@@ -72,7 +72,7 @@ void raft_node::become_candidate() {
     auto& c = _quorum.as<candidate_state>();
     offset_and_epoch last = _log.end_offset_and_epoch();
     logging::raft().info("event=raft_candidate node={} epoch={} last_offset={} last_epoch={}", id(),
-                 c.epoch(), last.offset, last.epoch);
+                         c.epoch(), last.offset, last.epoch);
     for (node_id v : _config.voters) {
         if (v == id()) {
             continue;
@@ -92,8 +92,8 @@ void raft_node::become_leader() {
         return;
     }
     auto& l = _quorum.as<leader_state>();
-    logging::raft().info("event=raft_leader node={} epoch={} epoch_start_offset={}", id(), l.epoch(),
-                 start);
+    logging::raft().info("event=raft_leader node={} epoch={} epoch_start_offset={}", id(),
+                         l.epoch(), start);
     // KIP-595: the epoch opens with a LeaderChange control record, so an entry
     // of the new epoch exists to commit (and with it every earlier entry).
     protocol::leader_change_message m;
@@ -196,8 +196,8 @@ void raft_node::on_vote_request(node_id from, const vote_request& r) {
     if (_failure) {
         return;
     }
-    logging::raft().debug("event=raft_vote node={} candidate={} epoch={} granted={}", id(), r.candidate_id,
-                  r.candidate_epoch, out.vote_granted);
+    logging::raft().debug("event=raft_vote node={} candidate={} epoch={} granted={}", id(),
+                          r.candidate_id, r.candidate_epoch, out.vote_granted);
     reply();
 }
 

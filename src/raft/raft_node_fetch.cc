@@ -120,8 +120,8 @@ void raft_node::step_down_for(raft_epoch requested) {
     // no leader won (an observer, from a candidate that then lost) asks this
     // leader forever and is told an epoch it can never go back to.
     if (requested > epoch() && is_leader()) {
-        logging::raft().info("event=raft_leader_saw_higher_epoch node={} epoch={} seen={}", id(), epoch(),
-                     requested);
+        logging::raft().info("event=raft_leader_saw_higher_epoch node={} epoch={} seen={}", id(),
+                             epoch(), requested);
         observe({no_node, requested});
     }
 }
@@ -266,8 +266,9 @@ void raft_node::on_fetch_response(node_id from, const fetch_response& r) {
         return;
     }
     if (r.snapshot_id) {
-        logging::raft().info("event=raft_fetch_snapshot node={} snapshot_offset={} snapshot_epoch={}", id(),
-                     r.snapshot_id->offset, r.snapshot_id->epoch);
+        logging::raft().info(
+            "event=raft_fetch_snapshot node={} snapshot_offset={} snapshot_epoch={}", id(),
+            r.snapshot_id->offset, r.snapshot_id->epoch);
         f->snapshot() = snapshot_transfer{*r.snapshot_id, {}};
         return;
     }
@@ -302,8 +303,8 @@ bool raft_node::truncate_diverging(offset_and_epoch diverging) {
                                *_high_watermark)});
         return false;
     }
-    logging::raft().info("event=raft_truncate node={} epoch={} from={} to={} diverging_epoch={}", id(),
-                 epoch(), _log.end_offset(), to, diverging.epoch);
+    logging::raft().info("event=raft_truncate node={} epoch={} from={} to={} diverging_epoch={}",
+                         id(), epoch(), _log.end_offset(), to, diverging.epoch);
     if (auto st = _log.truncate_to(to); !st) {
         fail(st.err());
         return false;

@@ -197,7 +197,7 @@ std::optional<raft_snapshot> storage_raft_log::latest_snapshot() const {
         auto s = read_snapshot(it->first);
         if (!s) {
             logging::raft().error("event=raft_snapshot_unreadable path={} error=\"{}\"",
-                          snapshot_path(it->first), s.err().message);
+                                  snapshot_path(it->first), s.err().message);
             return std::nullopt;
         }
         return *s;
@@ -252,7 +252,7 @@ void storage_raft_log::delete_old_snapshots() {
         if (it->first.offset < start_offset() && it->first != latest) {
             if (::unlink(snapshot_path(it->first).c_str()) != 0 && errno != ENOENT) {
                 logging::raft().warn("event=raft_snapshot_delete_failed path={} errno={}",
-                             snapshot_path(it->first), errno);
+                                     snapshot_path(it->first), errno);
             }
             it = _snapshots.erase(it);
         } else {

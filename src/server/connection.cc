@@ -134,9 +134,10 @@ asio::awaitable<void> connection::handshake_then_run() {
         co_return;
     }
     _principal = security::peer_principal(*_tls);
-    logging::network().debug("event=tls_handshake peer={} listener={} principal=\"{}\" version={} cipher={}",
-                  _peer, _listener_name, _principal, SSL_get_version(_tls->native_handle()),
-                  SSL_get_cipher_name(_tls->native_handle()));
+    logging::network().debug(
+        "event=tls_handshake peer={} listener={} principal=\"{}\" version={} cipher={}", _peer,
+        _listener_name, _principal, SSL_get_version(_tls->native_handle()),
+        SSL_get_cipher_name(_tls->native_handle()));
     start_loops();
 }
 
@@ -245,7 +246,7 @@ void connection::close(std::string_view reason) {
     _closed = true;
     if (!reason.empty()) {
         logging::network().info("event=connection_closed peer={} listener={} reason=\"{}\"", _peer,
-                     _listener_name, reason);
+                                _listener_name, reason);
     }
     // The slot is free as soon as the socket is: the connection object may
     // outlive it while its coroutines unwind.
@@ -468,8 +469,9 @@ asio::awaitable<void> connection::run_handler(std::shared_ptr<response_slot> slo
         slot->result = co_await handler->handle(ctx);
     } catch (const std::exception& e) {
         // A handler bug: never let it reach the network or other connections.
-        logging::network().error("event=handler_exception peer={} api_key={} api_version={} what=\"{}\"",
-                      _peer, ctx.header.api_key, ctx.header.api_version, e.what());
+        logging::network().error(
+            "event=handler_exception peer={} api_key={} api_version={} what=\"{}\"", _peer,
+            ctx.header.api_key, ctx.header.api_version, e.what());
         slot->result = handler_result::close("internal error while handling request");
     }
     slot->answered_at = std::chrono::steady_clock::now();

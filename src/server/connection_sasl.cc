@@ -26,8 +26,8 @@ std::string connection::sasl_refusal(int16_t api_key) {
     if (_sasl->expired(_last_activity) &&
         !(api_key == k_sasl_handshake_key && _sasl->client_supports_reauth)) {
         // KIP-368: a session past connections.max.reauth.ms serves nothing.
-        logging::security().info("event=sasl_session_expired peer={} listener={} principal={}", _peer,
-                     _listener_name, _sasl->principal);
+        logging::security().info("event=sasl_session_expired peer={} listener={} principal={}",
+                                 _peer, _listener_name, _sasl->principal);
         return "SASL session expired (connections.max.reauth.ms)";
     }
     if (_sasl->st != sasl_session::state::authenticated && api_key != k_api_versions_key &&

@@ -83,8 +83,8 @@ static void log_recovery(const storage::log_manager& logs) {
         }
     });
     if (recovered > 0) {
-        logging::storage().info("event=recovery_done partitions_recovered={} bytes_cut={}", recovered,
-                     cut_bytes);
+        logging::storage().info("event=recovery_done partitions_recovered={} bytes_cut={}",
+                                recovered, cut_bytes);
     }
 }
 
@@ -107,15 +107,15 @@ status data_plane::open() {
     for (const auto& dir : _logs->log_dirs()) {
         if (dir.offline) {
             logging::storage().error("event=log_dir_offline dir={} error=\"{}\"", dir.path,
-                          dir.offline->message);
+                                     dir.offline->message);
         }
         for (const auto& w : dir.warnings) {
             logging::storage().warn("event=log_dir_warning dir={} warning=\"{}\"", dir.path, w);
         }
     }
     for (const auto& off : _logs->offline_partitions()) {
-        logging::storage().error("event=partition_offline partition={} error=\"{}\"", off.tp.to_string(),
-                      off.err.message);
+        logging::storage().error("event=partition_offline partition={} error=\"{}\"",
+                                 off.tp.to_string(), off.err.message);
     }
     log_recovery(*_logs);
     logging::storage().info("event=logs_loaded count={}", _logs->log_count());

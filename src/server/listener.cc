@@ -123,8 +123,9 @@ bool listener::admit(accepted_socket& socket, std::string& counted) {
     }
     // One line per refusal would let a connection storm flood the log.
     if (_refused++ % 1000 == 0) {
-        logging::network().warn("event=connection_refused listener={} peer={} reason=\"{}\" refused={}", _name,
-                     address, why, _refused);
+        logging::network().warn(
+            "event=connection_refused listener={} peer={} reason=\"{}\" refused={}", _name, address,
+            why, _refused);
     }
     socket.close(ec);
     return false;
@@ -142,7 +143,8 @@ asio::awaitable<void> listener::accept_loop() {
             }
             // EMFILE and friends: log, back off a little (the condition rarely
             // clears at once), and keep accepting.
-            logging::network().warn("event=accept_failed listener={} error=\"{}\"", _name, ec.message());
+            logging::network().warn("event=accept_failed listener={} error=\"{}\"", _name,
+                                    ec.message());
             asio::steady_timer backoff(_acceptor.get_executor(), std::chrono::milliseconds(100));
             co_await backoff.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             continue;

@@ -98,7 +98,8 @@ void reactor_pool::start() {
                     return;
                 } catch (const std::exception& e) {
                     // A bug, never a client's doing: log and keep the reactor alive.
-                    logging::network().error("reactor={} event=uncaught_exception what=\"{}\"", i, e.what());
+                    logging::network().error("reactor={} event=uncaught_exception what=\"{}\"", i,
+                                             e.what());
                 }
             }
         });

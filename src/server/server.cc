@@ -209,7 +209,7 @@ status server::start() {
     _quorum->start();
     for (auto& l : _controller_listeners) {
         logging::server().info("event=listening listener={} port={} role=controller", l->name(),
-                     l->bound_port());
+                               l->bound_port());
     }
     if (_cfg.is_broker()) {
         _lifecycle = std::make_unique<quorum::broker_lifecycle>(
@@ -234,7 +234,8 @@ status server::start() {
             l->start();
         }
         for (auto& l : _listeners) {
-            logging::server().info("event=listening listener={} port={}", l->name(), l->bound_port());
+            logging::server().info("event=listening listener={} port={}", l->name(),
+                                   l->bound_port());
         }
     }
     return {};
@@ -328,11 +329,12 @@ status server::start_http() {
     });
     h->route("/v1/groups", [node](const http::http_request&) { return http::groups_json(node); });
     h->route("/v1/quorum", [node](const http::http_request&) { return http::quorum_json(node); });
+    h->route("/v1/loggers", [](const http::http_request&) { return http::loggers_json(); });
     if (auto st = h->start(); !st) {
         return st;
     }
     logging::server().info("event=listening listener=metrics host={} port={}", _cfg.metrics_host,
-                 _cfg.metrics_port);
+                           _cfg.metrics_port);
     _http = std::move(h);
     return {};
 }

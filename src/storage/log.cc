@@ -344,8 +344,8 @@ error log::read_failed(error e) const {
     // operator one line per log.
     if (e.code == error_code::kafka_storage_error || e.code == error_code::corrupt_message) {
         if (!_read_failure_logged.exchange(true)) {
-            logging::storage().error("event=log_read_failed partition={} error=\"{}\"", _tp.to_string(),
-                          e.message);
+            logging::storage().error("event=log_read_failed partition={} error=\"{}\"",
+                                     _tp.to_string(), e.message);
         }
         return error{error_code::kafka_storage_error, e.message};
     }

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "common/error.h"
-#include "metadata/metadata_record_serde.h"
 #include "net/blocking_call.h"
 #include "protocol/generated/describe_configs_request.h"
 #include "protocol/generated/describe_configs_response.h"
@@ -17,7 +16,7 @@ namespace samsa::tools {
 
 namespace {
 
-constexpr int8_t k_broker_logger = int8_t(metadata::config_resource_type::broker_logger);
+constexpr int8_t k_broker_logger = 8;  // Kafka's ConfigResource.Type.BROKER_LOGGER
 
 std::string message_of(int16_t code, const std::optional<std::string>& message) {
     return message && !message->empty() ? *message : std::string(error_message(error_code(code)));

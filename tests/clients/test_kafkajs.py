@@ -240,6 +240,20 @@ def test_admin_topics_configs_partitions_offsets(kafkajs_modules, broker):
     assert r["offsetsRecreated"] == {"0": empty, "1": empty}
 
 
+def test_broker_loggers_are_described_as_kafka_describes_them(kafkajs_modules, broker):
+    on(broker, "configs", "--entity-type", "broker-loggers", "--entity-name",
+       str(broker.node_id), "--alter", "--add-config", "kafka.log.LogCleaner=DEBUG").ok()
+    r = run_scenario(kafkajs_modules, broker, "broker-loggers", {"brokerId": broker.node_id})
+    assert r["errorCode"] == 0
+    assert r["loggers"]["root"] == "INFO"
+    assert r["loggers"]["kafka.log.LogCleaner"] == "DEBUG"
+    assert {"kafka.log", "state.change.logger", "org.apache.kafka.raft"} <= set(r["loggers"])
+    assert set(r["sources"]) == {6}  # DYNAMIC_BROKER_LOGGER_CONFIG
+    # kafkajs sends a BROKER_LOGGER request to the broker it names, as Kafka's
+    # admin client does: there is no broker 2 to send it to.
+    assert r["otherError"].startswith("KafkaJSBrokerNotFound"), r
+
+
 # --- 4. consumer group ----------------------------------------------------------------
 def test_consumer_group_split_commit_resume_and_admin(kafkajs_modules, start_broker):
     broker = start_broker(overrides=GROUP_BROKER)

@@ -6,6 +6,7 @@ import json
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from metrics_support import http_get
 from samsa_cli import cli
 from samsa_harness import wait_until
 
@@ -123,3 +124,12 @@ def test_a_bad_logging_config_stops_the_broker_naming_the_key(start_broker):
         b = start_broker(properties={key: value}, wait_ready=False)
         assert b.wait() != 0
         assert key in b.log_text() and says in b.log_text(), b.log_text()
+
+
+def test_the_admin_api_lists_the_levels_the_protocol_set(broker):
+    alter(broker, "--add-config", "kafka.log.LogCleaner=TRACE").ok()
+    status, ctype, body = http_get(broker.metrics_url + "/v1/loggers")
+    assert (status, ctype) == (200, "application/json")
+    got = {x["name"]: x["level"] for x in json.loads(body)["loggers"]}
+    assert got == loggers(broker)
+    assert got["kafka.log.LogCleaner"] == "TRACE" and got["root"] == "INFO"

@@ -184,8 +184,8 @@ asio::awaitable<void> replica_fetcher::run() {
         const bytes body = std::move(w.buffer());
         auto answer = co_await call(body);
         if (!answer) {
-            logging::replication().debug("event=replica_fetch_failed leader={} error=\"{}\"", _leader,
-                          answer.err().message);
+            logging::replication().debug("event=replica_fetch_failed leader={} error=\"{}\"",
+                                         _leader, answer.err().message);
             _session.handle_error();
             co_await sleep(backoff);
             continue;

@@ -39,8 +39,9 @@ void coordinator_runtime::on_elected(int32_t partition, cluster::partition* log)
     s.loading = true;
     s.election = ++_elections;
     s.shard = _make_shard(partition);
-    logging::server().debug("event=coordinator_partition_loading topic={} partition={} leader_epoch={}",
-                  _config.topic, partition, log->leader_epoch());
+    logging::server().debug(
+        "event=coordinator_partition_loading topic={} partition={} leader_epoch={}", _config.topic,
+        partition, log->leader_epoch());
     post_load_step(partition, s.election, log->log()->log_start_offset());
 }
 
@@ -69,8 +70,9 @@ void coordinator_runtime::load_step(int32_t partition, uint64_t election, int64_
     }
     // Kafka serves what it loaded when a load fails; so does this.
     auto fail = [&](const error& e) {
-        logging::server().error("event=coordinator_load_failed topic={} partition={} offset={} error=\"{}\"",
-                      _config.topic, partition, next_offset, e.message);
+        logging::server().error(
+            "event=coordinator_load_failed topic={} partition={} offset={} error=\"{}\"",
+            _config.topic, partition, next_offset, e.message);
         finish_load(partition, s);
     };
     auto read = log.read(kafka_offset{next_offset}, _config.load_chunk_bytes, std::nullopt, true);
@@ -196,9 +198,9 @@ error_code coordinator_runtime::append(int32_t partition,
     }
     if (out.error.code != error_code::none) {
         logging::server().warn("event=coordinator_append_failed topic={} partition={} error=\"{}\"",
-                     _config.topic, partition,
-                     out.error.message.empty() ? std::string(error_name(out.error.code))
-                                               : out.error.message);
+                               _config.topic, partition,
+                               out.error.message.empty() ? std::string(error_name(out.error.code))
+                                                         : out.error.message);
     }
     return out.error.code;
 }

@@ -44,7 +44,7 @@ group_coordinator::group_coordinator(group_config config, cluster::replica_manag
 
 group_coordinator::~group_coordinator() {
     logging::groups().info("event=group_coordinator_stopped requests={} {}", requests_total(),
-                 request_counts());
+                           request_counts());
     // Managers (and their purgatories) before the drivers that time them.
     _managers.clear();
     _drivers.clear();

@@ -256,8 +256,9 @@ void group_manager::join_static_member(const group_ptr& group,
                 resp.members.clear();
                 resp.leader = previous_leader.value_or("");
             }
-            logging::groups().info("event=group_static_member_replaced group={} instance={} member={}",
-                         group->group_id(), instance, new_member_id);
+            logging::groups().info(
+                "event=group_static_member_replaced group={} instance={} member={}",
+                group->group_id(), instance, new_member_id);
             cb(std::move(resp));
             return;
         }
@@ -332,8 +333,9 @@ void group_manager::prepare_rebalance(const group_ptr& group, const std::string&
     } else {
         op = std::make_shared<delayed_join>(*this, group, group->rebalance_timeout_ms());
     }
-    logging::groups().info("event=group_preparing_rebalance group={} generation={} members={} reason=\"{}\"",
-                 group->group_id(), group->generation_id(), group->size(), reason);
+    logging::groups().info(
+        "event=group_preparing_rebalance group={} generation={} members={} reason=\"{}\"",
+        group->group_id(), group->generation_id(), group->size(), reason);
     _joins.try_complete_else_watch(op, {group->group_id()});
 }
 
@@ -361,7 +363,7 @@ void group_manager::on_complete_join(const std::shared_ptr<classic_group>& group
         // Only static members that have not rejoined are left: wait again
         // rather than start a generation nobody takes part in.
         logging::groups().info("event=group_join_postponed group={} reason=\"no member rejoined\"",
-                     group->group_id());
+                               group->group_id());
         auto op = std::make_shared<delayed_join>(*this, group, group->rebalance_timeout_ms());
         _joins.try_complete_else_watch(op, {group->group_id()});
         return;
@@ -372,10 +374,10 @@ void group_manager::on_complete_join(const std::shared_ptr<classic_group>& group
         // offsets retention counts from here).
         if (auto err = store_group(*group, {}); err != error_code::none) {
             logging::groups().warn("event=group_store_failed group={} generation={} error={}",
-                         group->group_id(), group->generation_id(), error_name(err));
+                                   group->group_id(), group->generation_id(), error_name(err));
         }
         logging::groups().info("event=group_empty group={} generation={}", group->group_id(),
-                     group->generation_id());
+                               group->generation_id());
         return;
     }
     logging::groups().info(

@@ -174,9 +174,10 @@ void group_manager::finish_load(group_coordinator_shard& part, offsets_loader& l
         }
     }
     // An empty partition (most of them, on a fresh broker) is not news.
-    logging::groups().log(loader.records_read() > 0 ? spdlog::level::info : spdlog::level::debug,
-                "event=offsets_partition_loaded partition={} groups={} offsets={} records={}",
-                partition, part.groups.size(), offsets, loader.records_read());
+    logging::groups().log(
+        loader.records_read() > 0 ? spdlog::level::info : spdlog::level::debug,
+        "event=offsets_partition_loaded partition={} groups={} offsets={} records={}", partition,
+        part.groups.size(), offsets, loader.records_read());
 }
 
 void group_manager::unload_partition(group_coordinator_shard& part) {
@@ -184,8 +185,8 @@ void group_manager::unload_partition(group_coordinator_shard& part) {
     for (auto& [id, g] : groups) {
         unload_group(*g);
     }
-    logging::groups().info("event=offsets_partition_unloaded partition={} groups={}", part.partition(),
-                 groups.size());
+    logging::groups().info("event=offsets_partition_unloaded partition={} groups={}",
+                           part.partition(), groups.size());
 }
 
 void group_manager::unload_group(classic_group& group) {

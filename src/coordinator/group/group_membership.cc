@@ -79,7 +79,7 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
             // appended, and on every ISR replica of the offsets partition.
             if (auto err = store_group(*group, assignments); err != error_code::none) {
                 logging::groups().warn("event=group_store_failed group={} generation={} error={}",
-                             group->group_id(), group->generation_id(), error_name(err));
+                                       group->group_id(), group->generation_id(), error_name(err));
                 reset_and_propagate_assignment_error(*group, err);
                 maybe_prepare_rebalance(group, "error storing the group assignment");
                 return;
@@ -98,16 +98,17 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
                         const error_code answer = ec == error_code::not_leader_or_follower
                                                       ? error_code::not_coordinator
                                                       : error_code::coordinator_not_available;
-                        logging::groups().warn("event=group_store_failed group={} generation={} error={}",
-                                     group_id, generation, error_name(ec));
+                        logging::groups().warn(
+                            "event=group_store_failed group={} generation={} error={}", group_id,
+                            generation, error_name(ec));
                         reset_and_propagate_assignment_error(*g, answer);
                         maybe_prepare_rebalance(g, "error replicating the group assignment");
                         return;
                     }
                     propagate_assignment(*g, assignments);
                     g->transition_to(group_state::stable, _wall_clock());
-                    logging::groups().info("event=group_stable group={} generation={} members={}", group_id,
-                                 generation, g->size());
+                    logging::groups().info("event=group_stable group={} generation={} members={}",
+                                           group_id, generation, g->size());
                 });
             return;
         }
@@ -262,7 +263,7 @@ void group_manager::on_expire_heartbeat(const std::shared_ptr<classic_group>& gr
     const group_member* m = group->get(member_id);
     if (m && !m->has_satisfied_heartbeat()) {
         logging::groups().info("event=group_member_expired group={} member={} generation={}",
-                     group->group_id(), member_id, group->generation_id());
+                               group->group_id(), member_id, group->generation_id());
         remove_member_and_update_group(group, member_id, "session timeout of " + member_id);
     }
 }

@@ -264,7 +264,7 @@ bool group_manager::cleanup_group(group_coordinator_shard& part, const group_ptr
     if (gone) {
         part.groups.erase(group->group_id());
         logging::groups().info("event=group_removed group={} reason=\"empty without offsets\"",
-                     group->group_id());
+                               group->group_id());
     }
     return gone;
 }

@@ -70,7 +70,8 @@ asio::awaitable<void> producer_id_manager::prefetch() {
         add_block_locked(*block);
     } else {
         // The next caller that runs out fetches again and reports the error.
-        logging::transactions().warn("event=producer_id_prefetch_failed error=\"{}\"", block.err().message);
+        logging::transactions().warn("event=producer_id_prefetch_failed error=\"{}\"",
+                                     block.err().message);
     }
 }
 

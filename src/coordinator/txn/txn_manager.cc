@@ -112,8 +112,8 @@ void txn_manager::remove_expired_transactional_ids() {
             }
             continue;
         }
-        logging::transactions().info("event=transactional_ids_expired partition={} count={}", partition,
-                     ids.size());
+        logging::transactions().info("event=transactional_ids_expired partition={} count={}",
+                                     partition, ids.size());
         const int32_t p = partition;
         _runtime.when_replicated(p, [this, p, ids](error_code) {
             if (auto* s = shard_of(p)) {
@@ -413,8 +413,9 @@ void txn_manager::fence_and_abort(int32_t partition, transaction_metadata& m) {
     next.state = txn_state::prepare_abort;
     next.txn_last_update_ms = _wall_clock();
     const std::string id = m.transactional_id;
-    logging::transactions().info("event=txn_aborting transactional_id=\"{}\" producer_id={} epoch={}", id,
-                 next.producer_id, next.producer_epoch);
+    logging::transactions().info(
+        "event=txn_aborting transactional_id=\"{}\" producer_id={} epoch={}", id, next.producer_id,
+        next.producer_epoch);
     write_state(partition, std::move(next), [this, partition, id](error_code ec) {
         if (ec == error_code::none) {
             complete_transaction(partition, id);
@@ -460,8 +461,9 @@ void txn_manager::complete_transaction(int32_t partition, const std::string& id)
         write_state(partition, std::move(next), [id](error_code ec) {
             if (ec != error_code::none) {
                 // Stays prepared: the next load of the partition completes it.
-                logging::transactions().warn("event=txn_complete_write_failed transactional_id=\"{}\" error={}", id,
-                             error_name(ec));
+                logging::transactions().warn(
+                    "event=txn_complete_write_failed transactional_id=\"{}\" error={}", id,
+                    error_name(ec));
             }
         });
     });
@@ -483,8 +485,9 @@ void txn_manager::abort_timed_out_transactions() {
         }
         for (const auto& id : expired) {
             if (auto* m = s->find(id)) {
-                logging::transactions().info("event=txn_timed_out transactional_id=\"{}\" timeout_ms={}", id,
-                             m->txn_timeout_ms);
+                logging::transactions().info(
+                    "event=txn_timed_out transactional_id=\"{}\" timeout_ms={}", id,
+                    m->txn_timeout_ms);
                 fence_and_abort(partition, *m);
             }
         }

@@ -88,11 +88,12 @@ asio::awaitable<void> ensure_internal_topic(request_context& ctx, const char* na
     for (const auto& t : created.topics) {
         auto ec = error_code(t.error_code);
         if (ec != error_code::none && ec != error_code::topic_already_exists) {
-            logging::server().warn("event=internal_topic_create_failed topic={} error={} message=\"{}\"",
-                         name, error_name(ec), t.error_message.value_or(""));
+            logging::server().warn(
+                "event=internal_topic_create_failed topic={} error={} message=\"{}\"", name,
+                error_name(ec), t.error_message.value_or(""));
         } else if (ec == error_code::none) {
             logging::server().info("event=internal_topic_created topic={} partitions={}", name,
-                         t.num_partitions);
+                                   t.num_partitions);
         }
     }
 }

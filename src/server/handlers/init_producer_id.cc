@@ -70,8 +70,8 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
     }
     auto id = co_await ids->next_producer_id();
     if (!id) {
-        logging::transactions().warn("event=producer_id_allocation_failed peer={} error=\"{}\"", ctx.peer,
-                     id.err().message);
+        logging::transactions().warn("event=producer_id_allocation_failed peer={} error=\"{}\"",
+                                     ctx.peer, id.err().message);
         co_return failed(id.err().code);
     }
     init_producer_id_response resp;

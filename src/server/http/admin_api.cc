@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "common/logging/loggers.h"
 #include "metadata/metadata_image.h"
 #include "server/broker_context.h"
 #include "server/http/group_figures.h"
@@ -293,6 +294,14 @@ http_response quorum_json(const observed_node& node) {
                                {"high_watermark", node.quorum->known_high_watermark()},
                                {"applied_offset", node.quorum->applied_offset()},
                                {"voters", voters}});
+}
+
+http_response loggers_json() {
+    json loggers = json::array();
+    for (const auto& l : logging::levels()) {
+        loggers.push_back({{"name", l.name}, {"level", l.level}});
+    }
+    return json_response(200, {{"loggers", loggers}});
 }
 
 }  // namespace samsa::server::http

@@ -14,6 +14,8 @@
 //   /v1/groups           the consumer groups this broker coordinates: state,
 //                        committed offsets and lag behind the high watermark
 //   /v1/quorum           the metadata quorum: leader, epoch, voters
+//   /v1/loggers          every logger and its level (changed through the
+//                        Kafka protocol: BROKER_LOGGER, docs/logging.md)
 //
 // Field names follow Kafka's Metadata and DescribeCluster responses.
 #include <string_view>
@@ -34,5 +36,6 @@ http_response records_json(const observed_node& node, std::string_view topic, in
                            std::string_view query);
 http_response groups_json(const observed_node& node);
 http_response quorum_json(const observed_node& node);
+http_response loggers_json();
 
 }  // namespace samsa::server::http

@@ -80,8 +80,9 @@ asio::awaitable<void> broker_lifecycle::run() {
             auto registered = co_await _channel.register_broker(_registration);
             if (registered && registered->error_code == 0) {
                 _epoch = registered->broker_epoch;
-                logging::server().info("event=broker_registration_accepted node_id={} broker_epoch={}",
-                             _cfg.node_id, _epoch.load());
+                logging::server().info(
+                    "event=broker_registration_accepted node_id={} broker_epoch={}", _cfg.node_id,
+                    _epoch.load());
                 continue;  // heartbeat at once
             }
         } else {
@@ -100,8 +101,9 @@ asio::awaitable<void> broker_lifecycle::run() {
             hb.want_shut_down = _want_shut_down.load();
             auto answer = co_await _channel.heartbeat(hb);
             if (answer && answer->error_code == to_wire(error_code::stale_broker_epoch)) {
-                logging::server().warn("event=broker_epoch_stale node_id={} broker_epoch={} action=register",
-                             _cfg.node_id, _epoch.load());
+                logging::server().warn(
+                    "event=broker_epoch_stale node_id={} broker_epoch={} action=register",
+                    _cfg.node_id, _epoch.load());
                 _epoch = -1;
                 _unfenced = false;
                 continue;
@@ -111,8 +113,8 @@ asio::awaitable<void> broker_lifecycle::run() {
                 _unfenced = !answer->is_fenced;
                 if (_unfenced.load() != was) {
                     logging::server().info("event=broker_{} node_id={} broker_epoch={}",
-                                 _unfenced.load() ? "unfenced" : "fenced", _cfg.node_id,
-                                 _epoch.load());
+                                           _unfenced.load() ? "unfenced" : "fenced", _cfg.node_id,
+                                           _epoch.load());
                 }
                 if (hb.want_shut_down && answer->should_shut_down) {
                     _shut_down_agreed = true;

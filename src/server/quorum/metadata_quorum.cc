@@ -157,8 +157,9 @@ void metadata_quorum::start() {
             return;
         }
         _started = true;
-        logging::raft().info("event=quorum_started node_id={} voters={} log_end_offset={}", _cfg.node_id,
-                     _cfg.controller_quorum_voters.size(), _log->end_offset().value());
+        logging::raft().info("event=quorum_started node_id={} voters={} log_end_offset={}",
+                             _cfg.node_id, _cfg.controller_quorum_voters.size(),
+                             _log->end_offset().value());
         after_node_call();
     });
 }
@@ -174,7 +175,7 @@ void metadata_quorum::resign(std::chrono::milliseconds grace) {
             _node->resign(now());
             after_node_call();  // queues EndQuorumEpoch to every voter
             logging::raft().info("event=quorum_resigned node_id={} epoch={}", _cfg.node_id,
-                         _node->epoch().value());
+                                 _node->epoch().value());
         }
         done->set_value();
     });
@@ -281,8 +282,9 @@ void metadata_quorum::flush_outbox() {
                          }
                          auto m = raft::decode_raft_response(key, version, r->body, corr);
                          if (!m) {
-                             logging::raft().warn("event=quorum_bad_answer from={} api_key={} error=\"{}\"",
-                                          to.value(), key, m.err().message);
+                             logging::raft().warn(
+                                 "event=quorum_bad_answer from={} api_key={} error=\"{}\"",
+                                 to.value(), key, m.err().message);
                              return;
                          }
                          const error_code answered = std::visit(
@@ -443,22 +445,22 @@ void metadata_quorum::maybe_snapshot() {
     const size_t size = data->size();
     auto id = _node->create_snapshot(raft::raft_offset{end_offset}, std::move(*data));
     if (!id) {
-        logging::raft().error("event=metadata_snapshot_failed end_offset={} error=\"{}\"", end_offset,
-                      id.err().message);
+        logging::raft().error("event=metadata_snapshot_failed end_offset={} error=\"{}\"",
+                              end_offset, id.err().message);
         return;
     }
     _loader.reset_bytes();
     _snapshots.taken(now);
     auto dropped = _node->delete_log_before_snapshot();
     logging::raft().info("event=metadata_snapshot end_offset={} epoch={} bytes={} log_truncated={}",
-                 id->offset.value(), id->epoch.value(), size, dropped && *dropped);
+                         id->offset.value(), id->epoch.value(), size, dropped && *dropped);
 }
 
 void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {
     auto next = _loader.load_snapshot(snapshot);
     if (!next) {
         logging::raft().critical("event=metadata_snapshot_inconsistent offset={} error=\"{}\"",
-                         snapshot.id.offset.value(), next.err().message);
+                                 snapshot.id.offset.value(), next.err().message);
         return;
     }
     publish(std::move(*next));
@@ -478,7 +480,7 @@ void metadata_quorum::handle_leader_change(raft::leader_and_epoch leader) {
     _leader_epoch = leader.epoch.value();
     const bool local = leader.leader.value() == _cfg.node_id;
     logging::raft().info("event=quorum_leader node_id={} leader={} epoch={}", _cfg.node_id,
-                 leader.leader.value(), leader.epoch.value());
+                         leader.leader.value(), leader.epoch.value());
     if (local) {
         _controller_epoch = leader.epoch;
     }

@@ -91,7 +91,8 @@ void log_cleaner::run_thread(size_t) {
     while (!_stop) {
         auto cleaned = clean_once();
         if (!cleaned) {
-            logging::cleaner().warn("event=log_cleaner_round_failed error=\"{}\"", cleaned.err().message);
+            logging::cleaner().warn("event=log_cleaner_round_failed error=\"{}\"",
+                                    cleaned.err().message);
         }
         if (cleaned && *cleaned) {
             continue;
@@ -112,7 +113,7 @@ void log_cleaner::load_checkpoints() {
         if (!cp) {
             // Only costs a cleaning from the log start.
             logging::cleaner().warn("event=cleaner_checkpoint_ignored path={} error=\"{}\"", path,
-                         cp.err().message);
+                                    cp.err().message);
             continue;
         }
         std::lock_guard lock(_mutex);
@@ -215,8 +216,9 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
             return false;
         }
         // Kafka marks the partition uncleanable and goes on with the others.
-        logging::cleaner().error("event=log_cleaning_failed partition={} error=\"{}\" action=uncleanable", tp,
-                      e.message);
+        logging::cleaner().error(
+            "event=log_cleaning_failed partition={} error=\"{}\" action=uncleanable", tp,
+            e.message);
         std::lock_guard lock(_mutex);
         _uncleanable.insert(plan.tp);
         return false;

@@ -1835,8 +1835,40 @@ async function quotaFetch() {
 }
 
 // --- main ---------------------------------------------------------------------------
+// A broker's loggers through DescribeConfigs on its BROKER_LOGGER resource
+// (KIP-412): the name and level of each, and the error for another broker id.
+async function brokerLoggers() {
+  const admin = makeKafka(`${NAME}-admin`).admin()
+  at('connect')
+  await admin.connect()
+  at('describe loggers')
+  const res = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.BROKER_LOGGER, name: String(ARGS.brokerId) }],
+  })
+  const r = { errorCode: res.resources[0].errorCode, loggers: {}, sources: [] }
+  for (const c of res.resources[0].configEntries) {
+    r.loggers[c.configName] = c.configValue
+    r.sources.push(c.configSource)
+  }
+  at('describe another broker')
+  try {
+    const other = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.BROKER_LOGGER, name: String(ARGS.brokerId + 1) }],
+    })
+    r.otherError = other.resources[0].errorCode
+    r.otherMessage = other.resources[0].errorMessage
+  } catch (e) {
+    r.otherError = e.type || `${e.name}: ${e.message}`
+  }
+  await admin.disconnect()
+  return r
+}
+
 const scenarios = {
   'produce-consume': produceConsume,
+  'broker-loggers': brokerLoggers,
   idempotent,
   admin: adminScenario,
   group: groupScenario,
