@@ -34,7 +34,7 @@ fetch_waiters::fetch_waiters(std::vector<asio::io_context*> shards) {
         auto s = std::make_unique<shard_state>();
         s->ctx = ctx;
         s->driver = std::make_unique<purgatory_driver>(ctx->get_executor());
-        s->fetches = std::make_unique<fetch_purgatory>("fetch", *s->driver);
+        s->fetches = std::make_unique<fetch_purgatory>("Fetch", *s->driver);
         _shards.push_back(std::move(s));
     }
 }

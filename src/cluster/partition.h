@@ -99,6 +99,8 @@ class partition {
 
     // Applies the partition's registration from a new metadata image.
     void update_registration(const metadata::partition_registration& reg);
+    // Produce requests waiting for the ISR to reach their offsets.
+    size_t replication_waiters() const { return _replication_waiters.size(); }
     void update_config(const partition_config& cfg);
 
     // Produce: validates and appends the `records` of one partition of a
@@ -196,6 +198,7 @@ class partition {
     static error idempotent_produce_error(const error& e);
     void maybe_advance_high_watermark();
     void fail_replication_waiters(error_code code);
+
     // A follower in sync (LEO >= HW and >= this epoch's start) joins the ISR.
     void maybe_expand_isr(int32_t replica_id, int64_t now_ms);
     void propose_isr(std::vector<int32_t> isr, int64_t now_ms);

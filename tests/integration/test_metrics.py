@@ -10,7 +10,7 @@ import time
 import uuid
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from metrics_support import http_get, scrape
@@ -248,3 +248,27 @@ def test_requests_slower_than_log_slow_request_ms_are_logged(start_broker):
     line = next(line for line in b.log_text().splitlines()
                 if "event=slow_request api=Fetch" in line)
     assert "client_id=\"rdkafka\"" in line and "local_ms=" in line, line
+
+
+def test_a_waiting_fetch_is_counted_in_the_fetch_purgatory(broker):
+    create_topic(broker, "purgatory")
+    name = "kafka_server_delayedoperationpurgatory_numdelayedoperations"
+    before = scrape(broker)
+    assert before.value(name, delayedOperation="Fetch") == 0
+    assert before.value(name, delayedOperation="Produce") == 0
+    assert before.types["kafka_server_delayedoperationpurgatory_purgatorysize"] == "gauge"
+    # Nothing to read: every fetch of this consumer waits its 10 s in the purgatory.
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "purgatory",
+                  "fetch.wait.max.ms": 10000, "enable.auto.commit": False})
+    try:
+        c.assign([TopicPartition("purgatory", 0, 0)])
+        deadline = time.monotonic() + 20
+        while scrape(broker).value(name, delayedOperation="Fetch") != 1:
+            c.poll(0.2)
+            assert time.monotonic() < deadline, "no fetch waited in the purgatory"
+        assert scrape(broker).value("kafka_server_delayedoperationpurgatory_purgatorysize",
+                                    delayedOperation="Fetch") >= 1
+    finally:
+        c.close()
+    wait_until(lambda: scrape(broker).value(name, delayedOperation="Fetch") == 0, 20,
+               "the closed consumer's fetch left the purgatory")

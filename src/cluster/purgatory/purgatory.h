@@ -27,6 +27,7 @@
 #include <asio/async_result.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/use_awaitable.hpp>
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <functional>
@@ -60,7 +61,16 @@ class purgatory_base {
     const std::string& name() const { return _name; }
     purgatory_driver& driver() { return _driver; }
     // Operations watched and not completed yet (Kafka's numDelayed).
-    size_t delayed() const { return _pending; }
+    size_t delayed() const { return _pending.load(std::memory_order_relaxed); }
+    // Operations in watch lists, completed ones not purged yet included
+    // (Kafka's PurgatorySize).
+    size_t watched() const { return _estimated_watched.load(std::memory_order_relaxed); }
+
+    // Every live purgatory's name, watched() and delayed(), from any thread
+    // (a /metrics scrape): the counts are atomics that only the owning
+    // reactor writes, and a purgatory leaves the registry before it goes.
+    static void for_each(
+        const std::function<void(const std::string& name, size_t watched, size_t delayed)>& fn);
     // Removes completed operations from every watch list now; returns how
     // many list entries went.
     size_t purge();
@@ -82,10 +92,10 @@ class purgatory_base {
     std::string _name;
     purgatory_driver& _driver;
     size_t _purge_interval;
-    size_t _pending = 0;
+    std::atomic<size_t> _pending{0};
     // Operations put in watch lists since the last purge, completed or not
     // (Kafka's estimatedTotalOperations).
-    size_t _estimated_watched = 0;
+    std::atomic<size_t> _estimated_watched{0};
     bool _purge_posted = false;
     size_t _purges = 0;
     // Expires with the purgatory, for a purge posted but not run yet.

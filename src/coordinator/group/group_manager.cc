@@ -30,9 +30,9 @@ group_manager::group_manager(group_config config, cluster::purgatory_driver& dri
     : _config(config),
       _driver(driver),
       _wall_clock(std::move(wall_clock)),
-      _joins("group-join", driver),
-      _syncs("group-sync", driver),
-      _heartbeats("group-heartbeat", driver),
+      _joins("Rebalance", driver),
+      _syncs("Rebalance", driver),
+      _heartbeats("Heartbeat", driver),
       _runtime(coordinator_runtime_config{std::string(offsets_topic), _config.load_chunk_bytes,
                                           _config.offset_commit_timeout_ms},
                driver, _wall_clock, [this](int32_t partition) {

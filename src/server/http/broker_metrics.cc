@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/purgatory/purgatory.h"
 #include "cluster/replica_manager.h"
 #include "common/metrics/prometheus_text.h"
 #include "common/metrics/thread_stats.h"
@@ -233,6 +234,35 @@ void render_logs(prometheus_text& out, const figures_by_partition& figures) {
     }
 }
 
+// Kafka's DelayedOperationPurgatory figures. A produce waiting for acks=all
+// waits on its partition rather than in a purgatory; it counts as Produce.
+void render_purgatories(prometheus_text& out, const figures_by_partition& logs) {
+    struct sizes {
+        double watched = 0, delayed = 0;
+    };
+    std::map<std::string, sizes> by_name{{"Produce", {}}};
+    for (const auto& [tp, pf] : logs) {
+        by_name["Produce"].watched += double(pf.delayed_produces);
+        by_name["Produce"].delayed += double(pf.delayed_produces);
+    }
+    cluster::purgatory_base::for_each([&](const std::string& name, size_t watched, size_t delayed) {
+        by_name[name].watched += double(watched);
+        by_name[name].delayed += double(delayed);
+    });
+    out.family("kafka_server_delayedoperationpurgatory_purgatorysize", "gauge",
+               "Operations in the purgatory's watch lists, completed ones not purged yet included");
+    for (const auto& [name, n] : by_name) {
+        out.sample("kafka_server_delayedoperationpurgatory_purgatorysize",
+                   {{"delayedOperation", name}}, n.watched);
+    }
+    out.family("kafka_server_delayedoperationpurgatory_numdelayedoperations", "gauge",
+               "Operations waiting in the purgatory");
+    for (const auto& [name, n] : by_name) {
+        out.sample("kafka_server_delayedoperationpurgatory_numdelayedoperations",
+                   {{"delayedOperation", name}}, n.delayed);
+    }
+}
+
 // The groups this broker coordinates, named as the Prometheus Kafka
 // exporter names them: committed offsets and lag behind the high watermark.
 void render_groups(prometheus_text& out, const observed_node& node,
@@ -349,6 +379,7 @@ std::string render_metrics(const observed_node& node) {
             const auto logs =
                 gather_partition_figures(*node.broker->replicas, *image, std::chrono::seconds(5));
             render_logs(out, logs);
+            render_purgatories(out, logs);
             render_groups(out, node, logs);
         }
     }

@@ -46,7 +46,7 @@ figures_by_partition gather_partition_figures(cluster::replica_manager& replicas
                     a->figures.push_back(
                         {tp,
                          {log.size_bytes(), log.log_start_offset(), log.log_end_offset(),
-                          p->high_watermark(), p->is_leader()}});
+                          p->high_watermark(), p->is_leader(), int64_t(p->replication_waiters())}});
                 }
             }
             a->done.set_value();

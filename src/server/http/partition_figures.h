@@ -23,6 +23,8 @@ struct partition_figures {
     int64_t log_end_offset = 0;
     int64_t high_watermark = 0;
     bool leader = false;
+    // Produce requests (acks=all) waiting for this partition's ISR.
+    int64_t delayed_produces = 0;
 };
 
 using figures_by_partition = std::map<storage::topic_partition, partition_figures>;
