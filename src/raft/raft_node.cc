@@ -275,6 +275,9 @@ void raft_node::send(node_id to, raft_message m) {
 void raft_node::update_high_watermark(raft_offset hw) {
     if (!_high_watermark || hw > *_high_watermark) {
         _high_watermark = hw;
+        if (is_leader()) {
+            _commit_latency.committed(hw, _now);
+        }
     }
 }
 
@@ -296,6 +299,7 @@ result<raft_offset> raft_node::append(std::vector<bytes> records, raft_time now,
         fail(last.err());
         return last.err();
     }
+    _commit_latency.appended(*last, _now);
     if (!_flush_deadline) {
         _flush_deadline = _now + _config.append_linger;
     }

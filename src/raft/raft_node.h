@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "raft/commit_latency.h"
 #include "raft/quorum_state.h"
 #include "raft/raft_config.h"
 #include "raft/raft_listener.h"
@@ -107,6 +108,8 @@ class raft_node {
     // Set when the node stopped: a log or quorum-state write failed, or the
     // leader asked it to truncate committed data (which Raft rules out).
     const std::optional<error>& failure() const { return _failure; }
+    // The leader's append-to-commit times (Kafka's commit-latency-avg/max).
+    raft::commit_latency& commit_latency() { return _commit_latency; }
 
   private:
     enum class epoch_check { stale, current, changed };
@@ -199,6 +202,7 @@ class raft_node {
     bool _answer_parked = false;
     std::optional<raft_time> _flush_deadline;
     std::multimap<raft_offset, commit_waiter> _waiters;
+    raft::commit_latency _commit_latency;
 };
 
 }  // namespace samsa::raft

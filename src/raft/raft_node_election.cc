@@ -92,6 +92,7 @@ void raft_node::become_leader() {
         return;
     }
     auto& l = _quorum.as<leader_state>();
+    _commit_latency.reset_pending();
     logging::raft().info("event=raft_leader node={} epoch={} epoch_start_offset={}", id(),
                          l.epoch(), start);
     // KIP-595: the epoch opens with a LeaderChange control record, so an entry

@@ -4,6 +4,7 @@ consume: the topic counters move by exactly the records and bytes that went
 through, and every request the clients made is counted by api."""
 import glob
 import json
+import math
 import os
 import socket
 import time
@@ -272,3 +273,17 @@ def test_a_waiting_fetch_is_counted_in_the_fetch_purgatory(broker):
         c.close()
     wait_until(lambda: scrape(broker).value(name, delayedOperation="Fetch") == 0, 20,
                "the closed consumer's fetch left the purgatory")
+
+
+def test_the_quorum_leader_reports_its_commit_latency(broker):
+    # Each topic creation is a batch the one-node quorum's leader commits.
+    create_topic(broker, "commit-latency")
+
+    def latency():
+        s = scrape(broker)
+        avg = s.value("kafka_server_raftmetrics_commit_latency_avg")
+        mx = s.value("kafka_server_raftmetrics_commit_latency_max")
+        return (avg, mx) if avg is not None and not math.isnan(avg) else None
+
+    avg, mx = wait_until(latency, 20, "a commit latency")
+    assert 0 <= avg <= mx < 30000

@@ -64,8 +64,11 @@ void prometheus_text::sample(std::string_view name, const labels& l, double valu
     _out += name;
     write_labels(l);
     // Counts print as integers (fmt's shortest form of 1e9 is "1e+09").
-    if (std::isfinite(value) && std::abs(value) < 9007199254740992.0 &&
-        value == std::trunc(value)) {
+    if (std::isnan(value)) {
+        _out += " NaN\n";  // the spelling of the text format
+    } else if (std::isinf(value)) {
+        _out += value > 0 ? " +Inf\n" : " -Inf\n";
+    } else if (std::abs(value) < 9007199254740992.0 && value == std::trunc(value)) {
         fmt::format_to(std::back_inserter(_out), " {}\n", int64_t(value));
     } else {
         fmt::format_to(std::back_inserter(_out), " {}\n", value);

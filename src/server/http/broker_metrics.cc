@@ -337,6 +337,14 @@ void render_raft(prometheus_text& out, const quorum::metadata_quorum& q) {
     gauge(out, "kafka_server_raftmetrics_high_watermark",
           "The metadata log's high watermark as last heard, -1 unknown",
           double(q.known_high_watermark()));
+    gauge(out, "kafka_server_raftmetrics_commit_latency_avg",
+          "On the quorum leader, the average ms from appending a batch to committing it over "
+          "the last 30 s; NaN elsewhere or when nothing committed",
+          q.commit_latency_avg_ms());
+    gauge(out, "kafka_server_raftmetrics_commit_latency_max",
+          "On the quorum leader, the longest ms from appending a batch to committing it over "
+          "the last 30 s; NaN elsewhere or when nothing committed",
+          q.commit_latency_max_ms());
     gauge(out, "kafka_server_brokermetadatametrics_lastappliedrecordoffset",
           "The last metadata log offset applied to this node's image", double(q.applied_offset()));
 }

@@ -214,6 +214,24 @@ raft::leader_and_epoch metadata_quorum::leader() const {
 
 // ---- the node's clock and messages
 
+void metadata_quorum::publish_commit_latency() {
+    constexpr double none = std::numeric_limits<double>::quiet_NaN();
+    auto& c = _node->commit_latency();
+    const auto t = now();
+    const bool leading = _node->is_leader();
+    // Once a second at most: a scrape needs no fresher figure, and the node
+    // is called for every message.
+    if (leading == _latency_published_leading && t < _latency_published_at + raft::raft_ms(1000)) {
+        return;
+    }
+    _latency_published_leading = leading;
+    _latency_published_at = t;
+    const auto avg = leading ? c.average_ms(t) : std::nullopt;
+    const auto max = leading ? c.max_ms(t) : std::nullopt;
+    _commit_latency_avg = avg ? *avg : none;
+    _commit_latency_max = max ? double(*max) : none;
+}
+
 void metadata_quorum::after_node_call() {
     if (_stopped || !_started) {
         return;
@@ -225,6 +243,7 @@ void metadata_quorum::after_node_call() {
     if (auto hw = _node->high_watermark()) {
         _known_hw = hw->value() - 1;
     }
+    publish_commit_latency();
     if (auto& f = _node->failure()) {
         logging::raft().critical("event=quorum_failed error=\"{}\"", f->message);
         return;

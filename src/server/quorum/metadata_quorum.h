@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +80,10 @@ class metadata_quorum final : public raft::raft_transport,
     int64_t applied_offset() const { return _applied.load(); }
     // The high watermark when this node last heard it (-1: unknown).
     int64_t known_high_watermark() const { return _known_hw.load(); }
+    // On the leader, Kafka's commit-latency-avg and -max over the last 30 s
+    // (raft/commit_latency.h); NaN while nothing committed in that window.
+    double commit_latency_avg_ms() const { return _commit_latency_avg.load(); }
+    double commit_latency_max_ms() const { return _commit_latency_max.load(); }
     const std::vector<config::quorum_voter>& voters() const {
         return _cfg.controller_quorum_voters;
     }
@@ -111,6 +116,8 @@ class metadata_quorum final : public raft::raft_transport,
     raft::raft_time now() const;
     // After any call into the node: delivers what it sent and re-arms the timer.
     void after_node_call();
+    // Controller thread: the node's commit latency into the atomics above.
+    void publish_commit_latency();
     void flush_outbox();
     void arm_timer(raft::raft_time next);
     void expire_inbound();
@@ -155,6 +162,10 @@ class metadata_quorum final : public raft::raft_transport,
     std::atomic<int32_t> _leader_epoch{0};
     std::atomic<int64_t> _applied{-1};
     std::atomic<int64_t> _known_hw{-1};
+    std::atomic<double> _commit_latency_avg{std::numeric_limits<double>::quiet_NaN()};
+    std::atomic<double> _commit_latency_max{std::numeric_limits<double>::quiet_NaN()};
+    raft::raft_time _latency_published_at{};
+    bool _latency_published_leading = false;
     raft::raft_epoch _controller_epoch{-1};
 };
 

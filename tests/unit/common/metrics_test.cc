@@ -1,6 +1,7 @@
 // The per-thread counters merged on scrape, and Prometheus' text format.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -111,6 +112,15 @@ TEST(prometheus_text_test, a_histogram_has_cumulative_buckets_a_sum_in_ms_and_a_
     EXPECT_NE(text.find("t_ms_bucket{request=\"Produce\",le=\"+Inf\"} 4\n"), std::string::npos);
     EXPECT_NE(text.find("t_ms_sum{request=\"Produce\"} 6.8\n"), std::string::npos) << text;
     EXPECT_NE(text.find("t_ms_count{request=\"Produce\"} 4\n"), std::string::npos);
+}
+
+TEST(prometheus_text_test, nan_and_infinities_are_spelled_as_the_text_format_wants) {
+    prometheus_text out;
+    out.sample("a", {}, std::numeric_limits<double>::quiet_NaN());
+    out.sample("b", {}, std::numeric_limits<double>::infinity());
+    out.sample("c", {}, -std::numeric_limits<double>::infinity());
+    out.sample("d", {}, 2.5);
+    EXPECT_EQ(out.take(), "a NaN\nb +Inf\nc -Inf\nd 2.5\n");
 }
 
 }  // namespace
