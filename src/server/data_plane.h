@@ -41,6 +41,8 @@ class data_plane {
 
     cluster::replica_manager& replicas() { return *_replicas; }
     storage::log_manager& logs() { return *_logs; }
+    // nullptr without log.cleaner.enable.
+    const storage::compaction::log_cleaner* cleaner() const { return _cleaner.get(); }
 
   private:
     void arm_housekeeping(size_t shard);

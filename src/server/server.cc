@@ -295,6 +295,7 @@ http::observed_node server::observed() const {
     node.quorum = _quorum.get();
     node.lifecycle = _lifecycle.get();
     node.reactors = &_reactors;
+    node.cleaner = _data.cleaner();
     node.is_broker = _cfg.is_broker();
     node.is_controller = _cfg.is_controller();
     return node;

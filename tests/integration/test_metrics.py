@@ -14,6 +14,9 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+import compaction_support
+from compaction_support import CLEANER_BROKER, compacted_topic_config, produce_keyed
+from compaction_support import wait_for_cleaning
 from metrics_support import http_get, scrape
 from samsa_harness import Broker, BrokerError, wait_until
 
@@ -287,3 +290,26 @@ def test_the_quorum_leader_reports_its_commit_latency(broker):
 
     avg, mx = wait_until(latency, 20, "a commit latency")
     assert 0 <= avg <= mx < 30000
+
+
+def test_the_cleaners_figures_follow_a_cleaning(start_broker):
+    b = start_broker(overrides=CLEANER_BROKER)
+    s = scrape(b)
+    assert s.value("samsa_log_cleaner_logs_cleaned_total") == 0
+    assert s.value("kafka_log_logcleanermanager_time_since_last_run_ms") == -1
+    compaction_support.create_topic(b.bootstrap, "cleaned", compacted_topic_config())
+    # Ten keys written over and over: most of what is read is not written back.
+    base = compaction_support.now_ms()
+    produce_keyed(b.bootstrap, "cleaned",
+                  [(f"k{i % 10}".encode(), b"v" * 200, None, base + i) for i in range(2000)])
+    wait_for_cleaning(b, "cleaned")
+    s = wait_until(lambda: (lambda s: s if s.value("samsa_log_cleaner_logs_cleaned_total") >= 1
+                            else None)(scrape(b)), 20, "the cleaning counted")
+    read = s.value("samsa_log_cleaner_bytes_read_total")
+    written = s.value("samsa_log_cleaner_bytes_written_total")
+    assert 0 < written < read
+    assert 0 < s.value("kafka_log_logcleaner_cleaner_recopy_percent") < 100
+    assert 0 < s.value("kafka_log_logcleaner_max_buffer_utilization_percent") <= 100
+    assert s.value("kafka_log_logcleaner_max_clean_time_secs") >= 0
+    assert s.value("kafka_log_logcleanermanager_time_since_last_run_ms") >= 0
+    assert s.value("kafka_log_logcleanermanager_uncleanable_partitions_count") == 0

@@ -7,6 +7,7 @@
 
 #include "cluster/purgatory/purgatory.h"
 #include "cluster/replica_manager.h"
+#include "common/clock.h"
 #include "common/metrics/prometheus_text.h"
 #include "common/metrics/thread_stats.h"
 #include "protocol/generated/api_table.h"
@@ -16,6 +17,7 @@
 #include "server/quorum/broker_lifecycle.h"
 #include "server/quorum/metadata_quorum.h"
 #include "server/reactor_pool.h"
+#include "storage/compaction/log_cleaner.h"
 #include "version.h"
 
 namespace samsa::server::http {
@@ -349,6 +351,32 @@ void render_raft(prometheus_text& out, const quorum::metadata_quorum& q) {
           "The last metadata log offset applied to this node's image", double(q.applied_offset()));
 }
 
+// Kafka's LogCleaner and LogCleanerManager figures.
+void render_cleaner(prometheus_text& out, const storage::compaction::log_cleaner& cleaner) {
+    const auto f = cleaner.figures();
+    gauge(out, "kafka_log_logcleaner_max_clean_time_secs", "Duration of the last cleaning",
+          f.last_clean_time_secs);
+    gauge(out, "kafka_log_logcleaner_cleaner_recopy_percent",
+          "Bytes the last cleaning wrote per 100 bytes it read", f.last_recopy_percent);
+    gauge(out, "kafka_log_logcleaner_max_buffer_utilization_percent",
+          "How full the last cleaning's offset map got (log.cleaner.dedupe.buffer.size)",
+          f.last_buffer_utilization_percent);
+    gauge(out, "kafka_log_logcleanermanager_max_dirty_percent",
+          "Dirty share of the dirtiest compacted log when the cleaner last looked",
+          f.max_dirty_percent);
+    gauge(out, "kafka_log_logcleanermanager_uncleanable_partitions_count",
+          "Logs the cleaner gave up on until a restart", double(f.uncleanable_partitions));
+    gauge(out, "kafka_log_logcleanermanager_time_since_last_run_ms",
+          "Milliseconds since a cleaning last finished; -1 before the first",
+          f.last_run_ms < 0 ? -1.0 : double(std::max<int64_t>(0, wall_clock_ms() - f.last_run_ms)));
+    single(out, "counter", "samsa_log_cleaner_logs_cleaned_total", "Cleanings finished",
+           double(f.logs_cleaned));
+    single(out, "counter", "samsa_log_cleaner_bytes_read_total", "Log bytes the cleaner read",
+           double(f.bytes_read));
+    single(out, "counter", "samsa_log_cleaner_bytes_written_total", "Log bytes the cleaner wrote",
+           double(f.bytes_written));
+}
+
 // The reactors: CPU time (rate() of it is utilisation) and stalls.
 void render_reactors(prometheus_text& out, const reactor_pool& reactors) {
     const auto figures = reactors.observe();
@@ -402,6 +430,9 @@ std::string render_metrics(const observed_node& node) {
     }
     if (node.reactors) {
         render_reactors(out, *node.reactors);
+    }
+    if (node.cleaner) {
+        render_cleaner(out, *node.cleaner);
     }
     return out.take();
 }

@@ -8,6 +8,9 @@
 // thread, so a scrape never stops a reactor.
 #include <string>
 
+namespace samsa::storage::compaction {
+class log_cleaner;
+}
 namespace samsa::server {
 struct broker_context;
 class reactor_pool;
@@ -26,6 +29,7 @@ struct observed_node {
     const quorum::metadata_quorum* quorum = nullptr;
     const quorum::broker_lifecycle* lifecycle = nullptr;
     const reactor_pool* reactors = nullptr;
+    const storage::compaction::log_cleaner* cleaner = nullptr;  // none: no compaction
     bool is_broker = true;
     bool is_controller = false;
 };

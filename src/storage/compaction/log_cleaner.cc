@@ -170,6 +170,7 @@ std::optional<log_cleaner::candidate> log_cleaner::grab_filthiest(int64_t now_ms
     }
     std::optional<candidate> best;
     double best_ratio = -1;
+    double max_ratio = 0;
     for (auto& l : compacted) {
         auto plan = std::make_shared<cleaning_plan>();
         auto from = first_dirty(l->partition());
@@ -182,6 +183,7 @@ std::optional<log_cleaner::candidate> log_cleaner::grab_filthiest(int64_t now_ms
             continue;
         }
         double ratio = plan->dirty_ratio();
+        max_ratio = std::max(max_ratio, ratio);
         // Kafka's test is strictly above the ratio.
         bool due =
             ratio > plan->config.min_cleanable_dirty_ratio || plan->compaction_lag_exceeded(now_ms);
@@ -190,8 +192,10 @@ std::optional<log_cleaner::candidate> log_cleaner::grab_filthiest(int64_t now_ms
             best = candidate{l, std::move(*plan)};
         }
     }
+    std::lock_guard lock(_mutex);
+    // Kafka's max-dirty-percent: the dirtiest compacted log, due or not.
+    _figures.max_dirty_percent = 100.0 * std::max(0.0, max_ratio);
     if (best) {
-        std::lock_guard lock(_mutex);
         _in_progress.insert(best->l->partition());
     }
     return best;
@@ -265,6 +269,16 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
     {
         std::lock_guard lock(_mutex);
         _cleaned[plan.tp] = shared->cleaned_up_to;
+        auto& f = _figures;
+        ++f.logs_cleaned;
+        f.bytes_read += int64_t(st.bytes_read);
+        f.bytes_written += int64_t(st.bytes_written);
+        f.last_clean_time_secs = double(st.duration_ms) / 1000.0;
+        f.last_recopy_percent =
+            st.bytes_read > 0 ? 100.0 * double(st.bytes_written) / double(st.bytes_read) : 0;
+        f.last_buffer_utilization_percent =
+            map.capacity() > 0 ? 100.0 * double(map.size()) / double(map.capacity()) : 0;
+        f.last_run_ms = _now();
     }
     if (auto s = write_checkpoint(log_dir_of(*l)); !s) {
         logging::cleaner().warn("event=cleaner_checkpoint_failed error=\"{}\"", s.err().message);
@@ -280,6 +294,13 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
         st.map_entries, plan.dirty_ratio(), shared->cleaned_up_to, st.duration_ms,
         throttle.slept().count());
     return true;
+}
+
+cleaner_figures log_cleaner::figures() const {
+    std::lock_guard lock(_mutex);
+    cleaner_figures f = _figures;
+    f.uncleanable_partitions = _uncleanable.size();
+    return f;
 }
 
 }  // namespace samsa::storage::compaction

@@ -57,6 +57,22 @@ owner_runner inline_runner();
 
 using wall_clock = std::function<int64_t()>;
 
+// What Kafka's LogCleaner and LogCleanerManager metrics show (docs/metrics.md).
+struct cleaner_figures {
+    int64_t logs_cleaned = 0;
+    int64_t bytes_read = 0;  // totals since start
+    int64_t bytes_written = 0;
+    // The last cleaning's: its duration, bytes written per byte read, and how
+    // full its offset map got (all percentages 0–100).
+    double last_clean_time_secs = 0;
+    double last_recopy_percent = 0;
+    double last_buffer_utilization_percent = 0;
+    // The dirty ratio of the log picked last (the filthiest then).
+    double max_dirty_percent = 0;
+    int64_t last_run_ms = -1;  // wall clock; -1: never ran
+    size_t uncleanable_partitions = 0;
+};
+
 class log_cleaner {
   public:
     log_cleaner(log_cleaner_config config, log_manager& logs, owner_runner run, wall_clock now);
@@ -76,6 +92,8 @@ class log_cleaner {
     // How far each log was cleaned (the checkpoints' contents).
     std::map<topic_partition, int64_t> cleaned_offsets() const;
     std::set<topic_partition> uncleanable() const;
+    // Any thread.
+    cleaner_figures figures() const;
 
   private:
     struct candidate {
@@ -104,6 +122,7 @@ class log_cleaner {
     std::map<topic_partition, int64_t> _cleaned;
     std::set<topic_partition> _in_progress;
     std::set<topic_partition> _uncleanable;
+    cleaner_figures _figures;
     std::mutex _select_mutex;  // one selection at a time
 };
 
