@@ -330,6 +330,7 @@ status server::start_http() {
     });
     h->route("/v1/groups", [node](const http::http_request&) { return http::groups_json(node); });
     h->route("/v1/quorum", [node](const http::http_request&) { return http::quorum_json(node); });
+    h->route("/v1/configs", [node](const http::http_request&) { return http::configs_json(node); });
     h->route("/v1/loggers", [](const http::http_request&) { return http::loggers_json(); });
     if (auto st = h->start(); !st) {
         return st;

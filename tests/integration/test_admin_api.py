@@ -5,7 +5,7 @@ import json
 import time
 
 from confluent_kafka import Producer
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic
 
 from metrics_support import http_get
 from samsa_harness import run_kcat
@@ -83,3 +83,21 @@ def test_an_unknown_topic_is_404_and_the_quorum_is_described(broker):
     while q["applied_offset"] < 0 and time.monotonic() < deadline:
         q = get_json(broker, "/v1/quorum")[1]
     assert q["high_watermark"] >= q["applied_offset"] >= 0
+
+
+def test_broker_configs_match_describe_configs(broker):
+    a = AdminClient({"bootstrap.servers": broker.bootstrap})
+    res = ConfigResource(ConfigResource.Type.BROKER, str(broker.node_id))
+    want = a.describe_configs([res])[res].result(30)
+    status, got = get_json(broker, "/v1/configs")
+    assert status == 200 and got["node_id"] == broker.node_id
+    ours = {c["name"]: c for c in got["configs"]}
+    assert set(ours) == set(want)
+    for name, entry in want.items():
+        c = ours[name]
+        assert c["value"] == entry.value, name
+        assert c["read_only"] == entry.is_read_only, name
+        assert c["sensitive"] == entry.is_sensitive, name
+        assert c["source"] == ConfigSource(entry.source).name, name
+    assert ours["node.id"]["source"] == "STATIC_BROKER_CONFIG"
+    assert ours["num.partitions"]["source"] == "DEFAULT_CONFIG"

@@ -68,13 +68,22 @@ def test_every_page_loads_without_a_console_error(broker, browser, artifacts):
     create(broker, "console-pages", partitions=2)
     for fragment, css in [("", "#cluster-id"), ("topics", "#topics"),
                           ("topics/console-pages", "#record-table"), ("groups", "#groups"),
-                          ("brokers", "#brokers"), ("quorum", ".card")]:
+                          ("brokers", "#brokers"), ("quorum", ".card"),
+                          ("configs", "#loggers")]:
         open_page(browser, broker, fragment, css)
         browser.save_screenshot(str(artifacts / f"{fragment.replace('/', '_') or 'overview'}.png"))
     # The overview names this cluster and broker as the protocol does.
     open_page(browser, broker, "", "#cluster-id")
     md = AdminClient({"bootstrap.servers": broker.bootstrap}).list_topics(timeout=15)
     assert browser.find_element(By.ID, "cluster-id").text == md.cluster_id
+    # The configs page shows the broker's keys and its loggers.
+    open_page(browser, broker, "configs", "#loggers")
+    assert "num.partitions" in browser.find_element(By.ID, "configs").text
+    assert "state.change.logger" in browser.find_element(By.ID, "loggers").text
+    browser.find_element(By.ID, "only-set").click()
+    WebDriverWait(browser, LOAD_S).until(
+        lambda d: "num.partitions" not in d.find_element(By.ID, "configs").text)
+    assert "node.id" in browser.find_element(By.ID, "configs").text
     assert console_errors(browser) == []
 
 

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "common/logging/loggers.h"
+#include "metadata/config_view.h"
 #include "metadata/metadata_image.h"
 #include "server/broker_context.h"
 #include "server/http/group_figures.h"
@@ -294,6 +295,21 @@ http_response quorum_json(const observed_node& node) {
                                {"high_watermark", node.quorum->known_high_watermark()},
                                {"applied_offset", node.quorum->applied_offset()},
                                {"voters", voters}});
+}
+
+http_response configs_json(const observed_node& node) {
+    const auto image = node.broker->metadata.read();
+    const auto effective = metadata::effective_broker_config(node.broker->config->values, *image,
+                                                             node.broker->settings.node_id);
+    json configs = json::array();
+    for (const auto& e : metadata::describe_broker_configs(effective)) {
+        configs.push_back({{"name", e.name},
+                           {"value", e.sensitive || !e.value ? json(nullptr) : json(*e.value)},
+                           {"source", std::string(config::source_name(e.source))},
+                           {"read_only", e.read_only},
+                           {"sensitive", e.sensitive}});
+    }
+    return json_response(200, {{"node_id", node.broker->settings.node_id}, {"configs", configs}});
 }
 
 http_response loggers_json() {

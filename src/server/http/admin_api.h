@@ -14,6 +14,8 @@
 //   /v1/groups           the consumer groups this broker coordinates: state,
 //                        committed offsets and lag behind the high watermark
 //   /v1/quorum           the metadata quorum: leader, epoch, voters
+//   /v1/configs          this broker's configs as DescribeConfigs gives them:
+//                        value (null when sensitive), source, read-only
 //   /v1/loggers          every logger and its level (changed through the
 //                        Kafka protocol: BROKER_LOGGER, docs/logging.md)
 //
@@ -36,6 +38,7 @@ http_response records_json(const observed_node& node, std::string_view topic, in
                            std::string_view query);
 http_response groups_json(const observed_node& node);
 http_response quorum_json(const observed_node& node);
+http_response configs_json(const observed_node& node);
 http_response loggers_json();
 
 }  // namespace samsa::server::http
