@@ -125,6 +125,19 @@ std::vector<std::string> split_names(const std::vector<std::string>& args) {
     return out;
 }
 
+// --add-config and --delete-config of an --alter, at least one of them.
+result<std::pair<property_list, std::vector<std::string>>> alteration_of(const configs_options& o) {
+    auto adds = parse_config_list(o.add_config);
+    if (!adds) {
+        return adds.err();
+    }
+    auto deletes = split_names(o.delete_config);
+    if (adds->empty() && deletes.empty()) {
+        return tool_error("--alter needs --add-config or --delete-config");
+    }
+    return std::pair{std::move(*adds), std::move(deletes)};
+}
+
 result<std::vector<config_entry>> describe_entity(kafka_client& client, const entity& e) {
     const std::string& name = e.name.empty() ? e.via_broker : e.name;
     rd_kafka_ConfigResource_t* res = rd_kafka_ConfigResource_new(e.type, name.c_str());
@@ -207,14 +220,11 @@ int alter(kafka_client& client, const configs_options& o, const entity& e) {
             "altering the cluster-wide broker default is not supported by this client "
             "(librdkafka 2.0); alter each broker with --entity-name <id>");
     }
-    auto adds = parse_config_list(o.add_config);
-    if (!adds) {
-        return fail(adds.err());
+    auto change = alteration_of(o);
+    if (!change) {
+        return fail(change.err());
     }
-    auto deletes = split_names(o.delete_config);
-    if (adds->empty() && deletes.empty()) {
-        return fail("--alter needs --add-config or --delete-config");
-    }
+    const auto& [adds, deletes] = *change;
     auto current = describe_entity(client, e);
     if (!current) {
         return fail(current.err());
@@ -239,7 +249,7 @@ int alter(kafka_client& client, const configs_options& o, const entity& e) {
         }
         return fail("Invalid config(s): " + names);
     }
-    for (const auto& [k, v] : *adds) {
+    for (const auto& [k, v] : adds) {
         dynamic[k] = v;
     }
     for (const auto& [k, v] : dynamic) {
@@ -297,17 +307,14 @@ int run_quota_entity_configs(const configs_options& o, const std::string& quota_
     if (c.any || (c.name && c.name->empty())) {
         return fail("--alter needs --entity-name or --entity-default for " + singular + "s");
     }
-    auto adds = parse_config_list(o.add_config);
-    if (!adds) {
-        return fail(adds.err());
+    auto change = alteration_of(o);
+    if (!change) {
+        return fail(change.err());
     }
-    const auto deletes = split_names(o.delete_config);
-    if (adds->empty() && deletes.empty()) {
-        return fail("--alter needs --add-config or --delete-config");
-    }
+    const auto& [adds, deletes] = *change;
     property_list quota_adds, scram_adds;
     std::vector<std::string> quota_deletes, scram_deletes;
-    for (auto& kv : *adds) {
+    for (const auto& kv : adds) {
         (is_client_quota_key(kv.first) ? quota_adds : scram_adds).push_back(kv);
     }
     for (const auto& d : deletes) {
@@ -352,15 +359,11 @@ int run_broker_logger_configs(const configs_options& o) {
     if (o.describe) {
         return describe_broker_loggers(o.client, *o.entity_name);
     }
-    auto sets = parse_config_list(o.add_config);
-    if (!sets) {
-        return fail(sets.err());
+    auto change = alteration_of(o);
+    if (!change) {
+        return fail(change.err());
     }
-    const auto deletes = split_names(o.delete_config);
-    if (sets->empty() && deletes.empty()) {
-        return fail("--alter needs --add-config or --delete-config");
-    }
-    return alter_broker_loggers(o.client, *o.entity_name, *sets, deletes);
+    return alter_broker_loggers(o.client, *o.entity_name, change->first, change->second);
 }
 
 int run_configs(const configs_options& o) {
