@@ -133,3 +133,18 @@ def test_the_admin_api_lists_the_levels_the_protocol_set(broker):
     got = {x["name"]: x["level"] for x in json.loads(body)["loggers"]}
     assert got == loggers(broker)
     assert got["kafka.log.LogCleaner"] == "TRACE" and got["root"] == "INFO"
+
+
+def test_the_log_file_rotates_at_its_size_keeping_its_backups(start_broker, tmp_path):
+    path = tmp_path / "server.log"
+    b = start_broker(properties={"log.file.path": str(path), "log.file.max.bytes": 4096,
+                                 "log.file.max.backups": 2})
+    for i in range(30):
+        create_topic(b, f"rotate-{i}")
+    wait_until(lambda: (tmp_path / "server.2.log").exists(), 15, "two rotations")
+    assert path.stat().st_size <= 4096
+    assert (tmp_path / "server.1.log").stat().st_size <= 4096
+    assert not (tmp_path / "server.3.log").exists()
+    # Nothing is lost between the files: the newest lines are in server.log.
+    wait_until(lambda: "partition=rotate-29-0" in path.read_text()
+               + (tmp_path / "server.1.log").read_text(), 15, "the last topic's lines")
