@@ -237,7 +237,8 @@ config_def build() {
     def("log.file.max.bytes", k_long, "104857600", validator::at_least(4096), low, read_only,
         "Size at which log.file.path is rotated.");
     def("log.file.max.backups", k_int, "10", validator::between(1, 1000), low, read_only,
-        "Rotated log files kept beside log.file.path (for server.log: server.1.log, the newest, server.2.log, ...).");
+        "Rotated log files kept beside log.file.path (for server.log: server.1.log, the newest, "
+        "server.2.log, ...).");
     def("connections.max.idle.ms", k_long, "600000", none(), medium, read_only,
         "Idle connections are closed after this many milliseconds.");
     def("queued.max.requests", k_int, "500", validator::at_least(1), high, read_only,
