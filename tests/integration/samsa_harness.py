@@ -8,6 +8,7 @@ against a deadline (wait_until).
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import signal
@@ -44,14 +45,33 @@ def wait_until(condition: Callable[[], T], timeout: float, what: str,
         time.sleep(interval)
 
 
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_ports(n: int) -> list[int]:
     """n distinct loopback ports that were free a moment ago (the sockets are
-    held open together so the kernel cannot hand out the same port twice)."""
+    held open together so that none is handed out twice).
+
+    They come from below the kernel's ephemeral range: a port the kernel
+    picked (bind to 0) can be handed to any outgoing connection of any
+    process before the broker binds it, and a cluster node then fails with
+    "Address already in use". Below that range only a listener that chose it
+    can take it."""
+    rng = random.SystemRandom()
+    high = _ephemeral_low()
     socks = []
     try:
-        for _ in range(n):
+        while len(socks) < n:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
+            try:
+                s.bind(("127.0.0.1", rng.randrange(10000, high)))
+            except OSError:
+                s.close()
+                continue
             socks.append(s)
         return [s.getsockname()[1] for s in socks]
     finally:
