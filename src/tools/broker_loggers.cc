@@ -18,10 +18,6 @@ namespace {
 
 constexpr int8_t k_broker_logger = 8;  // Kafka's ConfigResource.Type.BROKER_LOGGER
 
-std::string message_of(int16_t code, const std::optional<std::string>& message) {
-    return message && !message->empty() ? *message : std::string(error_message(error_code(code)));
-}
-
 // The broker's own address: its loggers are changed on it, not through the
 // controller. Found in the Metadata answer of the first bootstrap server.
 result<net::blocking_target> broker_target(const client_options& opts,

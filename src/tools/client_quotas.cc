@@ -38,10 +38,6 @@ std::string describe_entity(const Entity& parts) {
     return out;
 }
 
-std::string message_of(int16_t code, const std::optional<std::string>& message) {
-    return message && !message->empty() ? *message : std::string(error_message(error_code(code)));
-}
-
 }  // namespace
 
 bool is_client_quota_key(const std::string& key) {

@@ -352,4 +352,8 @@ int fail(std::string_view message) {
     return 1;
 }
 
+std::string message_of(int16_t code, const std::optional<std::string>& message) {
+    return message && !message->empty() ? *message : std::string(error_message(error_code(code)));
+}
+
 }  // namespace samsa::tools

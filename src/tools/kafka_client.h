@@ -133,5 +133,7 @@ class kafka_client {
 // Reports a failed verb: "Error: <message>" on stderr; returns the exit code 1.
 int fail(const samsa::error& e);
 int fail(std::string_view message);
+// A raw answer's error: its message when it has one, else Kafka's text for the code.
+std::string message_of(int16_t code, const std::optional<std::string>& message);
 
 }  // namespace samsa::tools

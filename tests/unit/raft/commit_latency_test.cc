@@ -8,7 +8,9 @@
 namespace samsa::raft {
 namespace {
 
-raft_time at(int64_t ms) { return raft_time::from_ms(ms); }
+raft_time at(int64_t ms) {
+    return raft_time::from_ms(ms);
+}
 
 TEST(commit_latency_test, a_batch_counts_once_the_high_watermark_passes_its_last_offset) {
     commit_latency c;
