@@ -49,21 +49,28 @@ TEST(metrics_test, a_thread_counts_per_topic_and_a_scrape_sees_each_topic_once) 
 }
 
 TEST(metrics_test, a_scrape_while_a_thread_adds_topics_is_safe) {
+    // The writer starts only once the scraper is running, so that the two overlap even when
+    // the writer would otherwise finish before the scraping thread is scheduled.
+    std::atomic<bool> scraping{false};
     std::atomic<bool> stop{false};
     std::thread writer([&] {
+        while (!scraping) {
+            std::this_thread::yield();
+        }
         for (int i = 0; i < 2000; ++i) {
             local().topic("metrics-race-" + std::to_string(i)).bytes_in.add(1);
         }
         stop = true;
     });
     size_t scrapes = 0;
-    while (!stop) {
+    do {
+        scraping = true;
         for_each_block([](const thread_stats& b) {
             b.for_each_topic(
                 [](const std::string&, const topic_counters& c) { (void)c.bytes_in.value(); });
         });
         ++scrapes;
-    }
+    } while (!stop);
     writer.join();
     EXPECT_GE(scrapes, 1u);
 }
