@@ -3,6 +3,7 @@
 #include "common/logging/loggers.h"
 #include "common/metrics/thread_stats.h"
 #include "server/http/admin_api.h"
+#include "server/http/admin_writes.h"
 #include "server/http/console.h"
 #include "server/http/health.h"
 
@@ -309,12 +310,12 @@ status server::start_http() {
     const http::observed_node node = observed();
     auto h = std::make_unique<http::http_listener>(_cfg.metrics_host, _cfg.metrics_port);
     h->route("/metrics", [node](const http::http_request&) {
-        return http::http_response{200, "text/plain; version=0.0.4; charset=utf-8",
-                                   http::render_metrics(node)};
+        return http::http_response{
+            200, "text/plain; version=0.0.4; charset=utf-8", http::render_metrics(node), {}};
     });
     auto console = [](const http::http_request&) {
-        return http::http_response{200, "text/html; charset=utf-8",
-                                   std::string(http::console_html())};
+        return http::http_response{
+            200, "text/html; charset=utf-8", std::string(http::console_html()), {}};
     };
     h->route("/", console);
     h->route("/console", console);
@@ -332,6 +333,9 @@ status server::start_http() {
     h->route("/v1/quorum", [node](const http::http_request&) { return http::quorum_json(node); });
     h->route("/v1/configs", [node](const http::http_request&) { return http::configs_json(node); });
     h->route("/v1/loggers", [](const http::http_request&) { return http::loggers_json(); });
+    if (_cfg.is_broker()) {
+        route_admin_writes(*h);
+    }
     if (auto st = h->start(); !st) {
         return st;
     }
@@ -339,6 +343,30 @@ status server::start_http() {
                            _cfg.metrics_port);
     _http = std::move(h);
     return {};
+}
+
+void server::route_admin_writes(http::http_listener& h) {
+    auto w = std::make_shared<http::admin_writes>();
+    w->enabled = _cfg.metrics_admin_writes;
+    w->authorizer = _context.authorizer.enabled;
+    for (const auto& [name, sasl] : _sasl_configs) {
+        w->plain_users.insert(sasl->plain_users.begin(), sasl->plain_users.end());
+    }
+    w->target = {&_context, &_reactors, _cfg.inter_broker_listener_name};
+    h.route("POST", "/v1/topics",
+            [w](const http::http_request& r) { return http::create_topic(*w, r); });
+    h.route_prefix("DELETE", "/v1/topics/", [w](const http::http_request& r) {
+        return http::delete_topic(*w, r,
+                                  std::string_view(r.path).substr(sizeof("/v1/topics/") - 1));
+    });
+    h.route_prefix("POST", "/v1/groups/", [w](const http::http_request& r) {
+        return http::reset_group_offsets(
+            *w, r, std::string_view(r.path).substr(sizeof("/v1/groups/") - 1));
+    });
+    h.route_prefix("PUT", "/v1/loggers/", [w](const http::http_request& r) {
+        return http::set_logger_level(*w, r,
+                                      std::string_view(r.path).substr(sizeof("/v1/loggers/") - 1));
+    });
 }
 
 uint16_t server::bound_port(const std::string& listener_name) const {

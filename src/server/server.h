@@ -55,6 +55,8 @@ class server {
   private:
     // metrics.listener: /metrics and the health checks (server/http/).
     status start_http();
+    // The admin API's writes (server/http/admin_writes.h).
+    void route_admin_writes(http::http_listener& h);
     // Opens the metadata quorum's log and builds the controller around it.
     status open_quorum();
     // A leader's ISR change to the active controller (AlterPartition); on the

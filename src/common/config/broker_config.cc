@@ -140,6 +140,7 @@ result<broker_config> build_broker_config(const config_set& v) {
     if (auto st = parse_metrics_listener(v.get_string("metrics.listener"), c); !st) {
         return st.err();
     }
+    c.metrics_admin_writes = v.get_bool("metrics.listener.admin.writes.enable");
     c.broker_session_timeout_ms = v.get_int("broker.session.timeout.ms");
     c.broker_heartbeat_interval_ms = v.get_int("broker.heartbeat.interval.ms");
     c.initial_broker_registration_timeout_ms = v.get_int("initial.broker.registration.timeout.ms");

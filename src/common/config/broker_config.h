@@ -37,6 +37,8 @@ struct broker_config {
     // an empty host means none is served.
     std::string metrics_host;
     uint16_t metrics_port = 0;
+    // metrics.listener.admin.writes.enable: the admin API's writes are served.
+    bool metrics_admin_writes = false;
     // replica.selector.class names the rack-aware selector (KIP-392).
     bool rack_aware_replica_selector = false;
     int32_t broker_session_timeout_ms = 0;

@@ -167,6 +167,11 @@ config_def build() {
     def("metrics.listener", k_string, "127.0.0.1:9644", none(), medium, read_only,
         "host:port of the HTTP listener serving /metrics (Prometheus text format) and the "
         "/v1/health checks; empty serves none. Loopback by default: it has no authentication.");
+    def("metrics.listener.admin.writes.enable", k_bool, "false", none(), medium, read_only,
+        "Whether the admin API and console of metrics.listener may change the cluster: create "
+        "and delete topics, reset a group's offsets, set a logger's level. Each change runs as "
+        "the Kafka request it stands for, authorized as that request is; with an authorizer "
+        "the caller signs in with HTTP Basic credentials of a SASL user (docs/metrics.md).");
     def("metadata.log.dir", k_string, null, none(), high, read_only,
         "Directory of the cluster metadata log. If unset, the first directory of log.dirs is "
         "used.");

@@ -12,6 +12,7 @@
 #include "metadata/metadata_image.h"
 #include "server/broker_context.h"
 #include "server/http/group_figures.h"
+#include "server/http/json_response.h"
 #include "server/http/partition_figures.h"
 #include "server/http/record_browser.h"
 #include "server/quorum/metadata_quorum.h"
@@ -21,12 +22,6 @@ namespace samsa::server::http {
 namespace {
 
 using nlohmann::json;
-
-http_response json_response(int status, const json& j) {
-    // Bytes that are not UTF-8 (a rack, a host) come out replaced, not thrown.
-    return {status, "application/json",
-            j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"};
-}
 
 std::string_view security_protocol_name(int16_t id) {
     switch (id) {

@@ -1,6 +1,6 @@
 #pragma once
-// The admin API (JSON, read-only) of the HTTP listener, from the metadata
-// image this node serves and its own logs:
+// The admin API (JSON; its writes are server/http/admin_writes.h) of the HTTP listener, from the
+// metadata image this node serves and its own logs:
 //
 //   /v1/cluster          cluster id, active controller, brokers, counts
 //   /v1/brokers          every registered broker and its endpoints

@@ -12,7 +12,7 @@ constexpr const char* k_json = "application/json";
 }
 
 http_response live_check() {
-    return {200, k_json, "{\"live\":true}\n"};
+    return {200, k_json, "{\"live\":true}\n", {}};
 }
 
 http_response ready_check(const observed_node& node) {
@@ -30,7 +30,7 @@ http_response ready_check(const observed_node& node) {
         parts += fmt::format(",\"controller\":{{\"leader\":{},\"epoch\":{}}}", le.leader.value(),
                              le.epoch.value());
     }
-    return {ready ? 200 : 503, k_json, fmt::format("{{\"ready\":{}{}}}\n", ready, parts)};
+    return {ready ? 200 : 503, k_json, fmt::format("{{\"ready\":{}{}}}\n", ready, parts), {}};
 }
 
 }  // namespace samsa::server::http

@@ -8,6 +8,7 @@
 #include <array>
 #include <exception>
 #include <mutex>
+#include <optional>
 
 namespace samsa::server::http {
 
@@ -17,10 +18,26 @@ std::string_view reason(int status) {
     switch (status) {
         case 200:
             return "OK";
+        case 201:
+            return "Created";
+        case 400:
+            return "Bad Request";
+        case 401:
+            return "Unauthorized";
+        case 403:
+            return "Forbidden";
         case 404:
             return "Not Found";
         case 405:
             return "Method Not Allowed";
+        case 409:
+            return "Conflict";
+        case 413:
+            return "Content Too Large";
+        case 415:
+            return "Unsupported Media Type";
+        case 504:
+            return "Gateway Timeout";
         case 503:
             return "Service Unavailable";
         default:
@@ -42,12 +59,12 @@ http_listener::~http_listener() {
     stop();
 }
 
-void http_listener::route(std::string path, http_route r) {
-    _routes[std::move(path)] = std::move(r);
+void http_listener::route(std::string method, std::string path, http_route r) {
+    _routes[std::move(path)][std::move(method)] = std::move(r);
 }
 
-void http_listener::route_prefix(std::string prefix, http_route r) {
-    _prefix_routes.emplace_back(std::move(prefix), std::move(r));
+void http_listener::route_prefix(std::string method, std::string prefix, http_route r) {
+    _prefix_routes.push_back({std::move(method), std::move(prefix), std::move(r)});
 }
 
 status http_listener::start() {
@@ -92,31 +109,70 @@ void http_listener::stop() {
 }
 
 http_response http_listener::answer(const http_request& req) const {
-    if (req.method != "GET" && req.method != "HEAD") {
-        return {405, "text/plain; charset=utf-8", "only GET and HEAD are served\n"};
-    }
+    // HEAD is GET without the body.
+    const std::string method = req.method == "HEAD" ? "GET" : req.method;
     const http_route* route = nullptr;
+    std::string allowed;  // the methods of the path, when not `method`
+    auto consider = [&](const std::string& m, const http_route& r) {
+        if (m == method) {
+            route = &r;
+        } else if (allowed.find(m) == std::string::npos) {
+            allowed += (allowed.empty() ? "" : ", ") + m;
+        }
+    };
     if (auto it = _routes.find(req.path); it != _routes.end()) {
-        route = &it->second;
+        for (const auto& [m, r] : it->second) {
+            consider(m, r);
+        }
     } else {
-        for (const auto& [prefix, r] : _prefix_routes) {
-            if (req.path.size() > prefix.size() &&
-                req.path.compare(0, prefix.size(), prefix) == 0) {
-                route = &r;
-                break;
+        for (const auto& p : _prefix_routes) {
+            if (!route && req.path.size() > p.prefix.size() &&
+                req.path.compare(0, p.prefix.size(), p.prefix) == 0) {
+                consider(p.method, p.route);
             }
         }
     }
+    if (!route && !allowed.empty()) {
+        return {405,
+                "text/plain; charset=utf-8",
+                fmt::format("{} is not served on {}\n", req.method, req.path),
+                {{"Allow", allowed}}};
+    }
     if (!route) {
-        return {404, "text/plain; charset=utf-8", "not found\n"};
+        return {404, "text/plain; charset=utf-8", "not found\n", {}};
     }
     try {
         return (*route)(req);
     } catch (const std::exception& e) {
         logging::metrics().error("event=http_route_failed path={} what=\"{}\"", req.path, e.what());
-        return {500, "text/plain; charset=utf-8", "internal error\n"};
+        return {500, "text/plain; charset=utf-8", "internal error\n", {}};
     }
 }
+
+namespace {
+
+// The body, up to `limit` bytes; nullopt when it is larger or not all there.
+std::optional<std::string> read_body(mg_connection* conn, const mg_request_info* info,
+                                     size_t limit) {
+    if (info->content_length <= 0) {
+        return std::string();
+    }
+    if (size_t(info->content_length) > limit) {
+        return std::nullopt;
+    }
+    std::string body(size_t(info->content_length), '\0');
+    size_t got = 0;
+    while (got < body.size()) {
+        const int n = mg_read(conn, body.data() + got, body.size() - got);
+        if (n <= 0) {
+            return std::nullopt;
+        }
+        got += size_t(n);
+    }
+    return body;
+}
+
+}  // namespace
 
 int http_listener::on_request(mg_connection* conn, void* self) {
     const mg_request_info* info = mg_get_request_info(conn);
@@ -124,12 +180,34 @@ int http_listener::on_request(mg_connection* conn, void* self) {
     req.method = info->request_method ? info->request_method : "";
     req.path = info->local_uri ? info->local_uri : "";
     req.query = info->query_string ? info->query_string : "";
-    const http_response resp = static_cast<http_listener*>(self)->answer(req);
+    req.remote_addr = info->remote_addr;
+    if (const char* a = mg_get_header(conn, "Authorization")) {
+        req.authorization = a;
+    }
+    if (const char* t = mg_get_header(conn, "Content-Type")) {
+        req.content_type = t;
+    }
+    http_response resp;
+    if (auto body = read_body(conn, info, max_body_bytes)) {
+        req.body = std::move(*body);
+        resp = static_cast<http_listener*>(self)->answer(req);
+    } else {
+        resp = {413,
+                "text/plain; charset=utf-8",
+                fmt::format("a request body holds at most {} bytes\n", max_body_bytes),
+                {}};
+    }
+    std::string extra;
+    for (const auto& [name, value] : resp.headers) {
+        extra += fmt::format("{}: {}\r\n", name, value);
+    }
+    // A body not read (too large) cannot be skipped on a kept-alive
+    // connection: close it.
     mg_printf(conn,
               "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-              "Cache-Control: no-store\r\n\r\n",
+              "Cache-Control: no-store\r\n%s%s\r\n",
               resp.status, std::string(reason(resp.status)).c_str(), resp.content_type.c_str(),
-              resp.body.size());
+              resp.body.size(), extra.c_str(), resp.status == 413 ? "Connection: close\r\n" : "");
     if (req.method != "HEAD") {
         mg_write(conn, resp.body.data(), resp.body.size());
     }
