@@ -134,6 +134,23 @@ void log_write(const local_caller& who, std::string_view what, std::string_view 
         who.principal, who.client_host, error_name(outcome));
 }
 
+// The one entry a single-item request is answered with: logged as the
+// write's outcome, and its error as the answer; nullopt when it succeeded.
+template <typename Entries>
+std::optional<http_response> single_outcome(const Entries& entries, std::string_view api,
+                                            const local_caller& who, std::string_view op,
+                                            std::string_view target) {
+    if (entries.size() != 1) {
+        return failure(500, "UNKNOWN_SERVER_ERROR", fmt::format("{} answered no entry", api));
+    }
+    const auto ec = error_code(entries.front().error_code);
+    log_write(who, op, target, ec);
+    if (ec != error_code::none) {
+        return failure(ec, entries.front().error_message);
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 http_response create_topic(const admin_writes& w, const http_request& req) {
@@ -185,15 +202,10 @@ http_response create_topic(const admin_writes& w, const http_request& req) {
     if (!resp) {
         return failure(resp.err());
     }
-    if (resp->topics.size() != 1) {
-        return failure(500, "UNKNOWN_SERVER_ERROR", "CreateTopics answered no topic");
+    if (auto no = single_outcome(resp->topics, "CreateTopics", who, "create_topic", t.name)) {
+        return *no;
     }
     const auto& answer = resp->topics.front();
-    const auto ec = error_code(answer.error_code);
-    log_write(who, "create_topic", t.name, ec);
-    if (ec != error_code::none) {
-        return failure(ec, answer.error_message);
-    }
     return json_response(201, {{"name", answer.name},
                                {"topic_id", answer.topic_id.to_string()},
                                {"partitions", answer.num_partitions},
@@ -215,13 +227,8 @@ http_response delete_topic(const admin_writes& w, const http_request& req, std::
     if (!resp) {
         return failure(resp.err());
     }
-    if (resp->responses.size() != 1) {
-        return failure(500, "UNKNOWN_SERVER_ERROR", "DeleteTopics answered no topic");
-    }
-    const auto ec = error_code(resp->responses.front().error_code);
-    log_write(who, "delete_topic", name, ec);
-    if (ec != error_code::none) {
-        return failure(ec, resp->responses.front().error_message);
+    if (auto no = single_outcome(resp->responses, "DeleteTopics", who, "delete_topic", name)) {
+        return *no;
     }
     return json_response(200, {{"name", name}, {"deleted", true}});
 }
@@ -253,13 +260,9 @@ http_response set_logger_level(const admin_writes& w, const http_request& req,
     if (!resp) {
         return failure(resp.err());
     }
-    if (resp->responses.size() != 1) {
-        return failure(500, "UNKNOWN_SERVER_ERROR", "IncrementalAlterConfigs answered nothing");
-    }
-    const auto ec = error_code(resp->responses.front().error_code);
-    log_write(who, "set_logger_level", logger, ec);
-    if (ec != error_code::none) {
-        return failure(ec, resp->responses.front().error_message);
+    if (auto no = single_outcome(resp->responses, "IncrementalAlterConfigs", who,
+                                 "set_logger_level", logger)) {
+        return *no;
     }
     return json_response(200, {{"name", logger}, {"level", (*body)["level"]}});
 }
