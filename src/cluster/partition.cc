@@ -37,6 +37,11 @@ void partition::update_registration(const metadata::partition_registration& reg)
         }
     }
     log_state_change(reg, becomes_leader, stops_leading);
+    if (becomes_leader || stops_leading || reg.partition_epoch != _partition_epoch) {
+        // A proposal made at an older partition epoch can no longer commit,
+        // and what one did commit is in `reg.isr`.
+        _pending_isr_additions.clear();
+    }
     _leader = reg.leader;
     _leader_epoch = reg.leader_epoch;
     _partition_epoch = reg.partition_epoch;

@@ -185,9 +185,12 @@ class partition {
     // Leader, every replica.lag.time.max.ms / 2: proposes to drop the ISR
     // followers not caught up for longer than replica.lag.time.max.ms.
     void maybe_shrink_isr(int64_t now_ms);
-    // The controller refused (or never answered) the last proposal.
-    // It is proposed again after a short backoff.
-    void isr_change_failed(int64_t now_ms);
+    // The controller refused (or never answered) the last proposal with
+    // `code`. It is proposed again after a short backoff.
+    void isr_change_failed(error_code code, int64_t now_ms);
+    // The ISR plus the replicas a proposal in flight adds (Kafka's maximal
+    // ISR): the members the high watermark waits for.
+    std::vector<int32_t> maximal_isr() const;
 
   private:
     void log_state_change(const metadata::partition_registration& reg, bool becomes_leader,
@@ -210,6 +213,13 @@ class partition {
     int32_t _isr_change_partition_epoch = -1;
     int64_t _isr_change_retry_ms = -1;  // no proposal before this after a refusal
     int64_t _leader_epoch_start_offset = 0;
+    // Replicas that proposals sent at this partition epoch add to the ISR.
+    // The controller may have committed one before this leader hears of it,
+    // and then elect such a replica: so they hold the high watermark back
+    // as ISR members do from the moment they are proposed (Kafka's maximal
+    // ISR, KIP-497), until the partition epoch moves or the controller says
+    // it applied nothing.
+    std::vector<int32_t> _pending_isr_additions;
 
     // The leader's view of a follower (Kafka's Replica state).
     struct follower_state {

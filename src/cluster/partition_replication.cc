@@ -8,15 +8,25 @@
 
 namespace samsa::cluster {
 
-// The high watermark is the smallest log end offset over the ISR (the leader's
-// own included); a follower whose position this leader has not yet seen in its
-// epoch holds it back. It never moves back.
+std::vector<int32_t> partition::maximal_isr() const {
+    std::vector<int32_t> out = _isr;
+    for (int32_t r : _pending_isr_additions) {
+        if (std::find(out.begin(), out.end(), r) == out.end()) {
+            out.push_back(r);
+        }
+    }
+    return out;
+}
+
+// The high watermark is the smallest log end offset over the maximal ISR (the
+// leader's own included); a follower whose position this leader has not yet
+// seen in its epoch holds it back. It never moves back.
 void partition::maybe_advance_high_watermark() {
     if (!is_leader()) {
         return;
     }
     int64_t hw = _log->log_end_offset();
-    for (int32_t r : _isr) {
+    for (int32_t r : maximal_isr()) {
         if (r == _local_node_id) {
             continue;
         }
@@ -140,7 +150,15 @@ bool partition::isr_change_in_flight(int64_t now_ms) const {
            now_ms - _isr_change_sent_ms < k_retry_ms;
 }
 
-void partition::isr_change_failed(int64_t now_ms) {
+void partition::isr_change_failed(error_code code, int64_t now_ms) {
+    // Only these two say the proposal was not applied by any controller, past
+    // or future (Kafka's Partition.handleAlterPartitionError): after any other
+    // failure it may have been committed, and its additions keep holding the
+    // high watermark until the partition epoch moves.
+    if (code == error_code::ineligible_replica || code == error_code::operation_not_attempted) {
+        _pending_isr_additions.clear();
+        maybe_advance_high_watermark();
+    }
     // A refused change (e.g. INELIGIBLE_REPLICA while the follower is still
     // fenced) is not proposed again on every fetch.
     constexpr int64_t k_backoff_ms = 500;
@@ -151,6 +169,13 @@ void partition::isr_change_failed(int64_t now_ms) {
 void partition::propose_isr(std::vector<int32_t> isr, int64_t now_ms) {
     if (!_isr_proposer || isr_change_in_flight(now_ms) || now_ms < _isr_change_retry_ms) {
         return;
+    }
+    for (int32_t r : isr) {
+        if (std::find(_isr.begin(), _isr.end(), r) == _isr.end() &&
+            std::find(_pending_isr_additions.begin(), _pending_isr_additions.end(), r) ==
+                _pending_isr_additions.end()) {
+            _pending_isr_additions.push_back(r);
+        }
     }
     _isr_change_sent_ms = now_ms;
     _isr_change_partition_epoch = _partition_epoch;
@@ -165,13 +190,27 @@ void partition::maybe_expand_isr(int32_t replica_id, int64_t now_ms) {
     if (f.log_end_offset < high_watermark() || f.log_end_offset < _leader_epoch_start_offset) {
         return;
     }
-    auto isr = _isr;
-    isr.push_back(replica_id);
+    // The additions still pending stay in: the controller may have
+    // committed them already.
+    auto isr = maximal_isr();
+    if (std::find(isr.begin(), isr.end(), replica_id) == isr.end()) {
+        isr.push_back(replica_id);
+    }
     propose_isr(std::move(isr), now_ms);
 }
 
 void partition::maybe_shrink_isr(int64_t now_ms) {
     if (!is_leader()) {
+        return;
+    }
+    if (!_pending_isr_additions.empty()) {
+        // An expansion without a definite answer is sent again (Kafka retries
+        // an AlterPartition until it has one): the controller commits it, or
+        // refuses a replica that is gone and so stops it holding the high
+        // watermark.
+        if (!isr_change_in_flight(now_ms)) {
+            propose_isr(maximal_isr(), now_ms);
+        }
         return;
     }
     std::vector<int32_t> keep;

@@ -467,7 +467,7 @@ asio::awaitable<void> server::send_isr_change(size_t shard, cluster::isr_proposa
     if (ec != error_code::none) {
         // Resumed on the partition's shard: the next check may propose again.
         if (auto* part = _data.replicas().get(shard, proposal.tp)) {
-            part->isr_change_failed(wall_clock_ms());
+            part->isr_change_failed(ec, wall_clock_ms());
         }
     }
 }

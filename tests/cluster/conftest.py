@@ -7,6 +7,7 @@ Each node gets free ports and a fresh temporary directory; all are killed and
 removed when the test ends, pass or fail.
 """
 import os
+import shutil
 import sys
 
 import pytest
@@ -32,5 +33,12 @@ def cluster():
         return c.start()
 
     yield start
+    dump = os.environ.get("SAMSA_DUMP_DIR")
     for c in made:
+        if dump:
+            # For a run being investigated: each node's log outlives its dir.
+            os.makedirs(dump, exist_ok=True)
+            for b in c.nodes:
+                if b.log_path.exists():
+                    shutil.copyfile(b.log_path, os.path.join(dump, f"node-{b.node_id}.log"))
         c.cleanup()

@@ -123,6 +123,63 @@ TEST_F(replication_test, a_follower_joins_the_isr_once_at_the_high_watermark) {
     EXPECT_EQ(_proposals.size(), 1u);
 }
 
+// The controller may commit an expansion before this leader hears of it, and
+// may then elect the new member: from the moment it is proposed, a joining
+// follower holds the high watermark back like an ISR member (Kafka's maximal
+// ISR), or an acknowledged record could be missing on the next leader.
+TEST_F(replication_test, a_proposed_follower_holds_the_high_watermark_until_it_is_answered) {
+    lead(_leader.get(), {1, 2, 3}, {1, 2}, 5, 1, 3);
+    const int64_t end = produce(5);
+    follower_fetch(2, end);
+    follower_fetch(3, end);
+    ASSERT_EQ(_proposals.size(), 1u);
+    const int64_t more = produce(5);
+    follower_fetch(2, more);
+    EXPECT_EQ(_leader->high_watermark(), end);  // 3 is not at `more` yet
+    follower_fetch(3, more);
+    EXPECT_EQ(_leader->high_watermark(), more);
+    // The image commits the change: 3 is an ISR member like any other.
+    lead(_leader.get(), {1, 2, 3}, {1, 2, 3}, 5, 1, 4);
+    const int64_t last = produce(1);
+    follower_fetch(2, last);
+    EXPECT_EQ(_leader->high_watermark(), more);
+}
+
+TEST_F(replication_test, only_a_definite_refusal_releases_a_proposed_follower) {
+    lead(_leader.get(), {1, 2, 3}, {1, 2}, 5, 1, 3);
+    const int64_t t0 = wall_clock_ms();
+    const int64_t end = produce(5);
+    follower_fetch(2, end, -1, t0);
+    follower_fetch(3, end, -1, t0);
+    ASSERT_EQ(_proposals.size(), 1u);
+    const int64_t more = produce(5);
+    follower_fetch(2, more, -1, t0);
+    // A timeout says nothing about whether the controller applied it: the
+    // high watermark still waits for 3, and the same change is sent again.
+    _leader->isr_change_failed(error_code::request_timed_out, t0);
+    EXPECT_EQ(_leader->high_watermark(), end);
+    _leader->maybe_shrink_isr(t0 + 600);
+    ASSERT_EQ(_proposals.size(), 2u);
+    EXPECT_EQ(_proposals[1].new_isr, (std::vector<int32_t>{1, 2, 3}));
+    // INELIGIBLE_REPLICA says no controller applied it: 3 no longer counts.
+    _leader->isr_change_failed(error_code::ineligible_replica, t0 + 600);
+    EXPECT_EQ(_leader->high_watermark(), more);
+}
+
+TEST_F(replication_test, a_new_partition_epoch_ends_a_pending_expansion) {
+    lead(_leader.get(), {1, 2, 3}, {1, 2}, 5, 1, 3);
+    const int64_t end = produce(5);
+    follower_fetch(2, end);
+    follower_fetch(3, end);
+    ASSERT_EQ(_proposals.size(), 1u);
+    // Another change committed first (the proposal's epoch is gone): the
+    // image says 3 is not a member, and only the ISR counts again.
+    lead(_leader.get(), {1, 2, 3}, {1, 2}, 5, 1, 4);
+    const int64_t more = produce(5);
+    follower_fetch(2, more);
+    EXPECT_EQ(_leader->high_watermark(), more);
+}
+
 TEST_F(replication_test, a_follower_not_caught_up_for_the_lag_time_leaves_the_isr) {
     const int64_t t0 = wall_clock_ms();
     const int64_t end = produce(2);
