@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/metrics/thread_stats.h"
 #include "protocol/reader.h"
 #include "protocol/writer.h"
 #include "server/request_context.h"
@@ -43,6 +44,18 @@ struct api_handler {
     handler_fn handle;
 };
 
+// Counts every error code a response carries in `version` (Kafka's
+// RequestMetrics ErrorsPerSec, from the response's errorCounts).
+template <typename Response>
+void count_response_errors(const Response& resp, int16_t version) {
+    if (!metrics::enabled()) {
+        return;
+    }
+    auto& r = metrics::local().request(Response::api_key);
+    resp.for_each_error_code(
+        version, [&r](int16_t code) { r.errors[metrics::error_code_slot(code)].add(1); });
+}
+
 // Decodes the request body as Request, runs `fn`, and encodes its response in
 // the request's version. A body that fails to decode (or has trailing bytes)
 // closes the connection, as Kafka does with an InvalidRequestException.
@@ -56,6 +69,7 @@ asio::awaitable<handler_result> typed_handler(request_context& ctx) {
         co_return handler_result::close("request body failed to decode");
     }
     Response resp = co_await Fn(ctx, req);
+    count_response_errors(resp, ctx.header.api_version);
     handler_result out;
     resp.encode(out.body, ctx.header.api_version);
     co_return out;

@@ -123,6 +123,35 @@ def test_every_api_a_client_used_is_counted_and_timed(broker):
         assert count is not None and count >= 1 and inf == count, (phase, count, inf)
 
 
+def test_each_error_code_a_response_carries_is_counted(broker):
+    """Kafka's ErrorsPerSec: one count per topic result, NONE included."""
+    create_topic(broker, "metrics-errors")
+
+    def errors(api, error):
+        return scrape(broker).value("kafka_network_requestmetrics_errors_total",
+                                    request=api, error=error) or 0
+    before = {(api, e): errors(api, e) for api, e in [
+        ("CreateTopics", "NONE"), ("CreateTopics", "TOPIC_ALREADY_EXISTS"),
+        ("DeleteTopics", "UNKNOWN_TOPIC_OR_PARTITION")]}
+    a = AdminClient({"bootstrap.servers": broker.bootstrap})
+    # One request: an existing topic and a new one.
+    fs = a.create_topics([NewTopic("metrics-errors", 1, 1), NewTopic("metrics-errors-new", 1, 1)])
+    fs["metrics-errors-new"].result(30)
+    with pytest.raises(Exception, match="already exists"):
+        fs["metrics-errors"].result(30)
+    with pytest.raises(Exception):
+        a.delete_topics(["metrics-errors-missing"])["metrics-errors-missing"].result(30)
+    assert errors("CreateTopics", "NONE") == before[("CreateTopics", "NONE")] + 1
+    assert errors("CreateTopics", "TOPIC_ALREADY_EXISTS") == \
+        before[("CreateTopics", "TOPIC_ALREADY_EXISTS")] + 1
+    assert errors("DeleteTopics", "UNKNOWN_TOPIC_OR_PARTITION") == \
+        before[("DeleteTopics", "UNKNOWN_TOPIC_OR_PARTITION")] + 1
+    # The data path too: each partition of each Produce and Fetch answer.
+    produce(broker, "metrics-errors", 5)
+    consume_all(broker, "metrics-errors", 5)
+    assert errors("Produce", "NONE") >= 1 and errors("Fetch", "NONE") >= 1
+
+
 def test_kafka_python_is_counted_too(broker):
     kafka = pytest.importorskip("kafka")
     topic = "metrics-kafka-python"

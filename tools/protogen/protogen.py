@@ -293,6 +293,14 @@ def load_schema(path: str) -> Schema:
 # C++ types and defaults
 
 
+def is_error_code(f: Field) -> bool:
+    # ErrorCode, PartitionErrorCode (AddPartitionsToTxn), AcknowledgeErrorCode
+    # (ShareFetch); not CreateTopics' TopicConfigErrorCode, which Kafka's
+    # errorCounts leaves out.
+    return (f.name.endswith("ErrorCode") and f.name != "TopicConfigErrorCode"
+            and f.type == "int16")
+
+
 def cpp_elem_type(f: Field) -> str:
     if f.is_struct:
         return f.struct.cpp
@@ -437,6 +445,7 @@ class CodeGen:
         self.emit_nested(o, s.top, emitted)
         self.emit_members(o, s.top)
         o()
+        self.emit_error_visitor(o, s.top, s.valid)
         o("void encode(writer& w, int16_t version) const;")
         o("// On malformed input the reader is left failed (r.ok() == false).")
         o("void decode(reader& r, int16_t version);")
@@ -457,11 +466,51 @@ class CodeGen:
         self.emit_nested(o, st, emitted)
         self.emit_members(o, st)
         o()
+        self.emit_error_visitor(o, st, st.versions if not st.versions.empty() else self.s.valid)
         o("void encode(writer& w, int16_t version) const;")
         o("void decode(reader& r, int16_t version);")
         o(f"bool operator==(const {st.cpp}&) const = default;")
         o.end("};")
         o()
+
+    def has_error_codes(self, st: Struct) -> bool:
+        return any(is_error_code(f) or (f.is_struct and self.has_error_codes(f.struct))
+                   for f in st.fields)
+
+    def emit_error_visitor(self, o: Out, st: Struct, within: Versions):
+        """Responses: `for_each_error_code(version, f)` calls f with every
+        ErrorCode field the response has in `version`, nested ones included:
+        what Kafka's errorCounts() counts for RequestMetrics' ErrorsPerSec."""
+        if self.s.kind != "response":
+            return
+        visits = [f for f in st.fields
+                  if is_error_code(f) or (f.is_struct and self.has_error_codes(f.struct))]
+        if not visits:
+            if st is not self.s.top:
+                return
+            o("template <typename F>")
+            o("void for_each_error_code(int16_t, F&&) const {}")
+            return
+        o("// Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).")
+        o("template <typename F>")
+        o.block("void for_each_error_code(int16_t version, F&& f) const")
+        o("(void)version;")
+        for f in visits:
+            cond = f.versions.condition(within)
+            if cond == "false":
+                continue
+            optional = cpp_type(f).startswith("std::optional")
+            if is_error_code(f):
+                stmt = f"f({f.member});"
+            elif f.is_array:
+                items = f"*{f.member}" if optional else f.member
+                stmt = f"for (const auto& x : {items}) x.for_each_error_code(version, f);"
+            else:
+                stmt = (f"{f.member}->for_each_error_code(version, f);" if optional
+                        else f"{f.member}.for_each_error_code(version, f);")
+            guard = cond_join(cond, f.member if optional else None)
+            self.wrap(o, guard, lambda stmt=stmt: o(stmt))
+        o.end("}")
 
     def emit_members(self, o: Out, st: Struct):
         for f in st.fields:

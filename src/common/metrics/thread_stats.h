@@ -78,9 +78,19 @@ inline constexpr size_t k_request_phases = 5;
 inline constexpr size_t k_max_api_key = 128;
 inline constexpr size_t k_max_api_version = 32;
 
+// Error codes -1 (UNKNOWN_SERVER_ERROR) to 128 have a slot each; any other
+// code counts in the last one.
+inline constexpr size_t k_error_code_slots = 131;
+inline constexpr size_t error_code_slot(int16_t code) {
+    return code >= -1 && code <= 128 ? size_t(code + 1) : k_error_code_slots - 1;
+}
+
 struct request_counters {
     std::array<counter, k_max_api_version> requests;  // by version
     std::array<latency_histogram, k_request_phases> times;
+    // Kafka's ErrorsPerSec: each ErrorCode in the responses (a topic's, a
+    // partition's, the response's own), NONE included, by error_code_slot.
+    std::array<counter, k_error_code_slots> errors;
 };
 
 // One thread's counters.

@@ -28,6 +28,12 @@ struct add_partitions_to_txn_response {
             int16_t partition_error_code{0};
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                f(partition_error_code);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const add_partitions_to_txn_partition_result&) const = default;
@@ -37,6 +43,12 @@ struct add_partitions_to_txn_response {
         std::vector<add_partitions_to_txn_partition_result> results_by_partition;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : results_by_partition) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const add_partitions_to_txn_topic_result&) const = default;
@@ -47,6 +59,12 @@ struct add_partitions_to_txn_response {
         int16_t partition_error_code{0};
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            f(partition_error_code);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const add_partitions_to_txn_partition_result&) const = default;
@@ -57,6 +75,12 @@ struct add_partitions_to_txn_response {
         std::vector<add_partitions_to_txn_topic_result> topic_results;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : topic_results) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const add_partitions_to_txn_result&) const = default;
@@ -68,6 +92,20 @@ struct add_partitions_to_txn_response {
     std::vector<add_partitions_to_txn_topic_result> results_by_topic_v3_and_below;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        if (version >= 4) {
+            f(error_code);
+        }
+        if (version >= 4) {
+            for (const auto& x : results_by_transaction) x.for_each_error_code(version, f);
+        }
+        if (version <= 3) {
+            for (const auto& x : results_by_topic_v3_and_below) x.for_each_error_code(version, f);
+        }
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

@@ -29,6 +29,12 @@ struct assign_replicas_to_dirs_response {
                 int16_t error_code{0};
                 unknown_tagged_fields unknown_tags;
 
+                // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+                template <typename F>
+                void for_each_error_code(int16_t version, F&& f) const {
+                    (void)version;
+                    f(error_code);
+                }
                 void encode(writer& w, int16_t version) const;
                 void decode(reader& r, int16_t version);
                 bool operator==(const partition_data&) const = default;
@@ -38,6 +44,12 @@ struct assign_replicas_to_dirs_response {
             std::vector<partition_data> partitions;
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                for (const auto& x : partitions) x.for_each_error_code(version, f);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const topic_data&) const = default;
@@ -47,6 +59,12 @@ struct assign_replicas_to_dirs_response {
         std::vector<topic_data> topics;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : topics) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const directory_data&) const = default;
@@ -57,6 +75,13 @@ struct assign_replicas_to_dirs_response {
     std::vector<directory_data> directories;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        f(error_code);
+        for (const auto& x : directories) x.for_each_error_code(version, f);
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

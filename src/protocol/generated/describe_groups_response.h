@@ -46,6 +46,12 @@ struct describe_groups_response {
         int32_t authorized_operations{INT32_MIN};
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            f(error_code);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const described_group&) const = default;
@@ -55,6 +61,12 @@ struct describe_groups_response {
     std::vector<described_group> groups;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        for (const auto& x : groups) x.for_each_error_code(version, f);
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

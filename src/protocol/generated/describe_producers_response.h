@@ -44,6 +44,12 @@ struct describe_producers_response {
             std::vector<producer_state> active_producers;
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                f(error_code);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const partition_response&) const = default;
@@ -53,6 +59,12 @@ struct describe_producers_response {
         std::vector<partition_response> partitions;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : partitions) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const topic_response&) const = default;
@@ -62,6 +74,12 @@ struct describe_producers_response {
     std::vector<topic_response> topics;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        for (const auto& x : topics) x.for_each_error_code(version, f);
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

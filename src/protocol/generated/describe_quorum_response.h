@@ -47,6 +47,12 @@ struct describe_quorum_response {
             std::vector<replica_state> observers;
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                f(error_code);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const partition_data&) const = default;
@@ -56,6 +62,12 @@ struct describe_quorum_response {
         std::vector<partition_data> partitions;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : partitions) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const topic_data&) const = default;
@@ -88,6 +100,13 @@ struct describe_quorum_response {
     std::vector<node> nodes;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        f(error_code);
+        for (const auto& x : topics) x.for_each_error_code(version, f);
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

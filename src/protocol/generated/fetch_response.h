@@ -77,6 +77,12 @@ struct fetch_response {
             ::samsa::protocol::records records{::samsa::protocol::records::empty()};
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                f(error_code);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const partition_data&) const = default;
@@ -87,6 +93,12 @@ struct fetch_response {
         std::vector<partition_data> partitions;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : partitions) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const fetchable_topic_response&) const = default;
@@ -111,6 +123,15 @@ struct fetch_response {
     std::vector<node_endpoint> node_endpoints;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        if (version >= 7) {
+            f(error_code);
+        }
+        for (const auto& x : responses) x.for_each_error_code(version, f);
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

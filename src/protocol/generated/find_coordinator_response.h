@@ -31,6 +31,12 @@ struct find_coordinator_response {
         std::optional<std::string> error_message{std::string{}};
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            f(error_code);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const coordinator&) const = default;
@@ -45,6 +51,17 @@ struct find_coordinator_response {
     std::vector<coordinator> coordinators;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        if (version <= 3) {
+            f(error_code);
+        }
+        if (version >= 4) {
+            for (const auto& x : coordinators) x.for_each_error_code(version, f);
+        }
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

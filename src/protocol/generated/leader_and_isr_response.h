@@ -28,6 +28,12 @@ struct leader_and_isr_response {
         int16_t error_code{0};
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            f(error_code);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const leader_and_isr_partition_error&) const = default;
@@ -38,6 +44,12 @@ struct leader_and_isr_response {
         std::vector<leader_and_isr_partition_error> partition_errors;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : partition_errors) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const leader_and_isr_topic_error&) const = default;
@@ -48,6 +60,18 @@ struct leader_and_isr_response {
     std::vector<leader_and_isr_topic_error> topics;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        f(error_code);
+        if (version <= 4) {
+            for (const auto& x : partition_errors) x.for_each_error_code(version, f);
+        }
+        if (version >= 5) {
+            for (const auto& x : topics) x.for_each_error_code(version, f);
+        }
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

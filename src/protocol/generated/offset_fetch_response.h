@@ -31,6 +31,12 @@ struct offset_fetch_response {
             int16_t error_code{0};
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                f(error_code);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const offset_fetch_response_partition&) const = default;
@@ -40,6 +46,12 @@ struct offset_fetch_response {
         std::vector<offset_fetch_response_partition> partitions;
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : partitions) x.for_each_error_code(version, f);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const offset_fetch_response_topic&) const = default;
@@ -55,6 +67,12 @@ struct offset_fetch_response {
                 int16_t error_code{0};
                 unknown_tagged_fields unknown_tags;
 
+                // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+                template <typename F>
+                void for_each_error_code(int16_t version, F&& f) const {
+                    (void)version;
+                    f(error_code);
+                }
                 void encode(writer& w, int16_t version) const;
                 void decode(reader& r, int16_t version);
                 bool operator==(const offset_fetch_response_partitions&) const = default;
@@ -64,6 +82,12 @@ struct offset_fetch_response {
             std::vector<offset_fetch_response_partitions> partitions;
             unknown_tagged_fields unknown_tags;
 
+            // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+            template <typename F>
+            void for_each_error_code(int16_t version, F&& f) const {
+                (void)version;
+                for (const auto& x : partitions) x.for_each_error_code(version, f);
+            }
             void encode(writer& w, int16_t version) const;
             void decode(reader& r, int16_t version);
             bool operator==(const offset_fetch_response_topics&) const = default;
@@ -74,6 +98,13 @@ struct offset_fetch_response {
         int16_t error_code{0};
         unknown_tagged_fields unknown_tags;
 
+        // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+        template <typename F>
+        void for_each_error_code(int16_t version, F&& f) const {
+            (void)version;
+            for (const auto& x : topics) x.for_each_error_code(version, f);
+            f(error_code);
+        }
         void encode(writer& w, int16_t version) const;
         void decode(reader& r, int16_t version);
         bool operator==(const offset_fetch_response_group&) const = default;
@@ -85,6 +116,20 @@ struct offset_fetch_response {
     std::vector<offset_fetch_response_group> groups;
     unknown_tagged_fields unknown_tags;
 
+    // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
+    template <typename F>
+    void for_each_error_code(int16_t version, F&& f) const {
+        (void)version;
+        if (version <= 7) {
+            for (const auto& x : topics) x.for_each_error_code(version, f);
+        }
+        if (version >= 2 && version <= 7) {
+            f(error_code);
+        }
+        if (version >= 8) {
+            for (const auto& x : groups) x.for_each_error_code(version, f);
+        }
+    }
     void encode(writer& w, int16_t version) const;
     // On malformed input the reader is left failed (r.ok() == false).
     void decode(reader& r, int16_t version);

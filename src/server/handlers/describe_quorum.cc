@@ -64,6 +64,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         describe_quorum_response refused;
         refused.error_code = to_wire(error_code::cluster_authorization_failed);
         refused.error_message = std::nullopt;
+        count_response_errors(refused, version);
         refused.encode(out.body, version);
         co_return out;
     }
@@ -99,6 +100,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         }
     }
     resp.error_message = std::nullopt;
+    count_response_errors(resp, version);
     resp.encode(out.body, version);
     co_return out;
 }

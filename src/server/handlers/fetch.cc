@@ -299,6 +299,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     handler_result out;
     if (plan.error != error_code::none) {
         resp.error_code = to_wire(plan.error);
+        count_response_errors(resp, version);
         resp.encode(out.body, version);
         co_return out;
     }
@@ -404,9 +405,12 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     if (throttle > 0) {
         server::quota::record_client_quota(ctx, *image, samsa::quota::consumer_byte_rate, -size);
         out.body = {};
-        throttled_response(plan, *ctx.broker->fetch_sessions, throttle).encode(out.body, version);
+        const auto throttled = throttled_response(plan, *ctx.broker->fetch_sessions, throttle);
+        count_response_errors(throttled, version);
+        throttled.encode(out.body, version);
     }
     if (throttle == 0) {
+        count_response_errors(resp, version);
         count_fetch(plan.targets, results, consumer);
     }
     out.throttle_ms = throttle;

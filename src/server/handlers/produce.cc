@@ -358,6 +358,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     resp.throttle_time_ms = throttle;
     out.throttle_ms = throttle;
     out.client_backs_off = version >= client_throttling_version;
+    count_response_errors(resp, version);
     resp.encode(out.body, version);
     co_return out;
 }

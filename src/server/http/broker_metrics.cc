@@ -8,6 +8,7 @@
 #include "cluster/purgatory/purgatory.h"
 #include "cluster/replica_manager.h"
 #include "common/clock.h"
+#include "common/error.h"
 #include "common/metrics/prometheus_text.h"
 #include "common/metrics/thread_stats.h"
 #include "protocol/generated/api_table.h"
@@ -123,6 +124,7 @@ void render_requests(prometheus_text& out) {
     struct api_totals {
         std::array<uint64_t, metrics::k_max_api_version> versions{};
         std::array<metrics::histogram_totals, metrics::k_request_phases> phases{};
+        std::array<uint64_t, metrics::k_error_code_slots> errors{};
     };
     std::map<int16_t, api_totals> by_api;
     metrics::for_each_block([&](const metrics::thread_stats& b) {
@@ -133,6 +135,9 @@ void render_requests(prometheus_text& out) {
             }
             for (size_t p = 0; p < t.phases.size(); ++p) {
                 t.phases[p].add(c.times[p]);
+            }
+            for (size_t e = 0; e < t.errors.size(); ++e) {
+                t.errors[e] += c.errors[e].value();
             }
         });
     });
@@ -146,6 +151,23 @@ void render_requests(prometheus_text& out) {
                             {"version", std::to_string(v)}},
                            double(t.versions[v]));
             }
+        }
+    }
+    out.family("kafka_network_requestmetrics_errors_total", "counter",
+               "Error codes in responses (the response's own and each topic's, partition's, "
+               "group's...), NONE included, by api and error");
+    for (const auto& [api, t] : by_api) {
+        for (size_t e = 0; e < t.errors.size(); ++e) {
+            if (t.errors[e] == 0) {
+                continue;
+            }
+            const std::string_view error = e + 1 == t.errors.size()
+                                               ? "UNKNOWN_ERROR_CODE"
+                                               : error_name(static_cast<error_code>(int(e) - 1));
+            out.sample(
+                "kafka_network_requestmetrics_errors_total",
+                {{"request", std::string(protocol::api_name(api))}, {"error", std::string(error)}},
+                double(t.errors[e]));
         }
     }
     for (size_t p = 0; p < k_phases.size(); ++p) {
