@@ -299,6 +299,7 @@ http::observed_node server::observed() const {
     node.cleaner = _data.cleaner();
     node.is_broker = _cfg.is_broker();
     node.is_controller = _cfg.is_controller();
+    node.admin_writes = _cfg.is_broker() && _cfg.metrics_admin_writes;
     return node;
 }
 

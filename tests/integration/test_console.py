@@ -3,59 +3,20 @@ driven by selenium): every page loads with no console error, a record
 produced with confluent-kafka shows in the message browser as text, JSON and
 hex, and a group's lag shows the number the group really has. Screenshots
 go to $SAMSA_ARTIFACTS_DIR (or the test's temp dir)."""
-import json
-import os
 import time
-from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-LOAD_S = 30  # a loaded 2-core machine starts Chromium slowly
+from console_support import LOAD_S, artifacts, browser, console_errors, open_page  # noqa: F401
 
 
 @pytest.fixture
 def broker(start_broker):
     return start_broker(overrides={"offsets.topic.replication.factor": 1})
-
-
-@pytest.fixture
-def artifacts(tmp_path):
-    d = Path(os.environ.get("SAMSA_ARTIFACTS_DIR") or tmp_path) / "console"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
-@pytest.fixture
-def browser():
-    o = Options()
-    o.binary_location = "/usr/bin/chromium"
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000"]:
-        o.add_argument(arg)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
-    d.set_page_load_timeout(LOAD_S)
-    yield d
-    d.quit()
-
-
-def open_page(browser, broker, fragment, wait_for_css):
-    browser.get(f"{broker.metrics_url}/#/{fragment}")
-    WebDriverWait(browser, LOAD_S).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, wait_for_css)
-        or d.find_element(By.ID, "error").text)
-    assert browser.find_element(By.ID, "error").text == "", fragment
-
-
-def console_errors(browser):
-    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def create(broker, topic, partitions=1):
@@ -72,6 +33,8 @@ def test_every_page_loads_without_a_console_error(broker, browser, artifacts):
                           ("configs", "#loggers")]:
         open_page(browser, broker, fragment, css)
         browser.save_screenshot(str(artifacts / f"{fragment.replace('/', '_') or 'overview'}.png"))
+        # Read-only by default: no page offers a write.
+        assert not browser.find_elements(By.CSS_SELECTOR, "form.write, #delete-topic, select.level")
     # The overview names this cluster and broker as the protocol does.
     open_page(browser, broker, "", "#cluster-id")
     md = AdminClient({"bootstrap.servers": broker.bootstrap}).list_topics(timeout=15)

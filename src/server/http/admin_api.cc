@@ -79,7 +79,8 @@ http_response cluster_json(const observed_node& node) {
                                {"metadata_offset", image->offset},
                                {"brokers", brokers_array(*image)},
                                {"topic_count", image->topics_by_name.size()},
-                               {"partition_count", partitions}});
+                               {"partition_count", partitions},
+                               {"admin_writes", node.admin_writes}});
 }
 
 http_response brokers_json(const observed_node& node) {

@@ -2,7 +2,8 @@
 // The admin API (JSON; its writes are server/http/admin_writes.h) of the HTTP listener, from the
 // metadata image this node serves and its own logs:
 //
-//   /v1/cluster          cluster id, active controller, brokers, counts
+//   /v1/cluster          cluster id, active controller, brokers, counts, and
+//                        whether this listener takes writes (the console's forms)
 //   /v1/brokers          every registered broker and its endpoints
 //   /v1/topics           every topic: id, partitions, replication factor,
 //                        under-replicated partitions

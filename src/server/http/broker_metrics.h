@@ -32,6 +32,7 @@ struct observed_node {
     const storage::compaction::log_cleaner* cleaner = nullptr;  // none: no compaction
     bool is_broker = true;
     bool is_controller = false;
+    bool admin_writes = false;  // metrics.listener.admin.writes.enable on a broker
 };
 
 std::string render_metrics(const observed_node& node);
