@@ -13,6 +13,7 @@
 #include "metadata/controller_apis.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/partition_creation.h"
+#include "metadata/partition_reassignment.h"
 #include "metadata/scram_alteration.h"
 #include "metadata/topic_creation.h"
 #include "metadata/topic_deletion.h"
@@ -268,6 +269,12 @@ protocol::delete_acls_response controller::do_delete_acls(
     const protocol::delete_acls_request& req) {
     return run<protocol::delete_acls_request>(
         [&](const controller_state& s) { return plan_delete_acls(s, req); });
+}
+
+protocol::alter_partition_reassignments_response controller::do_alter_partition_reassignments(
+    const protocol::alter_partition_reassignments_request& req) {
+    return run<protocol::alter_partition_reassignments_request>(
+        [&](const controller_state& s) { return plan_alter_partition_reassignments(s, req); });
 }
 
 result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {

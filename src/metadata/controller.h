@@ -50,6 +50,8 @@
 #include "protocol/generated/alter_client_quotas_response.h"
 #include "protocol/generated/alter_configs_request.h"
 #include "protocol/generated/alter_configs_response.h"
+#include "protocol/generated/alter_partition_reassignments_request.h"
+#include "protocol/generated/alter_partition_reassignments_response.h"
 #include "protocol/generated/alter_partition_request.h"
 #include "protocol/generated/alter_partition_response.h"
 #include "protocol/generated/alter_user_scram_credentials_request.h"
@@ -172,6 +174,8 @@ class controller {
     protocol::alter_client_quotas_response do_alter_client_quotas(
         const protocol::alter_client_quotas_request& r);
     protocol::delete_acls_response do_delete_acls(const protocol::delete_acls_request& r);
+    protocol::alter_partition_reassignments_response do_alter_partition_reassignments(
+        const protocol::alter_partition_reassignments_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
     protocol::broker_registration_response do_broker_registration(
         const protocol::broker_registration_request& r);

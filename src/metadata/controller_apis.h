@@ -175,9 +175,47 @@ struct controller_api<protocol::alter_client_quotas_request> {
     }
 };
 
+// AlterPartitionReassignments answers per partition, within each topic: its
+// entries are nested, so it says how to visit them.
+template <>
+struct controller_api<protocol::alter_partition_reassignments_request> {
+    using response = protocol::alter_partition_reassignments_response;
+    static constexpr auto operation = &controller::do_alter_partition_reassignments;
+    static void name_entries(const protocol::alter_partition_reassignments_request& q,
+                             response& r) {
+        for (const auto& t : q.topics) {
+            auto& rt = r.responses.emplace_back();
+            rt.name = t.name;
+            for (const auto& p : t.partitions) {
+                rt.partitions.emplace_back().partition_index = p.partition_index;
+            }
+        }
+    }
+    template <typename R, typename F>
+    static void for_each_entry(R& r, F&& f) {
+        for (auto& t : r.responses) {
+            for (auto& p : t.partitions) {
+                f(p);
+            }
+        }
+    }
+};
+
 // ---- what follows from an entry
 
 namespace detail {
+// Every item of a response: its `entries`, or what its `for_each_entry` visits.
+template <typename Request, typename Response, typename F>
+void for_each_entry(Response& r, F&& f) {
+    if constexpr (requires { controller_api<Request>::for_each_entry(r, f); }) {
+        controller_api<Request>::for_each_entry(r, f);
+    } else {
+        for (auto& e : controller_api<Request>::entries(r)) {
+            f(e);
+        }
+    }
+}
+
 template <typename Request, typename Entry>
 void set_error(Entry& e, error_code code, const std::optional<std::string>& message) {
     e.error_code = to_wire(code);
@@ -193,9 +231,8 @@ response_of<Request> answer_with(const Request& request, error_code code,
                                  std::optional<std::string> message = std::nullopt) {
     response_of<Request> r;
     controller_api<Request>::name_entries(request, r);
-    for (auto& e : controller_api<Request>::entries(r)) {
-        detail::set_error<Request>(e, code, message);
-    }
+    detail::for_each_entry<Request>(r,
+                                    [&](auto& e) { detail::set_error<Request>(e, code, message); });
     return r;
 }
 
@@ -204,19 +241,20 @@ response_of<Request> answer_with(const Request& request, error_code code,
 template <controller_served Request>
 void fail_pending(response_of<Request>& r, const error& e) {
     const auto message = e.message.empty() ? std::nullopt : std::optional(e.message);
-    for (auto& entry : controller_api<Request>::entries(r)) {
+    detail::for_each_entry<Request>(r, [&](auto& entry) {
         if (entry.error_code == 0) {
             detail::set_error<Request>(entry, e.code, message);
         }
-    }
+    });
 }
 
 template <controller_served Request>
 bool names_not_controller(const response_of<Request>& r) {
-    const auto& entries = controller_api<Request>::entries(r);
-    return std::any_of(entries.begin(), entries.end(), [](const auto& e) {
-        return e.error_code == to_wire(error_code::not_controller);
+    bool named = false;
+    detail::for_each_entry<Request>(r, [&named](const auto& e) {
+        named = named || e.error_code == to_wire(error_code::not_controller);
     });
+    return named;
 }
 
 // Any thread: runs the request's operation on the controller thread, and

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "metadata/partition_reassignment.h"
+
 namespace samsa::metadata {
 
 namespace {
@@ -93,6 +95,19 @@ isr_change_plan plan_alter_partition(const metadata_image& image,
             rp.leader_recovery_state = reg.leader_recovery_state;
             rp.isr = isr;
             rp.partition_epoch = reg.partition_epoch;
+            // The ISR change that brings in the last target replica of a
+            // reassignment finishes it in the same record (Kafka's
+            // PartitionChangeBuilder with the reassignment completed).
+            if (auto done = finish_reassignment(image, *topic, reg, isr)) {
+                rp.isr = *done->isr;
+                if (done->leader != -2) {
+                    rp.leader_id = done->leader;
+                    rp.leader_epoch = reg.leader_epoch + 1;
+                }
+                rp.partition_epoch = reg.partition_epoch + 1;
+                plan.records.emplace_back(std::move(*done));
+                continue;
+            }
             if (isr != reg.isr) {
                 protocol::partition_change_record c;
                 c.topic_id = topic->id;

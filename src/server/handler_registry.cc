@@ -8,6 +8,7 @@
 #include "server/handlers/add_partitions_to_txn.h"
 #include "server/handlers/alter_client_quotas.h"
 #include "server/handlers/alter_configs.h"
+#include "server/handlers/alter_partition_reassignments.h"
 #include "server/handlers/alter_user_scram_credentials.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"
@@ -30,6 +31,7 @@
 #include "server/handlers/incremental_alter_configs.h"
 #include "server/handlers/init_producer_id.h"
 #include "server/handlers/list_offsets.h"
+#include "server/handlers/list_partition_reassignments.h"
 #include "server/handlers/list_transactions.h"
 #include "server/handlers/metadata.h"
 #include "server/handlers/offset_for_leader_epoch.h"
@@ -82,6 +84,9 @@ handler_registry::handler_registry() {
         handlers::create_topics_handler(),
         handlers::delete_topics_handler(),
         handlers::create_partitions_handler(),
+        // Partition reassignment (metadata/partition_reassignment.h).
+        handlers::alter_partition_reassignments_handler(),
+        handlers::list_partition_reassignments_handler(),
         handlers::describe_configs_handler(),
         handlers::alter_configs_handler(),
         handlers::incremental_alter_configs_handler(),

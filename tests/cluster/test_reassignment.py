@@ -1,0 +1,186 @@
+"""Partition reassignment on a 3-node cluster with `samsa reassign-partitions`
+(Kafka's kafka-reassign-partitions.sh flags, files and output): a move from
+brokers [1,2] to [2,3] while an idempotent acks=all producer and a consumer
+group run loses no acknowledged record, leaves the records on the new
+replicas byte for byte and removes the old replica's log; a reassignment
+that cannot finish (its new replica is stopped) is listed, cancelled, and
+the original replicas come back."""
+import glob
+import json
+import re
+import signal
+import threading
+import time
+
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient
+
+from samsa_cli import cli
+from samsa_harness import wait_until
+from test_replication import FAST, create, read_all, segment_bytes, settle
+
+
+def replicas_of(c, topic, via=None):
+    """{partition: (replicas in assignment order, sorted isr)}, as `via` (or
+    the first node that knows the topic) sees them."""
+    for b in ([via] if via else c.running()):
+        md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(topic, timeout=5)
+        t = md.topics.get(topic)
+        if t is not None and t.error is None:
+            return {p.id: (list(p.replicas), sorted(p.isrs)) for p in t.partitions.values()}
+    return {}
+
+
+def reassign(c, *args, via=None):
+    """The verb through `via` (default: the first node), a node that runs."""
+    return cli("reassign-partitions", "--bootstrap-server", (via or c.nodes[0]).bootstrap, *args)
+
+
+def plan_file(tmp_path, name, moves):
+    path = tmp_path / name
+    path.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": t, "partition": p, "replicas": r} for t, p, r in moves]}))
+    return str(path)
+
+
+def has_log_dir(node, topic, partition):
+    return any(re.search(rf"/{re.escape(topic)}-{partition}$", d)
+               for d in glob.glob(str(node.data_dir / f"{topic}-*")))
+
+
+def test_a_move_under_load_keeps_every_acknowledged_record(cluster, tmp_path):
+    c = cluster(3, FAST)
+    create(c, "moving", assignment=[[1, 2], [2, 1]])
+    stop = threading.Event()
+    acked, errors, consumed = [], [], set()
+    lock = threading.Lock()
+
+    def cb(err, msg):
+        with lock:
+            (errors.append(err) if err else acked.append((msg.partition(), msg.value())))
+
+    def run_producer():
+        p = Producer({"bootstrap.servers": c.bootstrap, "acks": "all",
+                      "enable.idempotence": True, "linger.ms": 5})
+        i = 0
+        while not stop.is_set():
+            try:
+                p.produce("moving", value=b"m%07d" % i, partition=i % 2, on_delivery=cb)
+                i += 1
+            except BufferError:
+                p.poll(0.05)
+                continue
+            if i % 50 == 0:
+                p.poll(0.005)
+        p.flush(60)
+
+    def run_consumer():
+        cons = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "while-moving",
+                         "auto.offset.reset": "earliest"})
+        cons.subscribe(["moving"])
+        while not stop.is_set() or len(consumed) < len(acked):
+            m = cons.poll(0.2)
+            if m is not None and not m.error():
+                with lock:
+                    consumed.add(m.value())
+            if stop.is_set() and time.monotonic() > consumer_deadline[0]:
+                break
+        cons.close()
+
+    consumer_deadline = [float("inf")]
+    threads = [threading.Thread(target=run_producer, daemon=True),
+               threading.Thread(target=run_consumer, daemon=True)]
+    for t in threads:
+        t.start()
+    try:
+        wait_until(lambda: len(acked) > 2000, 60, "records acknowledged before the move")
+        plan = plan_file(tmp_path, "move.json", [("moving", 0, [2, 3]), ("moving", 1, [3, 2])])
+        out = reassign(c, "--reassignment-json-file", plan, "--execute").ok().stdout
+        assert out.startswith("Current partition replica assignment\n\n"), out
+        current = json.loads(out.split("\n")[2])
+        assert current == {"version": 1, "partitions": [
+            {"topic": "moving", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]},
+            {"topic": "moving", "partition": 1, "replicas": [2, 1], "log_dirs": ["any", "any"]}]}
+        assert "Save this to use as the --reassignment-json-file option during rollback" in out
+        assert out.rstrip().endswith(
+            "Successfully started partition reassignments for moving-0,moving-1"), out
+
+        def verified():
+            r = reassign(c, "--reassignment-json-file", plan, "--verify").ok().stdout
+            return r.count("is completed.") == 2 and r
+        status = settle(c, "moving", verified, 90, "both moves completed")
+        assert status.startswith("Status of partition reassignment:\n"), status
+        assert "Reassignment of partition moving-0 is completed." in status
+        wait_until(lambda: len(acked) > 4000, 60, "records acknowledged after the move")
+    finally:
+        stop.set()
+        threads[0].join(90)
+    assert not errors, errors[:3]
+    view = replicas_of(c, "moving")
+    assert view[0][0] == [2, 3] and view[1][0] == [3, 2], view
+    assert set(view[0][1]) <= {2, 3} and set(view[1][1]) <= {2, 3}, view
+    # Broker 1 is no replica any more: its logs are gone.
+    settle(c, "moving", lambda: not has_log_dir(c.node(1), "moving", 0)
+           and not has_log_dir(c.node(1), "moving", 1), 30, "broker 1's logs removed")
+    # Every acknowledged record, once, in order per partition.
+    got = read_all(c.bootstrap, "moving", 2, timeout=60)
+    for part in (0, 1):
+        mine = [v for p, v in acked if p == part]
+        assert got[part] == mine, (part, len(got[part]), len(mine))
+    consumer_deadline[0] = time.monotonic() + 60
+    wanted = {v for _, v in acked}
+    wait_until(lambda: wanted <= consumed, 60, "the group consumed every record")
+    threads[1].join(60)
+    settle(c, "moving", lambda: segment_bytes(c.node(2), "moving") ==
+           segment_bytes(c.node(3), "moving"), 30, "the new replicas identical")
+    assert reassign(c, "--list").ok().stdout == "No partition reassignments found.\n"
+
+
+def test_a_reassignment_that_cannot_finish_is_listed_and_cancelled(cluster, tmp_path):
+    c = cluster(3, FAST)
+    controller = c.wait_for_leader().leader_id
+    # The replica to add is not the controller: it is stopped.
+    stopped = next(n for n in (3, 2, 1) if n != controller)
+    kept = [n for n in (1, 2, 3) if n != stopped]
+    create(c, "stay", assignment=[kept])
+    plan = plan_file(tmp_path, "stuck.json", [("stay", 0, [kept[0], stopped])])
+    victim = c.node(stopped)
+    via = c.node(kept[0])
+    settle(c, "stay", lambda: replicas_of(c, "stay", via), 15, "the topic known to the node asked")
+    victim.kill(signal.SIGSTOP)
+    try:
+        reassign(c, "--reassignment-json-file", plan, "--execute", via=via).ok()
+        listed = settle(c, "stay", lambda: (lambda out: "adding" in out and out)(
+            reassign(c, "--list", via=via).ok().stdout), 15, "the reassignment listed")
+        assert listed == (f"Current partition reassignments:\nstay-0: replicas: "
+                          f"{kept[0]},{stopped},{kept[1]}. adding: {stopped}. "
+                          f"removing: {kept[1]}.\n"), listed
+        verify = reassign(c, "--reassignment-json-file", plan, "--verify", via=via).ok().stdout
+        assert "Reassignment of partition stay-0 is still in progress." in verify
+        out = reassign(c, "--reassignment-json-file", plan, "--cancel", via=via).ok().stdout
+        assert out == "Successfully cancelled partition reassignment for: stay-0\n", out
+        assert reassign(c, "--reassignment-json-file", plan, "--cancel", via=via).ok().stdout \
+            == "None of the specified partition reassignments are active.\n"
+    finally:
+        victim.kill(signal.SIGCONT)
+    settle(c, "stay", lambda: replicas_of(c, "stay")[0][0] == kept, 15,
+           "the original replicas back")
+    # The stopped broker is no replica: whatever log it began is removed.
+    settle(c, "stay", lambda: not has_log_dir(victim, "stay", 0), 30,
+           f"broker {stopped}'s log of stay-0 removed")
+    # Refusals name the partition and why.
+    bad = plan_file(tmp_path, "bad.json", [("stay", 0, [kept[0], 42])])
+    r = reassign(c, "--reassignment-json-file", bad, "--execute").failed()
+    assert "stay-0: The replica list [" in r.stderr and "unregistered broker 42" in r.stderr, \
+        r.stderr
+    # --generate spreads the topic's partitions over the broker list.
+    topics = tmp_path / "topics.json"
+    topics.write_text(json.dumps({"version": 1, "topics": [{"topic": "stay"}]}))
+    out = reassign(c, "--generate", "--topics-to-move-json-file", str(topics),
+                   "--broker-list", "3,1").ok().stdout
+    lines = out.splitlines()
+    assert lines[0] == "Current partition replica assignment", out
+    assert json.loads(lines[1])["partitions"][0]["replicas"] == kept
+    assert lines[3] == "Proposed partition reassignment configuration", out
+    assert lines[4] == ('{"version":1,"partitions":[{"topic":"stay","partition":0,'
+                        '"replicas":[3,1],"log_dirs":["any","any"]}]}'), out
