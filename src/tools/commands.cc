@@ -20,6 +20,7 @@ std::vector<tool_command> add_tool_commands(CLI::App& app) {
     out.push_back(add_cluster_command(app));
     out.push_back(add_delete_records_command(app));
     out.push_back(add_reassign_partitions_command(app));
+    out.push_back(add_leader_election_command(app));
     out.push_back(add_dump_log_command(app));
     out.push_back(add_transactions_command(app));
     out.push_back(add_acls_command(app));

@@ -1,8 +1,8 @@
 #pragma once
 // The `samsa` command-line verbs other than `server` (docs/architecture.md, "Rooms"): topics,
-// produce, consume, groups, configs, cluster, delete-records, reassign-partitions, dump-log,
-// transactions and perf. Each verb lives in its own file and registers itself on the
-// top-level CLI11 app; main.cc runs the one the command line selected.
+// produce, consume, groups, configs, cluster, delete-records, reassign-partitions,
+// leader-election, dump-log, transactions and perf. Each verb lives in its own file and registers
+// itself on the top-level CLI11 app; main.cc runs the one the command line selected.
 #include <functional>
 #include <optional>
 #include <string>
@@ -37,6 +37,7 @@ tool_command add_configs_command(CLI::App& app);
 tool_command add_cluster_command(CLI::App& app);
 tool_command add_delete_records_command(CLI::App& app);
 tool_command add_reassign_partitions_command(CLI::App& app);
+tool_command add_leader_election_command(CLI::App& app);
 tool_command add_dump_log_command(CLI::App& app);
 tool_command add_transactions_command(CLI::App& app);
 tool_command add_acls_command(CLI::App& app);

@@ -254,6 +254,14 @@ def test_broker_loggers_are_described_as_kafka_describes_them(kafkajs_modules, b
     assert r["otherError"].startswith("KafkaJSBrokerNotFound"), r
 
 
+def test_partition_reassignment_apis_as_kafkajs_speaks_them(kafkajs_modules, broker):
+    r = run_scenario(kafkajs_modules, broker, "reassignments", {"brokerId": broker.node_id})
+    assert r["listedBefore"] == []
+    assert r["sameReplicas"] == "ok"
+    assert r["unknownBroker"] == ["INVALID_REPLICA_ASSIGNMENT"], r
+    assert r["listedAfter"] == []
+
+
 # --- 4. consumer group ----------------------------------------------------------------
 def test_consumer_group_split_commit_resume_and_admin(kafkajs_modules, start_broker):
     broker = start_broker(overrides=GROUP_BROKER)

@@ -7,6 +7,8 @@ that cannot finish (its new replica is stopped) is listed, cancelled, and
 the original replicas come back."""
 import glob
 import json
+import logging
+import os
 import re
 import signal
 import threading
@@ -17,7 +19,7 @@ from confluent_kafka.admin import AdminClient
 
 from samsa_cli import cli
 from samsa_harness import wait_until
-from test_replication import FAST, create, read_all, segment_bytes, settle
+from test_replication import FAST, create, explain, read_all, segment_bytes, settle
 
 
 def replicas_of(c, topic, via=None):
@@ -29,6 +31,11 @@ def replicas_of(c, topic, via=None):
         if t is not None and t.error is None:
             return {p.id: (list(p.replicas), sorted(p.isrs)) for p in t.partitions.values()}
     return {}
+
+
+def partition_leader(c, topic, partition=0):
+    md = AdminClient({"bootstrap.servers": c.bootstrap}).list_topics(topic, timeout=5)
+    return md.topics[topic].partitions[partition].leader
 
 
 def reassign(c, *args, via=None):
@@ -74,20 +81,38 @@ def test_a_move_under_load_keeps_every_acknowledged_record(cluster, tmp_path):
                 p.poll(0.005)
         p.flush(60)
 
+    # With $SAMSA_DUMP_DIR the consumer's fetch log goes there.
+    dump = os.environ.get("SAMSA_DUMP_DIR")
+    debug = {}
+    if dump:
+        os.makedirs(dump, exist_ok=True)
+        log_file = open(os.path.join(dump, "moving-consumer.log"), "w", buffering=1)
+
+        class Keep(logging.Handler):
+            def emit(self, record):
+                log_file.write(f"{time.time():.3f} {record.getMessage()}\n")
+        logger = logging.getLogger("moving-consumer")
+        logger.addHandler(Keep())
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False
+        debug = {"debug": "fetch,topic,consumer,cgrp", "logger": logger}
+
     def run_consumer():
         cons = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "while-moving",
-                         "auto.offset.reset": "earliest"})
+                         "auto.offset.reset": "earliest",
+                         **({"debug": debug["debug"]} if debug else {})},
+                        **({"logger": debug["logger"]} if debug else {}))
         cons.subscribe(["moving"])
-        while not stop.is_set() or len(consumed) < len(acked):
+        # Until the checks are done: a record can be read before the
+        # producer's thread has run its delivery callback.
+        while not consumer_stop.is_set():
             m = cons.poll(0.2)
             if m is not None and not m.error():
                 with lock:
                     consumed.add(m.value())
-            if stop.is_set() and time.monotonic() > consumer_deadline[0]:
-                break
         cons.close()
 
-    consumer_deadline = [float("inf")]
+    consumer_stop = threading.Event()
     threads = [threading.Thread(target=run_producer, daemon=True),
                threading.Thread(target=run_consumer, daemon=True)]
     for t in threads:
@@ -112,9 +137,14 @@ def test_a_move_under_load_keeps_every_acknowledged_record(cluster, tmp_path):
         assert status.startswith("Status of partition reassignment:\n"), status
         assert "Reassignment of partition moving-0 is completed." in status
         wait_until(lambda: len(acked) > 4000, 60, "records acknowledged after the move")
+    except BaseException:
+        consumer_stop.set()
+        raise
     finally:
         stop.set()
         threads[0].join(90)
+    if errors:
+        consumer_stop.set()
     assert not errors, errors[:3]
     view = replicas_of(c, "moving")
     assert view[0][0] == [2, 3] and view[1][0] == [3, 2], view
@@ -127,10 +157,19 @@ def test_a_move_under_load_keeps_every_acknowledged_record(cluster, tmp_path):
     for part in (0, 1):
         mine = [v for p, v in acked if p == part]
         assert got[part] == mine, (part, len(got[part]), len(mine))
-    consumer_deadline[0] = time.monotonic() + 60
     wanted = {v for _, v in acked}
-    wait_until(lambda: wanted <= consumed, 60, "the group consumed every record")
-    threads[1].join(60)
+    try:
+        wait_until(lambda: wanted <= consumed, 60, "the group consumed every record")
+    except TimeoutError:
+        missing = sorted(wanted - consumed)
+        by_part = {p: sum(1 for q, v in acked if q == p and v in consumed) for p in (0, 1)}
+        raise AssertionError(f"{len(missing)} records never consumed, e.g. {missing[:3]}; "
+                             f"consumed per partition {by_part} of "
+                             f"{ {p: sum(1 for q, _ in acked if q == p) for p in (0, 1)} }\n"
+                             f"{explain(c, 'moving')}") from None
+    finally:
+        consumer_stop.set()
+        threads[1].join(60)
     settle(c, "moving", lambda: segment_bytes(c.node(2), "moving") ==
            segment_bytes(c.node(3), "moving"), 30, "the new replicas identical")
     assert reassign(c, "--list").ok().stdout == "No partition reassignments found.\n"
@@ -173,6 +212,20 @@ def test_a_reassignment_that_cannot_finish_is_listed_and_cancelled(cluster, tmp_
     r = reassign(c, "--reassignment-json-file", bad, "--execute").failed()
     assert "stay-0: The replica list [" in r.stderr and "unregistered broker 42" in r.stderr, \
         r.stderr
+    # The seeds' example: reordering the replicas moves no data and keeps the
+    # leader; the next preferred election makes the new first replica lead.
+    order = plan_file(tmp_path, "order.json", [("stay", 0, [kept[1], kept[0]])])
+    reassign(c, "--reassignment-json-file", order, "--execute").ok()
+    settle(c, "stay", lambda: replicas_of(c, "stay")[0][0] == [kept[1], kept[0]], 15,
+           "the new order")
+    elect = ("leader-election", "--bootstrap-server", c.bootstrap, "--election-type",
+             "preferred", "--topic", "stay", "--partition", "0")
+    assert cli(*elect).ok().stdout == \
+        "Successfully completed leader election (PREFERRED) for partitions stay-0\n"
+    settle(c, "stay", lambda: partition_leader(c, "stay") == kept[1], 15, "the new leader")
+    assert cli(*elect).ok().stdout == "Valid replica already elected for partitions stay-0\n"
+    assert "must be preferred or unclean" in cli(*elect[:4], "sometimes", *elect[5:]).failed() \
+        .error
     # --generate spreads the topic's partitions over the broker list.
     topics = tmp_path / "topics.json"
     topics.write_text(json.dumps({"version": 1, "topics": [{"topic": "stay"}]}))
@@ -180,7 +233,7 @@ def test_a_reassignment_that_cannot_finish_is_listed_and_cancelled(cluster, tmp_
                    "--broker-list", "3,1").ok().stdout
     lines = out.splitlines()
     assert lines[0] == "Current partition replica assignment", out
-    assert json.loads(lines[1])["partitions"][0]["replicas"] == kept
+    assert json.loads(lines[1])["partitions"][0]["replicas"] == [kept[1], kept[0]]
     assert lines[3] == "Proposed partition reassignment configuration", out
     assert lines[4] == ('{"version":1,"partitions":[{"topic":"stay","partition":0,'
                         '"replicas":[3,1],"log_dirs":["any","any"]}]}'), out

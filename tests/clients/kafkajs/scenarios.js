@@ -1866,6 +1866,42 @@ async function brokerLoggers() {
   return r
 }
 
+// --- partition reassignment (KIP-455) on one broker ---------------------------------------
+// One broker has nowhere to move a partition to: this checks the two APIs'
+// encodings and answers as kafkajs reads them (the moves themselves are the
+// cluster tests', tests/cluster/test_reassignment.py).
+async function reassignments() {
+  const admin = makeKafka(`${NAME}-admin`).admin()
+  const topic = `${NAME}-moves`
+  at('connect')
+  await admin.connect()
+  await createTopic(admin, topic, 2)
+  const r = {}
+  at('list before')
+  r.listedBefore = (await admin.listPartitionReassignments({})).topics
+  at('reassign to the current replicas')
+  await admin.alterPartitionReassignments({
+    topics: [{ topic, partitionAssignment: [{ partition: 0, replicas: [ARGS.brokerId] }] }],
+  })
+  r.sameReplicas = 'ok'
+  at('reassign to an unknown broker')
+  try {
+    await admin.alterPartitionReassignments({
+      topics: [{ topic, partitionAssignment: [{ partition: 1, replicas: [ARGS.brokerId, 42] }] }],
+    })
+    r.unknownBroker = 'accepted'
+  } catch (e) {
+    // A KafkaJSAggregateError: one error per partition.
+    r.unknownBroker = (e.errors || [e]).map((x) => x.type || `${x.name}: ${x.message}`)
+  }
+  at('list after')
+  r.listedAfter = (await admin.listPartitionReassignments({
+    topics: [{ topic, partitions: [0, 1] }],
+  })).topics
+  await admin.disconnect()
+  return r
+}
+
 const scenarios = {
   'produce-consume': produceConsume,
   'broker-loggers': brokerLoggers,
@@ -1881,6 +1917,7 @@ const scenarios = {
   'scram-expiry': scramExpiry,
   'quota-produce': quotaProduce,
   'quota-fetch': quotaFetch,
+  reassignments,
 }
 
 async function main() {
