@@ -31,7 +31,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 
-from broker_fixtures import broker, samsa_binary, start_broker  # noqa: E402,F401
+from broker_fixtures import (broker, pytest_runtest_makereport,  # noqa: E402,F401
+                             samsa_binary, start_broker)
 from acl_support import acl_broker  # noqa: E402
 from samsa_harness import REPO_ROOT, port_accepts, wait_until  # noqa: E402
 from tls_support import make_certs, tls_broker  # noqa: E402

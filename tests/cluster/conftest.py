@@ -16,12 +16,13 @@ HERE = os.path.dirname(__file__)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
 
+from broker_fixtures import pytest_runtest_makereport, show_logs_if_failed  # noqa: E402,F401
 from cluster_harness import Cluster  # noqa: E402
 from samsa_harness import samsa_bin  # noqa: E402
 
 
 @pytest.fixture
-def cluster():
+def cluster(request):
     made = []
 
     def start(n=3, overrides=None, voters=None, racks=False):
@@ -35,6 +36,7 @@ def cluster():
     yield start
     dump = os.environ.get("SAMSA_DUMP_DIR")
     for c in made:
+        show_logs_if_failed(request, c.nodes)
         if dump:
             # For a run being investigated: each node's log outlives its dir.
             os.makedirs(dump, exist_ok=True)

@@ -5,4 +5,5 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from broker_fixtures import broker, samsa_binary, start_broker  # noqa: E402,F401
+from broker_fixtures import (broker, pytest_runtest_makereport,  # noqa: E402,F401
+                             samsa_binary, start_broker)

@@ -2,6 +2,7 @@
 
 #include "server/produce_sequencer.h"
 
+#include <fmt/format.h>
 #include <asio/this_coro.hpp>
 
 #include "cluster/fetch_waiters.h"
@@ -335,8 +336,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             }
         }
     }
+    std::string first_error;  // for the log line of an acks=0 close
     for (auto& it : items) {
         fill(*it.out, it.result);
+        if (it.result.error.code != error_code::none && first_error.empty()) {
+            first_error = fmt::format("{}: {} {}", it.tp.to_string(),
+                                      error_name(it.result.error.code), it.result.error.message);
+        }
         any_error |= it.result.error.code != error_code::none;
     }
 
@@ -348,7 +354,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         // No response; on an error Kafka closes the connection so that the
         // producer notices and refreshes its metadata.
         if (any_error) {
-            co_return handler_result::close("acks=0 produce failed");
+            co_return handler_result::close("acks=0 produce failed (" + first_error + ")");
         }
         auto none = handler_result::no_response();
         none.throttle_ms = throttle;
