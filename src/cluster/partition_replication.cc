@@ -25,15 +25,20 @@ void partition::maybe_advance_high_watermark() {
     if (!is_leader()) {
         return;
     }
+    // Over the ISR and then the pending additions, without building the
+    // maximal ISR: this runs on every append and follower fetch. (A replica
+    // in both counts twice, to the same effect.)
     int64_t hw = _log->log_end_offset();
-    for (int32_t r : maximal_isr()) {
+    auto hold_back = [&](int32_t r) {
         if (r == _local_node_id) {
-            continue;
+            return;
         }
         auto it = _followers.find(r);
         const int64_t leo = it == _followers.end() ? -1 : it->second.log_end_offset;
         hw = std::min(hw, leo);
-    }
+    };
+    std::for_each(_isr.begin(), _isr.end(), hold_back);
+    std::for_each(_pending_isr_additions.begin(), _pending_isr_additions.end(), hold_back);
     if (hw > _log->high_watermark()) {
         _log->update_high_watermark(hw);
     }

@@ -165,4 +165,12 @@ result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_
     return std::pair(first.substr(0, colon), uint16_t(port));
 }
 
+result<net::blocking_target> plaintext_target(const client_options& opts, std::string client_id) {
+    auto to = first_plaintext_bootstrap(opts);
+    if (!to) {
+        return to.err();
+    }
+    return net::blocking_target{to->first, to->second, std::move(client_id), opts.timeout};
+}
+
 }  // namespace samsa::tools

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "net/blocking_call.h"
 
 namespace CLI {
 class App;
@@ -46,6 +47,8 @@ result<property_list> load_properties_file(const std::string& path);
 // client library has no API. They speak plaintext: a --command-config that
 // asks for another security.protocol is refused, never downgraded.
 result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_options& opts);
+// That broker as the target of raw calls (net/blocking_call.h), with --timeout.
+result<net::blocking_target> plaintext_target(const client_options& opts, std::string client_id);
 
 // An error value carrying only a message (the code is not a Kafka answer).
 inline samsa::error tool_error(std::string message) {

@@ -17,11 +17,7 @@ namespace samsa::tools {
 namespace {
 
 result<net::blocking_target> target(const client_options& opts) {
-    auto to = first_plaintext_bootstrap(opts);
-    if (!to) {
-        return to.err();
-    }
-    return net::blocking_target{to->first, to->second, "samsa-configs", opts.timeout};
+    return plaintext_target(opts, "samsa-configs");
 }
 
 // kafka-configs.sh's names: "user-principal 'alice', client-id 'c1'", "the

@@ -11,17 +11,16 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/result.h"
 #include "net/blocking_call.h"
 #include "protocol/generated/elect_leaders_request.h"
 #include "protocol/generated/elect_leaders_response.h"
 #include "tools/commands.h"
+#include "tools/json_file.h"
 #include "tools/kafka_client.h"
 
 namespace samsa::tools {
@@ -40,13 +39,11 @@ struct election_options {
 using partitions = std::map<std::string, std::vector<int32_t>>;
 
 result<partitions> read_partitions(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        return error(error_code::invalid_config, "cannot read " + path);
+    auto read = read_json_file(path);
+    if (!read) {
+        return read.err();
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto j = nlohmann::json::parse(text.str(), nullptr, false);
+    const nlohmann::json& j = *read;
     const char* shape = ": expected {\"partitions\":[{\"topic\":\"t\",\"partition\":0}]}";
     if (j.is_discarded() || !j.is_object() || !j.contains("partitions") ||
         !j["partitions"].is_array()) {
@@ -119,13 +116,11 @@ int run_leader_election(const election_options& o) {
             t.partitions = ids;
         }
     }
-    auto to = first_plaintext_bootstrap(o.client);
-    if (!to) {
-        return fail(to.err());
+    auto target = plaintext_target(o.client, "samsa-leader-election");
+    if (!target) {
+        return fail(target.err());
     }
-    const net::blocking_target target{to->first, to->second, "samsa-leader-election",
-                                      o.client.timeout};
-    auto resp = net::call_blocking<protocol::elect_leaders_response>(target, req, 2);
+    auto resp = net::call_blocking<protocol::elect_leaders_response>(*target, req, 2);
     if (!resp) {
         return fail(resp.err());
     }

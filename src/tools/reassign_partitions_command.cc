@@ -15,12 +15,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "common/result.h"
 #include "net/blocking_call.h"
@@ -29,6 +27,7 @@
 #include "protocol/generated/list_partition_reassignments_request.h"
 #include "protocol/generated/list_partition_reassignments_response.h"
 #include "tools/commands.h"
+#include "tools/json_file.h"
 #include "tools/kafka_client.h"
 
 namespace samsa::tools {
@@ -69,14 +68,11 @@ std::string joined_names(const std::vector<partition_key>& parts) {
 }
 
 result<json> read_json(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        return error(error_code::invalid_config, "cannot read " + path);
+    auto j = read_json_file(path);
+    if (!j) {
+        return j.err();
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    json j = json::parse(text.str(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    if (j->is_discarded() || !j->is_object()) {
         return error(error_code::invalid_config, path + " is not a JSON object");
     }
     return j;
@@ -166,20 +162,12 @@ result<assignment> current_assignment(kafka_client& client,
     return out;
 }
 
-result<net::blocking_target> target(const client_options& opts) {
-    auto to = first_plaintext_bootstrap(opts);
-    if (!to) {
-        return to.err();
-    }
-    return net::blocking_target{to->first, to->second, "samsa-reassign-partitions", opts.timeout};
-}
-
 // AlterPartitionReassignments: each partition to its target, or cancelled
 // (nullopt). The partitions that failed, with their messages.
 result<std::map<partition_key, std::pair<int16_t, std::string>>> alter(
     const client_options& opts,
     const std::map<partition_key, std::optional<std::vector<int32_t>>>& changes) {
-    auto to = target(opts);
+    auto to = plaintext_target(opts, "samsa-reassign-partitions");
     if (!to) {
         return to.err();
     }
@@ -220,7 +208,7 @@ struct ongoing {
 };
 
 result<std::map<partition_key, ongoing>> list_ongoing(const client_options& opts) {
-    auto to = target(opts);
+    auto to = plaintext_target(opts, "samsa-reassign-partitions");
     if (!to) {
         return to.err();
     }
