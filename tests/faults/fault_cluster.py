@@ -1,0 +1,110 @@
+"""N `samsa server` nodes, each in its own network namespace (netns.Net), every
+node broker and controller of one Raft quorum, as tests/cluster runs them on
+loopback (cluster_harness.Cluster, whose health checks this reuses).
+
+The orchestrating thread must be inside the client namespace
+(netns.enter(net.client_ns)) to reach the nodes: readiness checks, admin
+clients and the workload all connect from there.
+"""
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from pathlib import Path
+from typing import Mapping, Optional
+
+from cluster_harness import Cluster
+from netns import Net
+from samsa_harness import Broker, port_accepts, samsa_bin
+
+CLIENT_PORT = 9092
+CONTROLLER_PORT = 9093
+METRICS_PORT = 9644
+
+# Elections and fencing quick enough for runs of seconds (as tests/cluster),
+# and internal topics replicated over the three nodes.
+NODE_PROPERTIES = {
+    "controller.quorum.election.timeout.ms": 1000,
+    "controller.quorum.fetch.timeout.ms": 2000,
+    "broker.session.timeout.ms": 4000,
+    "broker.heartbeat.interval.ms": 500,
+    "replica.fetch.wait.max.ms": 100,
+    "replica.lag.time.max.ms": 4000,
+    "offsets.topic.replication.factor": 3,
+    "transaction.state.log.replication.factor": 3,
+    "transaction.state.log.min.isr": 2,
+    "auto.create.topics.enable": "false",
+}
+
+
+class NetnsBroker(Broker):
+    """A Broker (tests/integration/samsa_harness.py) whose process runs inside
+    network namespace `ns` with address `ip` and the standard ports."""
+
+    def __init__(self, ns: str, ip: str, node_id: int, cluster_id: str,
+                 binary: Optional[Path] = None,
+                 properties: Optional[Mapping[str, object]] = None):
+        super().__init__(host=ip, node_id=node_id, binary=binary, properties=properties,
+                         port=CLIENT_PORT, cluster_id=cluster_id)
+        self.ns = ns
+        self.controller_port = CONTROLLER_PORT
+        self.metrics_port = METRICS_PORT
+        self.paused = False
+        self._write_properties()
+
+    def command(self) -> list[str]:
+        return ["ip", "netns", "exec", self.ns] + super().command()
+
+    def accepts(self) -> bool:
+        return self.is_running() and not self.paused and port_accepts(self.host, self.port, 0.5)
+
+
+class FaultCluster(Cluster):
+    def __init__(self, net: Net, binary: Optional[Path] = None,
+                 properties: Optional[Mapping[str, object]] = None):
+        # Not Cluster.__init__: the nodes differ (namespaces, fixed ports).
+        self.net = net
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        props = {**NODE_PROPERTIES, **(properties or {})}
+        self.nodes = [NetnsBroker(net.node_ns(i), net.node_ip(i), i, cluster_id,
+                                  binary=binary or samsa_bin(), properties=props)
+                      for i in range(1, net.nodes + 1)]
+        quorum = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in self.nodes)
+        for b in self.nodes:
+            b.extra_properties["controller.quorum.voters"] = quorum
+            b._write_properties()
+
+    def start(self, timeout: float = 60.0) -> "FaultCluster":
+        for b in self.nodes:
+            b.start(wait_ready=False)
+        for b in self.nodes:
+            b.wait_ready(timeout=timeout)
+        return self
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(b.bootstrap for b in self.nodes)
+
+    def wait_healthy(self, timeout: float = 90.0) -> None:
+        """Every node running, unpaused and accepting clients, and a metadata
+        quorum leader: polled against a generous deadline."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.check_alive()
+            down = [b.node_id for b in self.nodes if not b.accepts()]
+            if not down and self.quorum() is not None:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"cluster not healthy after {timeout}s: nodes {down} "
+                                   f"not accepting clients, quorum {self.quorum()}")
+            time.sleep(0.2)
+
+    def check_alive(self) -> None:
+        """A node that exited though no nemesis killed it (the nemeses restart
+        what they kill when they heal) is a finding: raised with its log."""
+        for b in self.nodes:
+            if b.proc is not None and not b.is_running() and not getattr(b, "killed", False):
+                raise AssertionError(
+                    f"node {b.node_id} exited by itself with code {b.returncode}\n"
+                    f"--- its log (tail) ---\n" + "\n".join(b.log_text().splitlines()[-60:]))

@@ -1,0 +1,320 @@
+"""The workload: real clients (confluent-kafka, librdkafka) writing unique
+values and reading them back, every operation recorded in a History for the
+checker (checker.py documents the events).
+
+    producers   idempotent, acks=all; each value "<producer>-<seq>" sent once,
+                to a partition chosen in turn; each send recorded with its
+                acknowledged partition and offset, or its error
+    live reader one consumer by assignment reading every partition from the
+                beginning during the run (non-monotonic reads, values that
+                were visible and vanish)
+    final read  after the faults are healed: every partition from the
+                beginning up to its high watermark
+
+Everything is bounded: in count, in rate and by deadlines.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Optional
+
+from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaException,
+                             Producer, TopicPartition)
+from confluent_kafka.admin import AdminClient, NewTopic
+
+MESSAGE_TIMEOUT_MS = 12000
+
+
+class History:
+    """The events of one run, in the order they happened (thread-safe)."""
+
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.events: list = []
+        self._lock = threading.Lock()
+
+    def now(self) -> float:
+        return round(time.monotonic() - self.t0, 4)
+
+    def add(self, **e) -> dict:
+        with self._lock:
+            e["t"] = self.now()
+            self.events.append(e)
+        return e
+
+    def snapshot(self) -> list:
+        with self._lock:
+            return list(self.events)
+
+    def save(self, path) -> None:
+        with open(path, "w") as f:
+            for e in self.snapshot():
+                f.write(json.dumps(e, sort_keys=True) + "\n")
+
+
+def load_history(path) -> list:
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def quiet_logger():
+    import logging
+    log = logging.getLogger("samsa-faults-librdkafka")
+    log.addHandler(logging.NullHandler())
+    log.propagate = False
+    return log
+
+
+def create_topic(bootstrap: str, topic: str, partitions: int, rf: int, min_isr: int,
+                 timeout: float = 90.0, replica_assignment: Optional[list] = None) -> None:
+    """Creates the topic (retrying while the controller settles) and waits
+    until every partition has a leader."""
+    admin = AdminClient({"bootstrap.servers": bootstrap, "logger": quiet_logger()})
+    deadline = time.monotonic() + timeout
+    config = {"min.insync.replicas": str(min_isr)}
+    while True:
+        if replica_assignment:
+            nt = NewTopic(topic, num_partitions=len(replica_assignment),
+                          replica_assignment=replica_assignment, config=config)
+        else:
+            nt = NewTopic(topic, num_partitions=partitions, replication_factor=rf, config=config)
+        try:
+            admin.create_topics([nt], request_timeout=15)[topic].result(timeout=20)
+            break
+        except KafkaException as e:
+            if "already exists" in str(e).lower():
+                break
+            if time.monotonic() > deadline:
+                raise
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
+    n = len(replica_assignment) if replica_assignment else partitions
+    while True:
+        try:
+            md = admin.list_topics(topic, timeout=5)
+            t = md.topics.get(topic)
+            if t is not None and t.error is None and len(t.partitions) == n and \
+                    all(p.leader >= 0 and len(p.isrs) >= min(min_isr, len(p.replicas))
+                        for p in t.partitions.values()):
+                return
+        except KafkaException:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"topic {topic}: no leader for every partition after {timeout}s")
+        time.sleep(0.2)
+
+
+class ProducerWorker(threading.Thread):
+    """One producer name; a fatal client error (which ends an idempotent
+    producer) starts a new instance, named <name>.<n>, so that the order
+    check compares only values of one producer session."""
+
+    def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
+                 history: History, stop: threading.Event, rate: float, limit: int,
+                 max_outstanding: int = 200):
+        super().__init__(name=f"producer-{name}", daemon=True)
+        self.base = name
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.partitions = partitions
+        self.history = history
+        self.stop_event = stop
+        self.rate = rate
+        self.limit = limit
+        self.max_outstanding = max_outstanding
+        self.sessions = 0
+        self.fatal = threading.Event()
+        self.errors: list = []
+
+    def _new_producer(self) -> Producer:
+        self.sessions += 1
+        self.fatal.clear()
+        self.pname = self.base if self.sessions == 1 else f"{self.base}.{self.sessions - 1}"
+        return Producer({
+            "bootstrap.servers": self.bootstrap,
+            "enable.idempotence": True,
+            "acks": "all",
+            "linger.ms": 5,
+            "message.timeout.ms": MESSAGE_TIMEOUT_MS,
+            "request.timeout.ms": 5000,
+            "socket.timeout.ms": 10000,
+            "retry.backoff.ms": 100,
+            "reconnect.backoff.max.ms": 1000,
+            "topic.metadata.refresh.interval.ms": 2000,
+            "error_cb": self._on_error,
+            "logger": quiet_logger(),
+        })
+
+    def _on_error(self, err: KafkaError) -> None:
+        if err.fatal():
+            self.fatal.set()
+            self.history.add(type="client-error", client=self.pname, error=str(err), fatal=True)
+
+    def run(self) -> None:
+        p = self._new_producer()
+        seq = 0
+        start = time.monotonic()
+        while not self.stop_event.is_set() and seq < self.limit:
+            if self.fatal.is_set():
+                p.flush(MESSAGE_TIMEOUT_MS / 1000 + 10)
+                p = self._new_producer()
+            # Paced: the seq-th send is not before start + seq / rate.
+            due = start + seq / self.rate
+            wait = due - time.monotonic()
+            if wait > 0:
+                p.poll(min(wait, 0.1))
+                continue
+            if len(p) >= self.max_outstanding:
+                p.poll(0.05)
+                continue
+            partition = seq % self.partitions
+            value = f"{self.pname}-{seq}"
+            self.history.add(type="send", producer=self.pname, seq=seq, value=value,
+                             partition=partition)
+            meta = (self.pname, seq, value, partition)
+            try:
+                p.produce(self.topic, value=value.encode(), partition=partition,
+                          on_delivery=lambda err, msg, meta=meta: self._delivered(err, msg, meta))
+            except (BufferError, KafkaException) as e:
+                self.history.add(type="fail", producer=self.pname, seq=seq, value=value,
+                                 partition=partition, error=f"produce(): {e}")
+            seq += 1
+            p.poll(0)
+        # Every send gets its answer (an ack or an error) before the run ends.
+        p.flush(MESSAGE_TIMEOUT_MS / 1000 + 20)
+        left = len(p)
+        if left:
+            self.errors.append(f"{self.pname}: {left} sends unanswered after flush")
+
+    def _delivered(self, err, msg, meta) -> None:
+        pname, seq, value, partition = meta
+        if err is None:
+            self.history.add(type="ack", producer=pname, seq=seq, value=value,
+                             partition=msg.partition(), offset=msg.offset())
+        else:
+            self.history.add(type="fail", producer=pname, seq=seq, value=value,
+                             partition=partition, error=str(err))
+
+
+def _consumer(bootstrap: str, name: str) -> Consumer:
+    return Consumer({
+        "bootstrap.servers": bootstrap,
+        "group.id": f"samsa-faults-{name}-{time.monotonic_ns()}",
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "fetch.wait.max.ms": 100,
+        "socket.timeout.ms": 10000,
+        "topic.metadata.refresh.interval.ms": 2000,
+        "reconnect.backoff.max.ms": 1000,
+        "logger": quiet_logger(),
+    })
+
+
+class LiveReader(threading.Thread):
+    """Reads every partition from the beginning while the run goes on."""
+
+    def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
+                 history: History, stop: threading.Event):
+        super().__init__(name=f"reader-{name}", daemon=True)
+        self.cname = name
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.partitions = partitions
+        self.history = history
+        self.stop_event = stop
+
+    def run(self) -> None:
+        c = _consumer(self.bootstrap, self.cname)
+        try:
+            c.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING)
+                      for p in range(self.partitions)])
+            while not self.stop_event.is_set():
+                for m in c.consume(num_messages=500, timeout=0.2):
+                    if m.error():
+                        continue
+                    self.history.add(type="read", consumer=self.cname, partition=m.partition(),
+                                     offset=m.offset(), value=m.value().decode())
+        finally:
+            c.close()
+
+
+def high_watermarks(bootstrap: str, topic: str, partitions: int) -> Optional[dict]:
+    """{partition: high watermark} from each partition's leader, or None."""
+    c = _consumer(bootstrap, "watermarks")
+    try:
+        out = {}
+        for p in range(partitions):
+            try:
+                _, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=5,
+                                                  cached=False)
+            except KafkaException:
+                return None
+            out[p] = high
+        return out
+    finally:
+        c.close()
+
+
+def wait_settled(bootstrap: str, topic: str, partitions: int, history: History,
+                 timeout: float = 60.0, stable_for: float = 6.0) -> Optional[dict]:
+    """After healing: waits until each partition's high watermark covers the
+    highest offset acknowledged in it, or stays still for `stable_for`
+    seconds (so that acknowledged data the cluster lost does not make this
+    wait forever); returns the last watermarks seen."""
+    acked = {}
+    for e in history.snapshot():
+        if e["type"] == "ack":
+            acked[e["partition"]] = max(acked.get(e["partition"], -1), e["offset"])
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while True:
+        hw = high_watermarks(bootstrap, topic, partitions)
+        now = time.monotonic()
+        if hw is not None:
+            if all(hw.get(p, 0) > o for p, o in acked.items()):
+                return hw
+            if hw != last:
+                last, since = hw, now
+            elif now - since >= stable_for:
+                return hw
+        if now > deadline:
+            return last
+        time.sleep(0.3)
+
+
+def final_read(bootstrap: str, topic: str, partitions: int, history: History,
+               timeout: float = 90.0) -> None:
+    """Reads every partition from the beginning to its high watermark (asked
+    again until the reader gets there), recording each value, then one
+    final-end event per partition."""
+    deadline = time.monotonic() + timeout
+    highs = None
+    while highs is None and time.monotonic() < deadline:
+        highs = high_watermarks(bootstrap, topic, partitions)
+    if highs is None:
+        for p in range(partitions):
+            history.add(type="final-end", partition=p, high=-1, complete=False)
+        return
+    c = _consumer(bootstrap, "final")
+    last = {p: -1 for p in range(partitions)}
+    try:
+        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        while time.monotonic() < deadline:
+            if all(last[p] >= highs[p] - 1 for p in range(partitions)):
+                break
+            for m in c.consume(num_messages=1000, timeout=0.5):
+                if m.error():
+                    continue
+                p = m.partition()
+                history.add(type="read", consumer="final", partition=p, offset=m.offset(),
+                            value=m.value().decode())
+                last[p] = max(last[p], m.offset())
+    finally:
+        c.close()
+    for p in range(partitions):
+        history.add(type="final-end", partition=p, high=highs[p],
+                    complete=last[p] >= highs[p] - 1)
