@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 1800
 JOBS ?= $(shell nproc)
 SHARED_PROTOCOL ?= ../shared/kafka-protocol
 
-.PHONY: all deps build fuzz-build fuzz run test unit integration regen format bench clean
+.PHONY: all deps build fuzz-build fuzz run test unit integration faults regen format bench clean
 
 all: build
 
@@ -50,6 +50,17 @@ unit: build
 
 integration: build
 	SAMSA_BIN=$(abspath $(BUILD_DIR))/samsa /usr/bin/python3 -m pytest -q tests/integration
+
+# Fault runs (tests/faults, docs/faults.md), as root: a cluster in network
+# namespaces under partitions, loss, kills and pauses, checked for lost or
+# duplicated acknowledged writes. Quick (about 2 minutes) by default;
+# FULL=1: 10 runs of 5 minutes per nemesis. NEMESIS=kind[,kind] SEED=n
+# DURATION=s RUNS=n replay or narrow a run (a report prints its command).
+faults: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target samsa
+	SAMSA_BIN=$${SAMSA_BIN:-$(abspath $(BUILD_DIR))/samsa} /usr/bin/python3 tests/faults/run.py \
+	    $(if $(FULL),--full) $(if $(NEMESIS),--nemesis $(NEMESIS)) $(if $(SEED),--seed $(SEED)) \
+	    $(if $(DURATION),--duration $(DURATION)) $(if $(RUNS),--runs $(RUNS))
 
 # Re-generate the protocol codecs from Kafka's JSON schemas.
 regen:
