@@ -9,6 +9,9 @@ clients and the workload all connect from there.
 from __future__ import annotations
 
 import base64
+import os
+import shutil
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -21,6 +24,7 @@ from samsa_harness import Broker, port_accepts, samsa_bin
 CLIENT_PORT = 9092
 CONTROLLER_PORT = 9093
 METRICS_PORT = 9644
+DISK_MB = 256
 
 # Elections and fencing quick enough for runs of seconds (as tests/cluster),
 # and internal topics replicated over the three nodes.
@@ -44,10 +48,19 @@ class NetnsBroker(Broker):
 
     def __init__(self, ns: str, ip: str, node_id: int, cluster_id: str,
                  binary: Optional[Path] = None,
-                 properties: Optional[Mapping[str, object]] = None):
+                 properties: Optional[Mapping[str, object]] = None,
+                 disk_mb: int = DISK_MB):
         super().__init__(host=ip, node_id=node_id, binary=binary, properties=properties,
                          port=CLIENT_PORT, cluster_id=cluster_id)
         self.ns = ns
+        # The data dir is a small tmpfs of its own, so that the disk nemesis
+        # can fill it (ENOSPC) without touching any other file system. Its
+        # source names the namespace, for netns.remove_stale().
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={disk_mb}m", f"{ns}-disk",
+                        str(self.data_dir)], check=True, capture_output=True)
+        self.mounted = True
+        self.filler = self.data_dir / "zz-disk-filler"
         self.controller_port = CONTROLLER_PORT
         self.metrics_port = METRICS_PORT
         self.paused = False
@@ -55,6 +68,38 @@ class NetnsBroker(Broker):
 
     def command(self) -> list[str]:
         return ["ip", "netns", "exec", self.ns] + super().command()
+
+    def fill_disk(self) -> int:
+        """Takes every free byte of the data dir's file system; returns how many."""
+        st = os.statvfs(self.data_dir)
+        free = st.f_bavail * st.f_frsize
+        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            try:
+                os.posix_fallocate(fd, 0, free)
+            except OSError:
+                pass   # as much as there was
+        finally:
+            os.close(fd)
+        return free
+
+    def free_disk(self) -> None:
+        try:
+            self.filler.unlink()
+        except FileNotFoundError:
+            pass
+
+    def cleanup(self) -> None:
+        if self.is_running():
+            self.proc.kill()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.mounted:
+            subprocess.run(["umount", "-l", str(self.data_dir)], capture_output=True)
+            self.mounted = False
+        super().cleanup()
 
     def accepts(self) -> bool:
         return self.is_running() and not self.paused and port_accepts(self.host, self.port, 0.5)

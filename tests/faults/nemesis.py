@@ -11,6 +11,9 @@ which nodes when.
                 rate limit, see `netem_mode`)
     kill        kill -9 of some nodes; healing restarts them on the same data
     pause       SIGSTOP of some nodes; healing sends SIGCONT
+    disk        some nodes' data dirs (a tmpfs each) filled to the last byte, so
+                that writes fail with ENOSPC; healing frees the space and
+                restarts the node (a log dir that failed stays offline until then)
 
 The client namespace always reaches every node: the faults are between nodes.
 Every fault is healed at the end of its interval, and heal_all() heals what
@@ -26,7 +29,7 @@ from typing import Optional
 
 from netns import NetnsError, run
 
-KINDS = ("partition", "oneway", "bridge", "netem", "kill", "pause")
+KINDS = ("partition", "oneway", "bridge", "netem", "kill", "pause", "disk")
 TABLE = "samsa_faults"
 
 
@@ -83,7 +86,7 @@ def make_fault(rng: random.Random, kind: str, start: float, end: float, ids: lis
         return Fault(kind, start, end, [nodes],
                      {"delay_ms": rng.choice([20, 50, 100]), "jitter_ms": rng.choice([10, 30]),
                       "loss_pct": rng.choice([5, 10, 20]), "reorder_pct": rng.choice([10, 25])})
-    if kind in ("kill", "pause"):
+    if kind in ("kill", "pause", "disk"):
         return Fault(kind, start, end, [_targets(rng, ids, full)])
     raise ValueError(f"unknown nemesis {kind!r} (one of {', '.join(KINDS)})")
 
@@ -221,6 +224,12 @@ class Nemesis:
                 if b.is_running():
                     b.kill(signal.SIGSTOP)
                     b.paused = True
+        elif f.kind == "disk":
+            taken = []
+            for n in g[0]:
+                taken.append(f"node {n}: {self.node(n).fill_disk() // 1024} KiB taken")
+            self.active.append(f)
+            return f"{f.describe()} ({'; '.join(taken)})"
         else:
             raise ValueError(f.kind)
         self.active.append(f)
@@ -248,8 +257,27 @@ class Nemesis:
                 if b.is_running():
                     b.kill(signal.SIGCONT)
                 b.paused = False
+        elif f.kind == "disk":
+            for n in g[0]:
+                b = self.node(n)
+                b.free_disk()
+                self._restart(b)
         if f in self.active:
             self.active.remove(f)
+
+    def _restart(self, b) -> None:
+        """SIGTERM (SIGKILL after 20 s), then a start on the same data."""
+        b.killed = True
+        if b.is_running():
+            b.kill(signal.SIGCONT)
+            b.kill(signal.SIGTERM)
+            try:
+                b.wait(timeout=20)
+            except Exception:
+                b.kill(signal.SIGKILL)
+                b.wait(timeout=20)
+        b.start(wait_ready=False)
+        b.killed = False
 
     def heal_all(self) -> None:
         """Heals every active fault, then makes sure no rule, qdisc, pause or
@@ -260,6 +288,9 @@ class Nemesis:
             except (NetnsError, subprocess.SubprocessError):
                 pass
         for b in self.cluster.nodes:
+            if b.filler.exists():
+                b.free_disk()
+                self._restart(b)
             self._clear_rules(b.node_id)
             run("ip", "netns", "exec", self._ns(b.node_id), "tc", "qdisc", "del", "dev", "eth0",
                 "root", check=False)

@@ -17,6 +17,7 @@ import contextlib
 import ctypes
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -106,6 +107,20 @@ def remove_stale(prefix: str = PREFIX) -> list[str]:
             continue
         delete_namespace(ns)
         removed.append(ns)
+    # The nodes' data dirs (tmpfs mounts named after their namespace).
+    try:
+        with open("/proc/self/mounts") as f:
+            mounts = [line.split()[:2] for line in f]
+    except OSError:
+        mounts = []
+    for source, target in mounts:
+        m = re.match(rf"{re.escape(prefix)}(\d+)-", source)
+        if m and not _alive(int(m.group(1))):
+            run("umount", "-l", target, check=False)
+            removed.append(target)
+            parent = os.path.dirname(target)
+            if os.path.basename(parent).startswith("samsa-it-"):
+                shutil.rmtree(parent, ignore_errors=True)
     return removed
 
 
