@@ -7,6 +7,8 @@ seconds since the run started):
 
     {"type": "send",  "t", "producer", "seq", "value", "partition"}
     {"type": "ack",   "t", "producer", "seq", "value", "partition", "offset"}
+                      (offset None: acknowledged without one, as librdkafka
+                      reports a batch the broker answered as a duplicate)
     {"type": "fail",  "t", "producer", "seq", "value", "partition", "error"}
     {"type": "read",  "t", "consumer", "partition", "offset", "value"}
     {"type": "final-end", "t", "partition", "high", "complete"}
@@ -152,7 +154,8 @@ def check(history: list) -> Result:
                 anomalies.append(Anomaly("duplicate", f"value {e['value']!r} acknowledged twice",
                                          [acks[e["value"]], i], e["t"]))
             acks[e["value"]] = i
-            values_at[(e["partition"], e["offset"])].setdefault(e["value"], []).append(i)
+            if e["offset"] is not None:
+                values_at[(e["partition"], e["offset"])].setdefault(e["value"], []).append(i)
             partitions.add(e["partition"])
         elif kind == "fail":
             fails[e["value"]] = i
@@ -217,6 +220,8 @@ def check(history: list) -> Result:
                 sorted(idx), max(history[i]["t"] for i in idx)))
     for v, i in acks.items():
         a = history[i]
+        if a["offset"] is None:
+            continue
         elsewhere = [j for j in reads_by_value.get(v, ())
                      if (history[j]["partition"], history[j]["offset"]) != (a["partition"], a["offset"])]
         if elsewhere:
@@ -230,6 +235,8 @@ def check(history: list) -> Result:
     by_producer = collections.defaultdict(list)
     for v, i in acks.items():
         a = history[i]
+        if a["offset"] is None:
+            continue
         by_producer[(a["producer"], a["partition"])].append(i)
     for (prod, p), idx in sorted(by_producer.items()):
         idx.sort(key=lambda i: history[i]["seq"])
@@ -264,6 +271,7 @@ def check(history: list) -> Result:
     stats = {
         "sends": len(sends),
         "acks": acked_n,
+        "acks_without_offset": sum(1 for i in acks.values() if history[i]["offset"] is None),
         "fails": len(fails),
         "indeterminate": len(sends) - acked_n - len(fails),
         "reads": sum(len(v) for v in reads_by_value.values()),
@@ -281,7 +289,8 @@ def summary(result: Result, history: list, limit: int = 20) -> str:
     lines = []
     s = result.stats
     lines.append(f"sends {s['sends']}, acked {s['acks']}, failed {s['fails']}, "
-                 f"indeterminate {s['indeterminate']}, reads {s['reads']}, "
+                 f"indeterminate {s['indeterminate']}, "
+                 f"acked without an offset {s['acks_without_offset']}, reads {s['reads']}, "
                  f"final read {s['final_reads']} values, "
                  f"longest gap between acks {s['longest_ack_gap']:.1f}s")
     counts = result.counts()

@@ -24,7 +24,8 @@ from samsa_harness import Broker, port_accepts, samsa_bin
 CLIENT_PORT = 9092
 CONTROLLER_PORT = 9093
 METRICS_PORT = 9644
-DISK_MB = 256
+# 0 (SAMSA_FAULTS_DISK_MB=0): data dirs on the ordinary file system, no disk nemesis.
+DISK_MB = int(os.environ.get("SAMSA_FAULTS_DISK_MB", "256"))
 
 # Elections and fencing quick enough for runs of seconds (as tests/cluster),
 # and internal topics replicated over the three nodes.
@@ -39,6 +40,10 @@ NODE_PROPERTIES = {
     "transaction.state.log.replication.factor": 3,
     "transaction.state.log.min.isr": 2,
     "auto.create.topics.enable": "false",
+    # Fewer and smaller preallocated indexes: each data dir is a small tmpfs,
+    # where reading an index's unwritten pages (log recovery does) takes memory.
+    "offsets.topic.num.partitions": 6,
+    "log.index.size.max.bytes": 1048576,
 }
 
 
@@ -57,9 +62,11 @@ class NetnsBroker(Broker):
         # can fill it (ENOSPC) without touching any other file system. Its
         # source names the namespace, for netns.remove_stale().
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={disk_mb}m", f"{ns}-disk",
-                        str(self.data_dir)], check=True, capture_output=True)
-        self.mounted = True
+        self.mounted = False
+        if disk_mb:
+            subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={disk_mb}m", f"{ns}-disk",
+                            str(self.data_dir)], check=True, capture_output=True)
+            self.mounted = True
         self.filler = self.data_dir / "zz-disk-filler"
         self.controller_port = CONTROLLER_PORT
         self.metrics_port = METRICS_PORT

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -262,7 +263,7 @@ def write_report(rr: RunResult, h: Optional[Harness] = None) -> None:
         rr.history, rr.faults, anomalies,
         f"{rr.name}: nemesis {','.join(rr.kinds)} seed {rr.seed} - "
         f"{len(anomalies)} anomalies", rr.duration))
-    if h is not None and not rr.ok:
+    if h is not None and (not rr.ok or os.environ.get("SAMSA_FAULTS_KEEP_LOGS")):
         h.keep_logs(out / "logs")
 
 
@@ -322,6 +323,7 @@ def main(argv=None) -> int:
                                  log=lambda s: print(s, flush=True))
                 except Exception as e:  # a run that could not run: counted as failed
                     print(f"run {name}: ERROR {type(e).__name__}: {e}", flush=True)
+                    traceback.print_exc()
                     failed += 1
                     total_runs += 1
                     h.close()

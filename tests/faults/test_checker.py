@@ -231,3 +231,15 @@ def test_longest_ack_gap():
     assert checker.longest_ack_gap(events) == 4.5
     assert checker.longest_ack_gap(events, end=10.0) == 4.5
     assert checker.longest_ack_gap(events, end=12.0) == 6.0
+
+
+def test_ack_without_offset_counts_for_loss_only():
+    h = H()
+    h.write("a", 0, 0).send("a", 1).ack("a", 1, None).write("a", 2, 2)
+    h.read("a-0", 0).read("a-1", 1).read("a-2", 2).end(0, 3)
+    r = check(h.events)
+    assert r.valid, checker.summary(r, h.events)
+    assert r.stats["acks_without_offset"] == 1
+    h2 = H()
+    h2.send("a", 0).ack("a", 0, None).end(0, 0)
+    assert kinds(check(h2.events)) == ["lost"]

@@ -268,7 +268,8 @@ def wait_settled(bootstrap: str, topic: str, partitions: int, history: History,
     acked = {}
     for e in history.snapshot():
         if e["type"] == "ack":
-            acked[e["partition"]] = max(acked.get(e["partition"], -1), e["offset"])
+            if e["offset"] is not None:
+                acked[e["partition"]] = max(acked.get(e["partition"], -1), e["offset"])
     deadline = time.monotonic() + timeout
     last, since = None, time.monotonic()
     while True:
