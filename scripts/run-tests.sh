@@ -5,6 +5,7 @@
 #   clients     pytest with clients not built on librdkafka (tests/clients):
 #               kafka-python, sarama, kafkajs (scripts/setup-clients.sh)
 #   cluster     pytest multi-broker scenarios (tests/cluster), when present
+#   faults      pytest quick fault runs in network namespaces (tests/faults)
 #   fuzz        a short run of every libFuzzer target (scripts/run-fuzz.sh)
 # Usage: scripts/run-tests.sh [build-dir]
 set -uo pipefail
@@ -65,7 +66,7 @@ export SAMSA_BIN="$(cd "$build_dir" && pwd)/samsa"
 export SAMSA_CLIENTS_DIR="$(cd "$build_dir" && pwd)/clients"
 # Screenshots and other files tests keep (the console's, tests/integration/test_console.py).
 export SAMSA_ARTIFACTS_DIR="$(cd "$build_dir" && pwd)/test-artifacts"
-for suite in tests/integration tests/clients tests/cluster; do
+for suite in tests/integration tests/clients tests/cluster tests/faults; do
     ls "$suite"/test_*.py >/dev/null 2>&1 || continue
     name=$(basename "$suite")
     /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$results/$name.xml" "$suite"

@@ -249,11 +249,12 @@ def high_watermarks(bootstrap: str, topic: str, partitions: int) -> Optional[dic
         out = {}
         for p in range(partitions):
             try:
-                _, high = c.get_watermark_offsets(TopicPartition(topic, p), timeout=5,
-                                                  cached=False)
+                got = c.get_watermark_offsets(TopicPartition(topic, p), timeout=5, cached=False)
             except KafkaException:
                 return None
-            out[p] = high
+            if got is None:       # timed out
+                return None
+            out[p] = got[1]
         return out
     finally:
         c.close()
