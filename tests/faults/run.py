@@ -305,6 +305,11 @@ def main(argv=None) -> int:
     results = []
     started = time.monotonic()
     h: Optional[Harness] = None
+    why = netns.can_create_namespaces()
+    if why:
+        print(f"faults: cannot run: {why}", flush=True)
+        print("faults: 0 anomalies in 0 runs", flush=True)
+        return 2
     try:
         for gi, g in enumerate(groups):
             for r in range(runs):
@@ -315,7 +320,15 @@ def main(argv=None) -> int:
                 if h is None or args.full:
                     if h is not None:
                         h.close()
-                    h = Harness(args.nodes).open()
+                        h = None
+                    try:
+                        h = Harness(args.nodes).open()
+                    except Exception as e:  # no cluster: this run could not run
+                        print(f"run {name}: ERROR starting the cluster: "
+                              f"{type(e).__name__}: {e}", flush=True)
+                        failed += 1
+                        total_runs += 1
+                        continue
                 print(f"run {name}: {','.join(g)}, seed {run_seed}, {duration:g}s", flush=True)
                 try:
                     rr = run_one(h, g, run_seed, duration, name, full=args.full,
@@ -326,6 +339,7 @@ def main(argv=None) -> int:
                     traceback.print_exc()
                     failed += 1
                     total_runs += 1
+                    h.keep_logs(out_root / name / "logs")
                     h.close()
                     h = None
                     continue
