@@ -11,7 +11,7 @@ build_packages=(
 test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev
   kcat python3-confluent-kafka python3-pytest
-  python3-kafka python3-prometheus-client iproute2 nftables chromium chromium-driver python3-selenium golang-go golang-github-shopify-sarama-dev
+  python3-kafka python3-prometheus-client iproute2 nftables libfaketime chromium chromium-driver python3-selenium golang-go golang-github-shopify-sarama-dev
 )
 
 want=("${build_packages[@]}")

@@ -26,6 +26,14 @@ CONTROLLER_PORT = 9093
 METRICS_PORT = 9644
 # 0 (SAMSA_FAULTS_DISK_MB=0): data dirs on the ordinary file system, no disk nemesis.
 DISK_MB = int(os.environ.get("SAMSA_FAULTS_DISK_MB", "256"))
+# The clock nemesis: each node runs under libfaketime (Debian's libfaketime),
+# its wall clock offset by what the file `faketime` in its dir says (re-read
+# every second); CLOCK_MONOTONIC is left alone, as a real clock jump would.
+FAKETIME_LIB = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
+
+
+def faketime_available() -> bool:
+    return FAKETIME_LIB.exists() and os.environ.get("SAMSA_FAULTS_FAKETIME", "1") != "0"
 
 # Elections and fencing quick enough for runs of seconds (as tests/cluster),
 # and internal topics replicated over the three nodes.
@@ -68,13 +76,32 @@ class NetnsBroker(Broker):
                             str(self.data_dir)], check=True, capture_output=True)
             self.mounted = True
         self.filler = self.data_dir / "zz-disk-filler"
+        self.faketime_file: Optional[Path] = None
+        if faketime_available():
+            self.faketime_file = self.root / "faketime"
+            self.set_clock_offset(0)
         self.controller_port = CONTROLLER_PORT
         self.metrics_port = METRICS_PORT
         self.paused = False
         self._write_properties()
 
     def command(self) -> list[str]:
-        return ["ip", "netns", "exec", self.ns] + super().command()
+        env = []
+        if self.faketime_file is not None:
+            env = ["env", f"LD_PRELOAD={FAKETIME_LIB}",
+                   f"FAKETIME_TIMESTAMP_FILE={self.faketime_file}",
+                   "FAKETIME_CACHE_DURATION=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"]
+        return ["ip", "netns", "exec", self.ns] + env + super().command()
+
+    def set_clock_offset(self, seconds: int) -> None:
+        """Moves this node's wall clock `seconds` away from the real one
+        (within a second); 0 puts it back."""
+        if self.faketime_file is None:
+            raise RuntimeError("no clock nemesis: libfaketime is not installed "
+                               "(scripts/install-deps.sh installs it)")
+        tmp = self.faketime_file.with_suffix(".tmp")
+        tmp.write_text(f"{seconds:+d}\n")
+        tmp.rename(self.faketime_file)
 
     def fill_disk(self) -> int:
         """Takes every free byte of the data dir's file system; returns how many."""

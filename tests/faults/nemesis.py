@@ -11,6 +11,9 @@ which nodes when.
                 rate limit, see `netem_mode`)
     kill        kill -9 of some nodes; healing restarts them on the same data
     pause       SIGSTOP of some nodes; healing sends SIGCONT
+    clock       some nodes' wall clocks jumped (libfaketime): by seconds to an
+                hour, forward or back, or strobing between two offsets;
+                healing puts them back (itself a jump, as Jepsen's reset)
     disk        some nodes' data dirs (a tmpfs each) filled to the last byte, so
                 that writes fail with ENOSPC; healing frees the space and
                 restarts the node (a log dir that failed stays offline until then)
@@ -24,12 +27,13 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
 from netns import NetnsError, run
 
-KINDS = ("partition", "oneway", "bridge", "netem", "kill", "pause", "disk")
+KINDS = ("partition", "oneway", "bridge", "netem", "kill", "pause", "disk", "clock")
 TABLE = "samsa_faults"
 
 
@@ -50,6 +54,9 @@ class Fault:
             return f"{fmt(g[0])} does not hear {fmt(g[1])}"
         if self.kind == "bridge":
             return f"{fmt(g[0])} x {fmt(g[1])}, bridge {fmt(g[2])}"
+        if self.kind == "clock":
+            offs = " ".join(f"{n}:{o:+d}s" for n, o in self.params["offsets"].items())
+            return f"nodes {fmt(g[0])}: {offs}{' strobing' if self.params['strobe'] else ''}"
         if self.kind == "netem":
             return f"nodes {fmt(g[0])}: " + " ".join(f"{k}={v}" for k, v in self.params.items())
         return f"nodes {fmt(g[0])}"
@@ -86,6 +93,12 @@ def make_fault(rng: random.Random, kind: str, start: float, end: float, ids: lis
         return Fault(kind, start, end, [nodes],
                      {"delay_ms": rng.choice([20, 50, 100]), "jitter_ms": rng.choice([10, 30]),
                       "loss_pct": rng.choice([5, 10, 20]), "reorder_pct": rng.choice([10, 25])})
+    if kind == "clock":
+        nodes = sorted(rng.sample(ids, rng.randint(1, len(ids))))
+        offsets = {n: rng.choice([-3600, -300, -60, -5, 5, 60, 300, 3600]) for n in nodes}
+        strobe = rng.random() < 0.3
+        return Fault(kind, start, end, [nodes],
+                     {"offsets": {str(n): o for n, o in offsets.items()}, "strobe": strobe})
     if kind in ("kill", "pause", "disk"):
         return Fault(kind, start, end, [_targets(rng, ids, full)])
     raise ValueError(f"unknown nemesis {kind!r} (one of {', '.join(KINDS)})")
@@ -224,6 +237,13 @@ class Nemesis:
                 if b.is_running():
                     b.kill(signal.SIGSTOP)
                     b.paused = True
+        elif f.kind == "clock":
+            for n, o in f.params["offsets"].items():
+                self.node(int(n)).set_clock_offset(o)
+            if f.params["strobe"]:
+                f.stop_strobe = threading.Event()
+                f.strober = threading.Thread(target=self._strobe, args=(f,), daemon=True)
+                f.strober.start()
         elif f.kind == "disk":
             taken = []
             for n in g[0]:
@@ -262,8 +282,23 @@ class Nemesis:
                 b = self.node(n)
                 b.free_disk()
                 self._restart(b)
+        elif f.kind == "clock":
+            if getattr(f, "strober", None) is not None:
+                f.stop_strobe.set()
+                f.strober.join(timeout=10)
+            for n in g[0]:
+                self.node(n).set_clock_offset(0)
         if f in self.active:
             self.active.remove(f)
+
+    def _strobe(self, f: Fault) -> None:
+        """Flips the nodes' clocks between their offset and none, every 1.1 s
+        (libfaketime reads its file once a second)."""
+        on = True
+        while not f.stop_strobe.wait(1.1):
+            on = not on
+            for n, o in f.params["offsets"].items():
+                self.node(int(n)).set_clock_offset(o if on else 0)
 
     def _restart(self, b) -> None:
         """SIGTERM (SIGKILL after 20 s), then a start on the same data."""
@@ -288,6 +323,8 @@ class Nemesis:
             except (NetnsError, subprocess.SubprocessError):
                 pass
         for b in self.cluster.nodes:
+            if b.faketime_file is not None:
+                b.set_clock_offset(0)
             if b.filler.exists():
                 b.free_disk()
                 self._restart(b)
