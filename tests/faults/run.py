@@ -17,6 +17,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -104,6 +105,26 @@ class Harness:
             if b.log_path.exists():
                 shutil.copyfile(b.log_path, into / f"node-{b.node_id}.log")
 
+    def keep_data(self, topic: str, into: Path) -> None:
+        """Copies every node's directories of `topic`'s partitions, with a
+        `samsa dump-log` of each segment beside them: for a run that found an
+        anomaly, what each replica's log held at the end."""
+        if self.cluster is None:
+            return
+        for b in self.cluster.nodes:
+            if not b.data_dir.exists():
+                continue
+            for d in sorted(b.data_dir.iterdir()):
+                if not d.name.startswith(topic + "-") or not d.is_dir():
+                    continue
+                dest = into / f"node-{b.node_id}" / d.name
+                shutil.copytree(d, dest, dirs_exist_ok=True)
+                for seg in sorted(dest.glob("*.log")):
+                    res = subprocess.run([str(self.binary), "dump-log", "--deep-iteration",
+                                          "--print-data-log", str(seg)],
+                                         capture_output=True, text=True, timeout=60)
+                    (dest / (seg.name + ".txt")).write_text(res.stdout + res.stderr)
+
     def close(self) -> None:
         self._stack.close()
 
@@ -127,6 +148,7 @@ class RunResult:
     elapsed: float
     dir: Path
     errors: list = field(default_factory=list)
+    topic: str = ""
 
     @property
     def anomalies(self) -> int:
@@ -236,7 +258,7 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     events = history.snapshot()
     result = checker.check(events)
     rr = RunResult(name, kinds, seed, duration, full, [f.to_json() for f in faults], result,
-                   events, time.monotonic() - started, out, errors)
+                   events, time.monotonic() - started, out, errors, topic)
     write_report(rr, h)
     return rr
 
@@ -265,6 +287,8 @@ def write_report(rr: RunResult, h: Optional[Harness] = None) -> None:
         f"{len(anomalies)} anomalies", rr.duration))
     if h is not None and (not rr.ok or os.environ.get("SAMSA_FAULTS_KEEP_LOGS")):
         h.keep_logs(out / "logs")
+    if h is not None and rr.result.anomalies:
+        h.keep_data(rr.topic, out / "data")
 
 
 def main(argv=None) -> int:
