@@ -8,9 +8,9 @@
 
 namespace samsa::coordinator {
 
-protocol::join_group_response join_error(const std::string& member_id, error_code ec) {
-    protocol::join_group_response r;
-    r.error_code = to_wire(ec);
+join_group_result join_error(const std::string& member_id, error_code ec) {
+    join_group_result r;
+    r.error = ec;
     r.generation_id = -1;
     r.member_id = member_id;
     r.protocol_type = std::nullopt;
@@ -18,9 +18,9 @@ protocol::join_group_response join_error(const std::string& member_id, error_cod
     return r;
 }
 
-protocol::sync_group_response sync_error(error_code ec) {
-    protocol::sync_group_response r;
-    r.error_code = to_wire(ec);
+sync_group_result sync_error(error_code ec) {
+    sync_group_result r;
+    r.error = ec;
     return r;
 }
 
@@ -280,8 +280,8 @@ void classic_group::init_next_generation(int64_t now_ms) {
     _pending_sync_members.clear();
 }
 
-protocol::join_group_response classic_group::join_response(const std::string& member_id) const {
-    protocol::join_group_response r;
+join_group_result classic_group::join_response(const std::string& member_id) const {
+    join_group_result r;
     r.generation_id = _generation_id;
     r.protocol_type = _protocol_type;
     r.protocol_name = _protocol_name;

@@ -6,13 +6,13 @@
 //
 // This class holds the state and its invariants; the rebalance protocol that
 // drives it (joins, syncs, heartbeats, timeouts, persistence) is in
-// group_manager. Invariants:
+// group_metadata_manager, its offsets' by offset_metadata_manager. Invariants:
 //   * the leader, when set, is a member;
 //   * every static member's instance id maps to its current member id;
 //   * a member id is in at most one of members and pending members;
 //   * Dead is terminal.
 //
-// Threading: owned by the group_manager of its shard; not thread-safe.
+// Threading: owned by the group_metadata_manager of its shard; not thread-safe.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -119,7 +119,7 @@ class classic_group {
     void init_next_generation(int64_t now_ms);
     // The join response of `member_id` in the current generation: the leader
     // gets every member's metadata for the chosen protocol.
-    protocol::join_group_response join_response(const std::string& member_id) const;
+    join_group_result join_response(const std::string& member_id) const;
     // Set when a member joins the first generation during the initial delay
     // (group.initial.rebalance.delay.ms), which then waits a little longer.
     bool new_member_added = false;
@@ -169,8 +169,8 @@ class classic_group {
 };
 
 // A JoinGroup response carrying only an error (and the member id it is for).
-protocol::join_group_response join_error(const std::string& member_id, error_code ec);
+join_group_result join_error(const std::string& member_id, error_code ec);
 // A SyncGroup response carrying only an error.
-protocol::sync_group_response sync_error(error_code ec);
+sync_group_result sync_error(error_code ec);
 
 }  // namespace samsa::coordinator

@@ -1,7 +1,7 @@
 #include "coordinator/group/delayed_heartbeat.h"
 
 #include "coordinator/group/classic_group.h"
-#include "coordinator/group/group_manager.h"
+#include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
@@ -15,8 +15,9 @@ std::string member_key(const std::string& group_id, const std::string& member_id
     return key;
 }
 
-delayed_heartbeat::delayed_heartbeat(group_manager& manager, std::shared_ptr<classic_group> group,
-                                     std::string member_id, bool is_pending, int64_t timeout_ms)
+delayed_heartbeat::delayed_heartbeat(group_metadata_manager& manager,
+                                     std::shared_ptr<classic_group> group, std::string member_id,
+                                     bool is_pending, int64_t timeout_ms)
     : delayed_operation(timeout_ms),
       _manager(manager),
       _group(std::move(group)),

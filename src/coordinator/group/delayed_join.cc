@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "coordinator/group/classic_group.h"
-#include "coordinator/group/group_manager.h"
+#include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
-delayed_join::delayed_join(group_manager& manager, std::shared_ptr<classic_group> group,
+delayed_join::delayed_join(group_metadata_manager& manager, std::shared_ptr<classic_group> group,
                            int64_t rebalance_timeout_ms)
     : delayed_operation(rebalance_timeout_ms), _manager(manager), _group(std::move(group)) {}
 
@@ -22,7 +22,7 @@ void delayed_join::on_complete() {
     _manager.on_complete_join(_group);
 }
 
-initial_delayed_join::initial_delayed_join(group_manager& manager,
+initial_delayed_join::initial_delayed_join(group_metadata_manager& manager,
                                            std::shared_ptr<classic_group> group,
                                            int32_t configured_delay_ms, int64_t delay_ms,
                                            int64_t remaining_ms)

@@ -7,7 +7,7 @@
 //                         (checked on each JoinGroup, LeaveGroup and member
 //                         expiry), or when the longest rebalance timeout of
 //                         the members passes; then the group moves to its
-//                         next generation (group_manager::on_complete_join).
+//                         next generation (group_metadata_manager::on_complete_join).
 //   initial_delayed_join  the first rebalance of an empty group waits
 //                         group.initial.rebalance.delay.ms, and again (up
 //                         to the rebalance timeout in all) while new members
@@ -24,12 +24,12 @@
 
 namespace samsa::coordinator {
 
-class group_manager;
+class group_metadata_manager;
 class classic_group;
 
 class delayed_join : public cluster::delayed_operation {
   public:
-    delayed_join(group_manager& manager, std::shared_ptr<classic_group> group,
+    delayed_join(group_metadata_manager& manager, std::shared_ptr<classic_group> group,
                  int64_t rebalance_timeout_ms);
 
     bool try_complete() override;
@@ -37,7 +37,7 @@ class delayed_join : public cluster::delayed_operation {
   protected:
     void on_complete() override;
 
-    group_manager& _manager;
+    group_metadata_manager& _manager;
     std::shared_ptr<classic_group> _group;
 };
 
@@ -45,7 +45,7 @@ class initial_delayed_join final : public delayed_join {
   public:
     // Waits `delay_ms`; `remaining_ms` is what is left of the rebalance
     // timeout for further delays.
-    initial_delayed_join(group_manager& manager, std::shared_ptr<classic_group> group,
+    initial_delayed_join(group_metadata_manager& manager, std::shared_ptr<classic_group> group,
                          int32_t configured_delay_ms, int64_t delay_ms, int64_t remaining_ms);
 
     bool try_complete() override { return false; }

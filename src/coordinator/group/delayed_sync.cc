@@ -1,11 +1,11 @@
 #include "coordinator/group/delayed_sync.h"
 
 #include "coordinator/group/classic_group.h"
-#include "coordinator/group/group_manager.h"
+#include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
-delayed_sync::delayed_sync(group_manager& manager, std::shared_ptr<classic_group> group,
+delayed_sync::delayed_sync(group_metadata_manager& manager, std::shared_ptr<classic_group> group,
                            int32_t generation_id, int64_t rebalance_timeout_ms)
     : delayed_operation(rebalance_timeout_ms),
       _manager(manager),

@@ -13,12 +13,12 @@
 
 namespace samsa::coordinator {
 
-class group_manager;
+class group_metadata_manager;
 class classic_group;
 
 class delayed_sync final : public cluster::delayed_operation {
   public:
-    delayed_sync(group_manager& manager, std::shared_ptr<classic_group> group,
+    delayed_sync(group_metadata_manager& manager, std::shared_ptr<classic_group> group,
                  int32_t generation_id, int64_t rebalance_timeout_ms);
 
     bool try_complete() override;
@@ -28,7 +28,7 @@ class delayed_sync final : public cluster::delayed_operation {
     void on_expiration() override;
 
   private:
-    group_manager& _manager;
+    group_metadata_manager& _manager;
     std::shared_ptr<classic_group> _group;
     int32_t _generation_id;
 };

@@ -1,20 +1,19 @@
-// Group administration in group_manager: ListGroups, DescribeGroups,
-// DeleteGroups, and the housekeeping that removes offsets (retention, deleted
-// topics).
+// Group administration in group_metadata_manager: ListGroups and
+// DescribeGroups.
 #include <spdlog/spdlog.h>
 
 #include "common/logging/loggers.h"
-#include "coordinator/group/group_manager.h"
+#include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
-std::vector<protocol::list_groups_response::listed_group> group_manager::list_groups(
-    const list_groups_filter& filter, bool& loading) const {
-    std::vector<protocol::list_groups_response::listed_group> out;
+std::vector<listed_group> group_metadata_manager::list_groups(const list_groups_filter& filter,
+                                                              bool& loading) const {
+    std::vector<listed_group> out;
     if (!filter.classic_type) {
         return out;
     }
-    for_each_partition([&](group_coordinator_shard& part, bool part_loading) {
+    _partitions.for_each([&](group_coordinator_shard& part, bool part_loading) {
         if (part_loading) {
             loading = true;
             return;
@@ -36,13 +35,12 @@ std::vector<protocol::list_groups_response::listed_group> group_manager::list_gr
     return out;
 }
 
-protocol::describe_groups_response::described_group group_manager::describe_group(
-    const std::string& group_id) const {
-    protocol::describe_groups_response::described_group out;
+described_group group_metadata_manager::describe_group(const std::string& group_id) const {
+    described_group out;
     out.group_id = group_id;
     // authorized_operations is the handler's to fill: it knows the principal.
-    if (auto status = coordinator_status(group_id); status != error_code::none) {
-        out.error_code = to_wire(status);
+    if (auto status = _partitions.status(group_id); status != error_code::none) {
+        out.error = status;
         return out;
     }
     auto g = group(group_id);
@@ -72,70 +70,6 @@ protocol::describe_groups_response::described_group group_manager::describe_grou
         }
     }
     return out;
-}
-
-error_code group_manager::delete_group(const std::string& group_id) {
-    if (auto status = coordinator_status(group_id); status != error_code::none) {
-        return status;
-    }
-    group_ptr g = find_group(group_id);
-    if (!g || g->is(group_state::dead)) {
-        return error_code::group_id_not_found;
-    }
-    if (!g->is(group_state::empty)) {
-        return error_code::non_empty_group;
-    }
-    std::vector<storage::topic_partition> offsets;
-    for (const auto& [tp, om] : g->offsets().all()) {
-        offsets.push_back(tp);
-    }
-    g->offsets().clear();
-    g->transition_to(group_state::dead, _wall_clock());
-    write_tombstones(group_id, offsets, true);
-    remove_dead_group(group_id);
-    logging::groups().info("event=group_deleted group={} offsets={}", group_id, offsets.size());
-    return error_code::none;
-}
-
-void group_manager::remove_offsets_of_topics(const std::set<std::string>& topics) {
-    for_each_partition([&](group_coordinator_shard& part, bool loading) {
-        if (loading) {
-            // Applied when the load finishes, to what it loaded.
-            part.deleted_topics.insert(topics.begin(), topics.end());
-            return;
-        }
-        std::vector<group_ptr> groups;
-        for (const auto& [id, g] : part.groups) {
-            groups.push_back(g);
-        }
-        for (const auto& g : groups) {
-            auto removed = g->offsets().remove_topics(topics);
-            cleanup_group(part, g, removed);
-        }
-    });
-}
-
-size_t group_manager::expire_offsets() {
-    const int64_t now = _wall_clock();
-    size_t expired = 0;
-    for_each_partition([&](group_coordinator_shard& part, bool loading) {
-        if (loading) {
-            return;
-        }
-        std::vector<group_ptr> groups;
-        for (const auto& [id, g] : part.groups) {
-            groups.push_back(g);
-        }
-        for (const auto& g : groups) {
-            auto removed = g->expire_offsets(now, _config.offsets_retention_ms);
-            expired += removed.size();
-            cleanup_group(part, g, removed);
-        }
-    });
-    if (expired > 0) {
-        logging::groups().info("event=offsets_expired count={}", expired);
-    }
-    return expired;
 }
 
 }  // namespace samsa::coordinator

@@ -90,7 +90,7 @@ void group_coordinator::on_metadata_changed(const metadata::metadata_image& prev
     }
     for (size_t i = 0; i < _managers.size(); ++i) {
         asio::post(_replicas.shard_context(i),
-                   [m = _managers[i].get(), gone] { m->remove_offsets_of_topics(gone); });
+                   [m = _managers[i].get(), gone] { m->offsets().remove_offsets_of_topics(gone); });
     }
 }
 
@@ -100,56 +100,55 @@ asio::awaitable<Resp> group_coordinator::call_with_callback(size_t shard, Fn& fn
                                                              _managers[shard].get(), fn);
 }
 
-asio::awaitable<protocol::join_group_response> group_coordinator::join_group(
-    const protocol::join_group_request& req, const request_origin& origin) {
+asio::awaitable<join_group_result> group_coordinator::join_group(const join_group_params& req,
+                                                                 const request_origin& origin) {
     count(group_api::join_group);
     auto shard = shard_for(req.group_id);
     if (!shard) {
         co_return join_error(req.member_id, error_code::not_coordinator);
     }
     auto fn = [&req, &origin](group_manager& m, join_callback cb) {
-        m.join_group(req, origin, std::move(cb));
+        m.groups().join_group(req, origin, std::move(cb));
     };
-    co_return co_await call_with_callback<protocol::join_group_response>(*shard, fn);
+    co_return co_await call_with_callback<join_group_result>(*shard, fn);
 }
 
-asio::awaitable<protocol::sync_group_response> group_coordinator::sync_group(
-    const protocol::sync_group_request& req, const request_origin& origin) {
+asio::awaitable<sync_group_result> group_coordinator::sync_group(const sync_group_params& req,
+                                                                 const request_origin& origin) {
     count(group_api::sync_group);
     auto shard = shard_for(req.group_id);
     if (!shard) {
         co_return sync_error(error_code::not_coordinator);
     }
     auto fn = [&req, &origin](group_manager& m, sync_callback cb) {
-        m.sync_group(req, origin, std::move(cb));
+        m.groups().sync_group(req, origin, std::move(cb));
     };
-    co_return co_await call_with_callback<protocol::sync_group_response>(*shard, fn);
+    co_return co_await call_with_callback<sync_group_result>(*shard, fn);
 }
 
-asio::awaitable<error_code> group_coordinator::heartbeat(const protocol::heartbeat_request& req) {
+asio::awaitable<error_code> group_coordinator::heartbeat(const heartbeat_params& req) {
     count(group_api::heartbeat);
     auto shard = shard_for(req.group_id);
     if (!shard) {
         co_return error_code::not_coordinator;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &req] { return m->heartbeat(req); };
+    auto fn = [m, &req] { return m->groups().heartbeat(req); };
     co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
 }
 
-asio::awaitable<protocol::leave_group_response> group_coordinator::leave_group(
-    const std::string& group_id,
-    const std::vector<protocol::leave_group_request::member_identity>& members) {
+asio::awaitable<leave_group_result> group_coordinator::leave_group(
+    const std::string& group_id, const std::vector<leaving_member>& members) {
     count(group_api::leave_group);
     auto shard = shard_for(group_id);
     if (!shard) {
-        protocol::leave_group_response r;
-        r.error_code = to_wire(error_code::not_coordinator);
+        leave_group_result r;
+        r.error = error_code::not_coordinator;
         co_return r;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id, &members] { return m->leave_group(group_id, members); };
-    co_return co_await _replicas.run_on_shard<protocol::leave_group_response>(*shard, fn);
+    auto fn = [m, &group_id, &members] { return m->groups().leave_group(group_id, members); };
+    co_return co_await _replicas.run_on_shard<leave_group_result>(*shard, fn);
 }
 
 asio::awaitable<error_code> group_coordinator::commit_offsets(
@@ -168,7 +167,8 @@ asio::awaitable<error_code> group_coordinator::commit_offsets(
     }
     group_manager* m = _managers[*shard].get();
     auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items, &txn] {
-        return m->commit_offsets(group_id, generation_id, member_id, group_instance_id, items, txn);
+        return m->offsets().commit_offsets(group_id, generation_id, member_id, group_instance_id,
+                                           items, txn);
     };
     const error_code ec = co_await _replicas.run_on_shard<error_code>(*shard, fn);
     bool appended = false;
@@ -218,7 +218,7 @@ asio::awaitable<void> group_coordinator::complete_txn(int32_t partition, int64_t
     const size_t shard = _replicas.shard_of(topic->id, partition);
     group_manager* m = _managers[shard].get();
     auto fn = [m, partition, producer_id, commit] {
-        m->complete_txn(partition, producer_id, commit);
+        m->offsets().complete_txn(partition, producer_id, commit);
         return 0;
     };
     co_await _replicas.run_on_shard<int>(shard, fn);
@@ -236,7 +236,7 @@ asio::awaitable<offset_fetch_result> group_coordinator::fetch_offsets(
     }
     group_manager* m = _managers[*shard].get();
     auto fn = [m, &group_id, &partitions, require_stable] {
-        return m->fetch_offsets(group_id, partitions, require_stable);
+        return m->offsets().fetch_offsets(group_id, partitions, require_stable);
     };
     co_return co_await _replicas.run_on_shard<offset_fetch_result>(*shard, fn);
 }
@@ -249,20 +249,18 @@ asio::awaitable<error_code> group_coordinator::delete_offsets(
         co_return error_code::not_coordinator;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id, &items] { return m->delete_offsets(group_id, items); };
+    auto fn = [m, &group_id, &items] { return m->offsets().delete_offsets(group_id, items); };
     co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
 }
 
-asio::awaitable<std::vector<protocol::list_groups_response::listed_group>>
-group_coordinator::list_groups(const list_groups_filter& filter, bool& loading) {
+asio::awaitable<std::vector<listed_group>> group_coordinator::list_groups(
+    const list_groups_filter& filter, bool& loading) {
     count(group_api::list_groups);
-    std::vector<protocol::list_groups_response::listed_group> all;
+    std::vector<listed_group> all;
     for (size_t shard = 0; shard < _managers.size(); ++shard) {
         group_manager* m = _managers[shard].get();
-        auto fn = [m, &filter, &loading] { return m->list_groups(filter, loading); };
-        auto part =
-            co_await _replicas
-                .run_on_shard<std::vector<protocol::list_groups_response::listed_group>>(shard, fn);
+        auto fn = [m, &filter, &loading] { return m->groups().list_groups(filter, loading); };
+        auto part = co_await _replicas.run_on_shard<std::vector<listed_group>>(shard, fn);
         for (auto& g : part) {
             all.push_back(std::move(g));
         }
@@ -270,19 +268,17 @@ group_coordinator::list_groups(const list_groups_filter& filter, bool& loading) 
     co_return all;
 }
 
-asio::awaitable<protocol::describe_groups_response::described_group>
-group_coordinator::describe_group(const std::string& group_id) {
+asio::awaitable<described_group> group_coordinator::describe_group(const std::string& group_id) {
     auto shard = shard_for(group_id);
     if (!shard) {
-        protocol::describe_groups_response::described_group g;
+        described_group g;
         g.group_id = group_id;
-        g.error_code = to_wire(error_code::not_coordinator);
+        g.error = error_code::not_coordinator;
         co_return g;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id] { return m->describe_group(group_id); };
-    co_return co_await _replicas.run_on_shard<protocol::describe_groups_response::described_group>(
-        *shard, fn);
+    auto fn = [m, &group_id] { return m->groups().describe_group(group_id); };
+    co_return co_await _replicas.run_on_shard<described_group>(*shard, fn);
 }
 
 asio::awaitable<error_code> group_coordinator::delete_group(const std::string& group_id) {

@@ -61,14 +61,13 @@ class group_coordinator {
     int32_t partition_for(const std::string& group_id) const;
 
     // ---- requests (from any reactor; each resumes on the caller's reactor)
-    asio::awaitable<protocol::join_group_response> join_group(
-        const protocol::join_group_request& req, const request_origin& origin);
-    asio::awaitable<protocol::sync_group_response> sync_group(
-        const protocol::sync_group_request& req, const request_origin& origin);
-    asio::awaitable<error_code> heartbeat(const protocol::heartbeat_request& req);
-    asio::awaitable<protocol::leave_group_response> leave_group(
-        const std::string& group_id,
-        const std::vector<protocol::leave_group_request::member_identity>& members);
+    asio::awaitable<join_group_result> join_group(const join_group_params& req,
+                                                  const request_origin& origin);
+    asio::awaitable<sync_group_result> sync_group(const sync_group_params& req,
+                                                  const request_origin& origin);
+    asio::awaitable<error_code> heartbeat(const heartbeat_params& req);
+    asio::awaitable<leave_group_result> leave_group(const std::string& group_id,
+                                                    const std::vector<leaving_member>& members);
     // With `txn`: TxnOffsetCommit (pending until the producer's marker).
     asio::awaitable<error_code> commit_offsets(const std::string& group_id, int32_t generation_id,
                                                const std::string& member_id,
@@ -86,10 +85,9 @@ class group_coordinator {
                                                std::vector<offset_delete_item>& items);
     // Every group this broker coordinates; `loading` when some partition is
     // still loading (ListGroups answers COORDINATOR_LOAD_IN_PROGRESS then).
-    asio::awaitable<std::vector<protocol::list_groups_response::listed_group>> list_groups(
-        const list_groups_filter& filter, bool& loading);
-    asio::awaitable<protocol::describe_groups_response::described_group> describe_group(
-        const std::string& group_id);
+    asio::awaitable<std::vector<listed_group>> list_groups(const list_groups_filter& filter,
+                                                           bool& loading);
+    asio::awaitable<described_group> describe_group(const std::string& group_id);
     asio::awaitable<error_code> delete_group(const std::string& group_id);
 
     // Any thread (the controller's image listener): topics in `prev` that are

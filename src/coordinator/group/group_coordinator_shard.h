@@ -2,10 +2,10 @@
 // group_coordinator_shard: the groups of one __consumer_offsets partition,
 // as the coordinator runtime loads and unloads them (Kafka's
 // GroupCoordinatorShard). While loading it replays the partition's batches
-// into an offsets_loader; once loaded, group_manager serves its groups; on
-// resignation they are unloaded (Dead, waiters answered NOT_COORDINATOR).
-// What loading and unloading do to the groups is group_manager's, handed in
-// as callbacks.
+// into an offsets_loader; once loaded, group_metadata_manager serves its
+// groups and offset_metadata_manager their offsets; on resignation they are
+// unloaded (Dead, waiters answered NOT_COORDINATOR). What loading and
+// unloading do is the managers', handed in by group_manager as callbacks.
 #include <functional>
 #include <map>
 #include <memory>

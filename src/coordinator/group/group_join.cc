@@ -1,4 +1,4 @@
-// The join phase of the classic rebalance protocol in group_manager:
+// The join phase of the classic rebalance protocol in group_metadata_manager:
 // JoinGroup, entering PreparingRebalance, and completing the join into the
 // next generation (Kafka's GroupCoordinator; seed inventory GRP-05..10,
 // KIP-345 static membership, KIP-394 member ids required before joining,
@@ -9,22 +9,13 @@
 
 #include "common/logging/loggers.h"
 #include "coordinator/group/delayed_join.h"
-#include "coordinator/group/group_manager.h"
+#include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
 namespace {
 
-std::vector<member_protocol> protocols_of(const protocol::join_group_request& req) {
-    std::vector<member_protocol> out;
-    out.reserve(req.protocols.size());
-    for (const auto& p : req.protocols) {
-        out.push_back({p.name, p.metadata});
-    }
-    return out;
-}
-
-std::set<std::string> protocol_names_of(const protocol::join_group_request& req) {
+std::set<std::string> protocol_names_of(const join_group_params& req) {
     std::set<std::string> out;
     for (const auto& p : req.protocols) {
         out.insert(p.name);
@@ -33,7 +24,7 @@ std::set<std::string> protocol_names_of(const protocol::join_group_request& req)
 }
 
 // Our reason for a rebalance, and the client's own (JoinGroup v8+, KIP-800).
-std::string rebalance_reason(std::string ours, const protocol::join_group_request& req) {
+std::string rebalance_reason(std::string ours, const join_group_params& req) {
     if (req.reason && !req.reason->empty()) {
         ours += " (client: " + *req.reason + ")";
     }
@@ -52,20 +43,20 @@ bool supports_skip_assignment(const request_origin& origin) {
 
 }  // namespace
 
-std::string group_manager::new_member_id(const std::string& client_id,
-                                         const std::optional<std::string>& group_instance_id) {
+std::string group_metadata_manager::new_member_id(
+    const std::string& client_id, const std::optional<std::string>& group_instance_id) {
     return group_instance_id.value_or(client_id) + "-" + random_java_uuid_string();
 }
 
 // ---- JoinGroup ----------------------------------------------------------------
 
-void group_manager::join_group(const protocol::join_group_request& req,
-                               const request_origin& origin, join_callback cb) {
+void group_metadata_manager::join_group(const join_group_params& req, const request_origin& origin,
+                                        join_callback cb) {
     if (req.group_id.empty()) {
         cb(join_error(req.member_id, error_code::invalid_group_id));
         return;
     }
-    if (auto status = coordinator_status(req.group_id); status != error_code::none) {
+    if (auto status = _partitions.status(req.group_id); status != error_code::none) {
         cb(join_error(req.member_id, status));
         return;
     }
@@ -115,9 +106,9 @@ void group_manager::join_group(const protocol::join_group_request& req,
     }
 }
 
-void group_manager::join_unknown_member(const group_ptr& group,
-                                        const protocol::join_group_request& req,
-                                        const request_origin& origin, join_callback cb) {
+void group_metadata_manager::join_unknown_member(const group_ptr& group,
+                                                 const join_group_params& req,
+                                                 const request_origin& origin, join_callback cb) {
     if (group->is(group_state::dead)) {
         cb(join_error("", error_code::coordinator_not_available));
         return;
@@ -140,9 +131,8 @@ void group_manager::join_unknown_member(const group_ptr& group,
     }
 }
 
-void group_manager::join_known_member(const group_ptr& group,
-                                      const protocol::join_group_request& req,
-                                      const request_origin& origin, join_callback cb) {
+void group_metadata_manager::join_known_member(const group_ptr& group, const join_group_params& req,
+                                               const request_origin& origin, join_callback cb) {
     const std::string& member_id = req.member_id;
     if (group->is(group_state::dead)) {
         cb(join_error(member_id, error_code::coordinator_not_available));
@@ -172,7 +162,7 @@ void group_manager::join_known_member(const group_ptr& group,
         return;
     }
     group_member& member = *group->get(member_id);
-    const auto protocols = protocols_of(req);
+    const auto protocols = req.protocols;
     switch (group->state()) {
         case group_state::preparing_rebalance:
             update_member_and_rebalance(group, member, req, std::move(cb));
@@ -201,10 +191,11 @@ void group_manager::join_known_member(const group_ptr& group,
     }
 }
 
-void group_manager::join_static_member(const group_ptr& group,
-                                       const protocol::join_group_request& req,
-                                       const request_origin& origin,
-                                       const std::string& new_member_id, join_callback cb) {
+void group_metadata_manager::join_static_member(const group_ptr& group,
+                                                const join_group_params& req,
+                                                const request_origin& origin,
+                                                const std::string& new_member_id,
+                                                join_callback cb) {
     const std::string& instance = *req.group_instance_id;
     const auto existing = group->static_member_id(instance);
     if (!existing) {
@@ -223,7 +214,7 @@ void group_manager::join_static_member(const group_ptr& group,
             const auto old_protocols = member->protocols();
             const int32_t old_rebalance_timeout = member->rebalance_timeout_ms();
             const int32_t old_session_timeout = member->session_timeout_ms();
-            member->update(protocols_of(req), req.rebalance_timeout_ms, req.session_timeout_ms);
+            member->update(req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms);
             complete_and_schedule_next_heartbeat(group, *member, member->session_timeout_ms());
             if (group->is(group_state::completing_rebalance)) {
                 // The leader may have assigned to the old id: rebalance again.
@@ -276,13 +267,14 @@ void group_manager::join_static_member(const group_ptr& group,
     }
 }
 
-void group_manager::add_member_and_rebalance(const group_ptr& group,
-                                             const protocol::join_group_request& req,
-                                             const request_origin& origin,
-                                             const std::string& member_id, join_callback cb) {
+void group_metadata_manager::add_member_and_rebalance(const group_ptr& group,
+                                                      const join_group_params& req,
+                                                      const request_origin& origin,
+                                                      const std::string& member_id,
+                                                      join_callback cb) {
     auto member = std::make_unique<group_member>(
         member_id, req.group_instance_id, origin.client_id, origin.client_host,
-        req.rebalance_timeout_ms, req.session_timeout_ms, req.protocol_type, protocols_of(req));
+        req.rebalance_timeout_ms, req.session_timeout_ms, req.protocol_type, req.protocols);
     member->is_new = true;
     // A first generation still gathering members waits a little longer.
     if (group->is(group_state::preparing_rebalance) && group->generation_id() == 0) {
@@ -296,10 +288,11 @@ void group_manager::add_member_and_rebalance(const group_ptr& group,
     maybe_prepare_rebalance(group, rebalance_reason("adding new member " + member_id, req));
 }
 
-void group_manager::update_member_and_rebalance(const group_ptr& group, group_member& member,
-                                                const protocol::join_group_request& req,
-                                                join_callback cb) {
-    member.update(protocols_of(req), req.rebalance_timeout_ms, req.session_timeout_ms);
+void group_metadata_manager::update_member_and_rebalance(const group_ptr& group,
+                                                         group_member& member,
+                                                         const join_group_params& req,
+                                                         join_callback cb) {
+    member.update(req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms);
     // A client sends one JoinGroup at a time; a second one replaces the first,
     // which must still get an answer.
     member.complete_join(join_error(member.member_id(), error_code::rebalance_in_progress));
@@ -308,13 +301,14 @@ void group_manager::update_member_and_rebalance(const group_ptr& group, group_me
         group, rebalance_reason("updating metadata of member " + member.member_id(), req));
 }
 
-void group_manager::maybe_prepare_rebalance(const group_ptr& group, const std::string& reason) {
+void group_metadata_manager::maybe_prepare_rebalance(const group_ptr& group,
+                                                     const std::string& reason) {
     if (group->can_rebalance()) {
         prepare_rebalance(group, reason);
     }
 }
 
-void group_manager::prepare_rebalance(const group_ptr& group, const std::string& reason) {
+void group_metadata_manager::prepare_rebalance(const group_ptr& group, const std::string& reason) {
     if (group->is(group_state::completing_rebalance)) {
         // Members waiting for the leader's assignment must rejoin instead.
         reset_and_propagate_assignment_error(*group, error_code::rebalance_in_progress);
@@ -339,14 +333,14 @@ void group_manager::prepare_rebalance(const group_ptr& group, const std::string&
     _joins.try_complete_else_watch(op, {group->group_id()});
 }
 
-void group_manager::schedule_initial_join(const std::shared_ptr<classic_group>& group,
-                                          int64_t delay_ms, int64_t remaining_ms) {
+void group_metadata_manager::schedule_initial_join(const std::shared_ptr<classic_group>& group,
+                                                   int64_t delay_ms, int64_t remaining_ms) {
     auto op = std::make_shared<initial_delayed_join>(
         *this, group, _config.initial_rebalance_delay_ms, delay_ms, remaining_ms);
     _joins.try_complete_else_watch(op, {group->group_id()});
 }
 
-void group_manager::on_complete_join(const std::shared_ptr<classic_group>& group) {
+void group_metadata_manager::on_complete_join(const std::shared_ptr<classic_group>& group) {
     if (group->is(group_state::dead)) {
         return;
     }

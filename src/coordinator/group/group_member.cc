@@ -52,7 +52,7 @@ std::string group_member::vote(const std::set<std::string>& candidates) const {
     return {};
 }
 
-bool group_member::complete_join(protocol::join_group_response r) {
+bool group_member::complete_join(join_group_result r) {
     if (!_awaiting_join) {
         return false;
     }
@@ -63,7 +63,7 @@ bool group_member::complete_join(protocol::join_group_response r) {
     return true;
 }
 
-bool group_member::complete_sync(protocol::sync_group_response r) {
+bool group_member::complete_sync(sync_group_result r) {
     if (!_awaiting_sync) {
         return false;
     }

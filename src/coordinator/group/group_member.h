@@ -18,20 +18,12 @@
 #include <vector>
 
 #include "common/bytes.h"
-#include "protocol/generated/join_group_response.h"
-#include "protocol/generated/sync_group_response.h"
+#include "coordinator/group/group_api.h"
 
 namespace samsa::coordinator {
 
-using join_callback = std::function<void(protocol::join_group_response)>;
-using sync_callback = std::function<void(protocol::sync_group_response)>;
-
-struct member_protocol {
-    std::string name;
-    bytes metadata;
-
-    bool operator==(const member_protocol&) const = default;
-};
+using join_callback = std::function<void(join_group_result)>;
+using sync_callback = std::function<void(sync_group_result)>;
 
 class group_member {
   public:
@@ -77,8 +69,8 @@ class group_member {
     void await_join(join_callback cb) { _awaiting_join = std::move(cb); }
     void await_sync(sync_callback cb) { _awaiting_sync = std::move(cb); }
     // Invokes and clears the callback; false if there was none.
-    bool complete_join(protocol::join_group_response r);
-    bool complete_sync(protocol::sync_group_response r);
+    bool complete_join(join_group_result r);
+    bool complete_sync(sync_group_result r);
 
     // ---- liveness (Kafka's heartbeatSatisfied and isNew)
     // A member added by this rebalance that has not had its join response

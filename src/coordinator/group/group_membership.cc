@@ -1,4 +1,4 @@
-// The rest of the classic rebalance protocol in group_manager: SyncGroup
+// The rest of the classic rebalance protocol in group_metadata_manager: SyncGroup
 // (the leader's assignment, stored before anyone learns it), Heartbeat
 // (sessions), LeaveGroup, and the removal of members that leave, expire or
 // never sync (Kafka's GroupCoordinator; seed inventory GRP-11..14, KIP-345).
@@ -7,19 +7,19 @@
 #include "common/logging/loggers.h"
 #include "coordinator/group/delayed_heartbeat.h"
 #include "coordinator/group/delayed_sync.h"
-#include "coordinator/group/group_manager.h"
+#include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
 // ---- SyncGroup ------------------------------------------------------------------
 
-void group_manager::sync_group(const protocol::sync_group_request& req,
-                               const request_origin& origin, sync_callback cb) {
+void group_metadata_manager::sync_group(const sync_group_params& req, const request_origin& origin,
+                                        sync_callback cb) {
     if (req.group_id.empty()) {
         cb(sync_error(error_code::invalid_group_id));
         return;
     }
-    if (auto status = coordinator_status(req.group_id); status != error_code::none) {
+    if (auto status = _partitions.status(req.group_id); status != error_code::none) {
         cb(sync_error(status));
         return;
     }
@@ -67,9 +67,9 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
                 return;  // answered when the leader's assignment is stored
             }
             std::map<std::string, bytes> assignments;
-            for (const auto& a : req.assignments) {
-                if (group->has(a.member_id)) {
-                    assignments[a.member_id] = a.assignment;
+            for (const auto& [member_id, assignment] : req.assignments) {
+                if (group->has(member_id)) {
+                    assignments[member_id] = assignment;
                 }
             }
             for (const auto& [id, m] : group->members()) {
@@ -86,7 +86,7 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
             }
             const std::string group_id = group->group_id();
             const int32_t generation = group->generation_id();
-            when_appends_replicated(
+            _partitions.when_replicated(
                 group_id,
                 [this, group_id, generation, assignments = std::move(assignments)](error_code ec) {
                     group_ptr g = find_group(group_id);
@@ -115,7 +115,7 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
         case group_state::stable: {
             group->remove_pending_sync_member(req.member_id);
             complete_pending_sync(group->group_id());
-            protocol::sync_group_response resp;
+            sync_group_result resp;
             resp.protocol_type = group->protocol_type();
             resp.protocol_name = group->protocol_name();
             resp.assignment = member.assignment();
@@ -126,17 +126,18 @@ void group_manager::sync_group(const protocol::sync_group_request& req,
     }
 }
 
-void group_manager::reset_and_propagate_assignment_error(classic_group& group, error_code ec) {
+void group_metadata_manager::reset_and_propagate_assignment_error(classic_group& group,
+                                                                  error_code ec) {
     for (const auto& [id, m] : group.members()) {
         m->set_assignment({});
         m->complete_sync(sync_error(ec));
     }
 }
 
-void group_manager::propagate_assignment(classic_group& group,
-                                         const std::map<std::string, bytes>& assignments) {
+void group_metadata_manager::propagate_assignment(classic_group& group,
+                                                  const std::map<std::string, bytes>& assignments) {
     std::shared_ptr<classic_group> shared;
-    if (auto* part = serving_partition(group.group_id())) {
+    if (auto* part = _partitions.serving(group.group_id())) {
         auto it = part->groups.find(group.group_id());
         if (it != part->groups.end()) {
             shared = it->second;
@@ -145,7 +146,7 @@ void group_manager::propagate_assignment(classic_group& group,
     for (const auto& [id, m] : group.members()) {
         auto a = assignments.find(id);
         m->set_assignment(a == assignments.end() ? bytes{} : a->second);
-        protocol::sync_group_response resp;
+        sync_group_result resp;
         resp.protocol_type = group.protocol_type();
         resp.protocol_name = group.protocol_name();
         resp.assignment = m->assignment();
@@ -155,18 +156,18 @@ void group_manager::propagate_assignment(classic_group& group,
     }
 }
 
-void group_manager::schedule_pending_sync(const group_ptr& group) {
+void group_metadata_manager::schedule_pending_sync(const group_ptr& group) {
     auto op = std::make_shared<delayed_sync>(*this, group, group->generation_id(),
                                              group->rebalance_timeout_ms());
     _syncs.try_complete_else_watch(op, {group->group_id()});
 }
 
-void group_manager::complete_pending_sync(const std::string& group_id) {
+void group_metadata_manager::complete_pending_sync(const std::string& group_id) {
     _syncs.check_and_complete(group_id);
 }
 
-void group_manager::on_expire_pending_sync(const std::shared_ptr<classic_group>& group,
-                                           int32_t generation_id) {
+void group_metadata_manager::on_expire_pending_sync(const std::shared_ptr<classic_group>& group,
+                                                    int32_t generation_id) {
     if (group->generation_id() != generation_id ||
         !(group->is(group_state::completing_rebalance) || group->is(group_state::stable)) ||
         group->pending_sync_members().empty()) {
@@ -184,11 +185,11 @@ void group_manager::on_expire_pending_sync(const std::shared_ptr<classic_group>&
 
 // ---- Heartbeat --------------------------------------------------------------------
 
-error_code group_manager::heartbeat(const protocol::heartbeat_request& req) {
+error_code group_metadata_manager::heartbeat(const heartbeat_params& req) {
     if (req.group_id.empty()) {
         return error_code::invalid_group_id;
     }
-    if (auto status = coordinator_status(req.group_id); status != error_code::none) {
+    if (auto status = _partitions.status(req.group_id); status != error_code::none) {
         return status;
     }
     group_ptr group = find_group(req.group_id);
@@ -227,8 +228,9 @@ error_code group_manager::heartbeat(const protocol::heartbeat_request& req) {
     return error_code::none;
 }
 
-void group_manager::complete_and_schedule_next_heartbeat(const group_ptr& group,
-                                                         group_member& member, int64_t timeout_ms) {
+void group_metadata_manager::complete_and_schedule_next_heartbeat(const group_ptr& group,
+                                                                  group_member& member,
+                                                                  int64_t timeout_ms) {
     const std::string key = member_key(group->group_id(), member.member_id());
     member.heartbeat_satisfied = true;
     _heartbeats.check_and_complete(key);
@@ -238,19 +240,20 @@ void group_manager::complete_and_schedule_next_heartbeat(const group_ptr& group,
     _heartbeats.try_complete_else_watch(op, {key});
 }
 
-void group_manager::schedule_pending_member_expiration(const group_ptr& group,
-                                                       const std::string& member_id,
-                                                       int64_t timeout_ms) {
+void group_metadata_manager::schedule_pending_member_expiration(const group_ptr& group,
+                                                                const std::string& member_id,
+                                                                int64_t timeout_ms) {
     auto op = std::make_shared<delayed_heartbeat>(*this, group, member_id, true, timeout_ms);
     _heartbeats.try_complete_else_watch(op, {member_key(group->group_id(), member_id)});
 }
 
-void group_manager::remove_heartbeat(const std::string& group_id, const std::string& member_id) {
+void group_metadata_manager::remove_heartbeat(const std::string& group_id,
+                                              const std::string& member_id) {
     _heartbeats.check_and_complete(member_key(group_id, member_id));
 }
 
-void group_manager::on_expire_heartbeat(const std::shared_ptr<classic_group>& group,
-                                        const std::string& member_id, bool is_pending) {
+void group_metadata_manager::on_expire_heartbeat(const std::shared_ptr<classic_group>& group,
+                                                 const std::string& member_id, bool is_pending) {
     if (group->is(group_state::dead)) {
         return;
     }
@@ -270,24 +273,23 @@ void group_manager::on_expire_heartbeat(const std::shared_ptr<classic_group>& gr
 
 // ---- LeaveGroup ---------------------------------------------------------------------
 
-protocol::leave_group_response group_manager::leave_group(
-    const std::string& group_id,
-    const std::vector<protocol::leave_group_request::member_identity>& members) {
-    protocol::leave_group_response resp;
+leave_group_result group_metadata_manager::leave_group(const std::string& group_id,
+                                                       const std::vector<leaving_member>& members) {
+    leave_group_result resp;
     auto respond_each = [&](error_code ec) {
         for (const auto& m : members) {
             auto& out = resp.members.emplace_back();
             out.member_id = m.member_id;
             out.group_instance_id = m.group_instance_id;
-            out.error_code = to_wire(ec);
+            out.error = ec;
         }
     };
     if (group_id.empty()) {
-        resp.error_code = to_wire(error_code::invalid_group_id);
+        resp.error = error_code::invalid_group_id;
         return resp;
     }
-    if (auto status = coordinator_status(group_id); status != error_code::none) {
-        resp.error_code = to_wire(status);
+    if (auto status = _partitions.status(group_id); status != error_code::none) {
+        resp.error = status;
         return resp;
     }
     group_ptr group = find_group(group_id);
@@ -296,7 +298,7 @@ protocol::leave_group_response group_manager::leave_group(
         return resp;
     }
     if (group->is(group_state::dead)) {
-        resp.error_code = to_wire(error_code::coordinator_not_available);
+        resp.error = error_code::coordinator_not_available;
         return resp;
     }
     for (const auto& leaving : members) {
@@ -324,14 +326,14 @@ protocol::leave_group_response group_manager::leave_group(
         auto& out = resp.members.emplace_back();
         out.member_id = leaving.member_id;
         out.group_instance_id = leaving.group_instance_id;
-        out.error_code = to_wire(ec);
+        out.error = ec;
     }
     return resp;
 }
 
-void group_manager::remove_member_and_update_group(const group_ptr& group,
-                                                   const std::string& member_id,
-                                                   const std::string& reason) {
+void group_metadata_manager::remove_member_and_update_group(const group_ptr& group,
+                                                            const std::string& member_id,
+                                                            const std::string& reason) {
     group->remove(member_id);
     remove_heartbeat(group->group_id(), member_id);
     switch (group->state()) {
@@ -348,8 +350,8 @@ void group_manager::remove_member_and_update_group(const group_ptr& group,
     }
 }
 
-void group_manager::remove_pending_member_and_update_group(const group_ptr& group,
-                                                           const std::string& member_id) {
+void group_metadata_manager::remove_pending_member_and_update_group(const group_ptr& group,
+                                                                    const std::string& member_id) {
     group->remove_pending_member(member_id);
     remove_heartbeat(group->group_id(), member_id);
     if (group->is(group_state::preparing_rebalance)) {

@@ -18,7 +18,7 @@
 // fail the load on them but a compacted log may hold what an older writer
 // left: losing one offset is better than a coordinator that never loads.
 //
-// No I/O here: group_manager reads the log in chunks and feeds the bytes.
+// No I/O here: the coordinator runtime reads the log in chunks and feeds the bytes.
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -24,7 +24,12 @@ asio::awaitable<heartbeat_response> handle(request_context& ctx, heartbeat_reque
         resp.error_code = to_wire(error_code::coordinator_not_available);
         co_return resp;
     }
-    const error_code ec = co_await ctx.broker->groups->heartbeat(req);
+    coordinator::heartbeat_params params;
+    params.group_id = req.group_id;
+    params.generation_id = req.generation_id;
+    params.member_id = req.member_id;
+    params.group_instance_id = req.group_instance_id;
+    const error_code ec = co_await ctx.broker->groups->heartbeat(params);
     resp.error_code = to_wire(ec);
     co_return resp;
 }

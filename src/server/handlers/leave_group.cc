@@ -28,7 +28,19 @@ asio::awaitable<leave_group_response> handle(request_context& ctx, leave_group_r
     } else if (!ctx.broker->groups) {
         resp.error_code = to_wire(error_code::coordinator_not_available);
     } else {
-        resp = co_await ctx.broker->groups->leave_group(req.group_id, req.members);
+        std::vector<coordinator::leaving_member> members;
+        members.reserve(req.members.size());
+        for (const auto& m : req.members) {
+            members.push_back({m.member_id, m.group_instance_id, m.reason});
+        }
+        auto result = co_await ctx.broker->groups->leave_group(req.group_id, members);
+        resp.error_code = to_wire(result.error);
+        for (auto& m : result.members) {
+            auto& out = resp.members.emplace_back();
+            out.member_id = std::move(m.member_id);
+            out.group_instance_id = std::move(m.group_instance_id);
+            out.error_code = to_wire(m.error);
+        }
     }
     if (version < 3 && resp.error_code == 0) {
         // Before v3 the member's error is the response's.

@@ -48,7 +48,13 @@ asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_r
         }
     }
     bool loading = false;
-    resp.groups = co_await ctx.broker->groups->list_groups(filter, loading);
+    for (auto& g : co_await ctx.broker->groups->list_groups(filter, loading)) {
+        auto& out = resp.groups.emplace_back();
+        out.group_id = std::move(g.group_id);
+        out.protocol_type = std::move(g.protocol_type);
+        out.group_state = std::move(g.group_state);
+        out.group_type = std::move(g.group_type);
+    }
     if (loading) {
         resp.error_code = to_wire(error_code::coordinator_load_in_progress);
     }

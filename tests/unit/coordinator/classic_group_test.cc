@@ -60,12 +60,12 @@ TEST(classic_group, an_empty_group_accepts_any_non_empty_protocol_list) {
 TEST(classic_group, join_phase_counts_rejoined_members_and_pending_ids) {
     classic_group g("g", group_state::empty, 0);
     int answered = 0;
-    g.add(member("m1", {{"range", {}}}), [&](protocol::join_group_response) { ++answered; });
+    g.add(member("m1", {{"range", {}}}), [&](join_group_result) { ++answered; });
     g.add(member("m2", {{"range", {}}}));
     EXPECT_EQ(g.num_awaiting_join(), 1u);
     EXPECT_FALSE(g.has_all_members_joined());
     EXPECT_EQ(g.not_yet_rejoined_members(), std::vector<std::string>{"m2"});
-    g.get("m2")->await_join([&](protocol::join_group_response) { ++answered; });
+    g.get("m2")->await_join([&](join_group_result) { ++answered; });
     EXPECT_TRUE(g.has_all_members_joined());
     g.add_pending_member("m3");
     EXPECT_FALSE(g.has_all_members_joined());
@@ -79,7 +79,7 @@ TEST(classic_group, join_phase_counts_rejoined_members_and_pending_ids) {
 TEST(classic_group, a_leader_that_did_not_rejoin_is_replaced_by_one_that_did) {
     classic_group g("g", group_state::empty, 0);
     g.add(member("m1", {{"range", {}}}));
-    g.add(member("m2", {{"range", {}}}), [](protocol::join_group_response) {});
+    g.add(member("m2", {{"range", {}}}), [](join_group_result) {});
     EXPECT_TRUE(g.maybe_elect_new_joined_leader());
     EXPECT_EQ(g.leader_id(), "m2");
 }
@@ -103,13 +103,13 @@ TEST(classic_group, next_generation_sends_the_leader_every_members_metadata) {
 
 TEST(classic_group, replacing_a_static_member_fences_the_old_instance) {
     classic_group g("g", group_state::empty, 0);
-    std::optional<int16_t> old_answer;
+    std::optional<error_code> old_answer;
     g.add(member("old", {{"range", {}}}, "instance-1"),
-          [&](protocol::join_group_response r) { old_answer = r.error_code; });
+          [&](join_group_result r) { old_answer = r.error; });
     EXPECT_EQ(g.static_member_id("instance-1"), "old");
     auto* m = g.replace_static_member("instance-1", "old", "new");
     EXPECT_EQ(m->member_id(), "new");
-    EXPECT_EQ(old_answer, to_wire(error_code::fenced_instance_id));
+    EXPECT_EQ(old_answer, error_code::fenced_instance_id);
     EXPECT_TRUE(g.has("new"));
     EXPECT_FALSE(g.has("old"));
     EXPECT_EQ(g.leader_id(), "new");

@@ -16,8 +16,8 @@
 
 namespace samsa::coordinator::testing {
 
-using join_result = std::shared_ptr<std::optional<protocol::join_group_response>>;
-using sync_result = std::shared_ptr<std::optional<protocol::sync_group_response>>;
+using join_result = std::shared_ptr<std::optional<join_group_result>>;
+using sync_result = std::shared_ptr<std::optional<sync_group_result>>;
 
 class group_manager_fixture : public ::testing::Test {
   protected:
@@ -82,9 +82,8 @@ class group_manager_fixture : public ::testing::Test {
         run_posted();
     }
 
-    static std::vector<protocol::join_group_request::join_group_request_protocol> protocols(
-        std::vector<std::string> names) {
-        std::vector<protocol::join_group_request::join_group_request_protocol> out;
+    static std::vector<member_protocol> protocols(std::vector<std::string> names) {
+        std::vector<member_protocol> out;
         for (auto& n : names) {
             auto& p = out.emplace_back();
             p.name = n;
@@ -97,7 +96,7 @@ class group_manager_fixture : public ::testing::Test {
                      std::optional<std::string> instance = std::nullopt,
                      std::vector<std::string> protocol_names = {"range"},
                      int32_t session_timeout = 1000, int32_t rebalance_timeout = 2000) {
-        protocol::join_group_request req;
+        join_group_params req;
         req.group_id = group;
         req.member_id = member_id;
         req.group_instance_id = std::move(instance);
@@ -105,49 +104,47 @@ class group_manager_fixture : public ::testing::Test {
         req.rebalance_timeout_ms = rebalance_timeout;
         req.protocol_type = "consumer";
         req.protocols = protocols(std::move(protocol_names));
-        auto out = std::make_shared<std::optional<protocol::join_group_response>>();
-        manager->join_group(req, {"client", "/127.0.0.1", version},
-                            [out](protocol::join_group_response r) { *out = std::move(r); });
+        auto out = std::make_shared<std::optional<join_group_result>>();
+        manager->groups().join_group(req, {"client", "/127.0.0.1", version},
+                                     [out](join_group_result r) { *out = std::move(r); });
         return out;
     }
 
     sync_result sync(const std::string& group, const std::string& member_id, int32_t generation,
                      std::map<std::string, bytes> assignments = {},
                      std::optional<std::string> instance = std::nullopt) {
-        protocol::sync_group_request req;
+        sync_group_params req;
         req.group_id = group;
         req.member_id = member_id;
         req.generation_id = generation;
         req.group_instance_id = std::move(instance);
         for (auto& [id, a] : assignments) {
-            auto& e = req.assignments.emplace_back();
-            e.member_id = id;
-            e.assignment = a;
+            req.assignments.emplace_back(id, a);
         }
-        auto out = std::make_shared<std::optional<protocol::sync_group_response>>();
-        manager->sync_group(req, {"client", "/127.0.0.1", 3},
-                            [out](protocol::sync_group_response r) { *out = std::move(r); });
+        auto out = std::make_shared<std::optional<sync_group_result>>();
+        manager->groups().sync_group(req, {"client", "/127.0.0.1", 3},
+                                     [out](sync_group_result r) { *out = std::move(r); });
         return out;
     }
 
     error_code heartbeat(const std::string& group, const std::string& member_id, int32_t generation,
                          std::optional<std::string> instance = std::nullopt) {
-        protocol::heartbeat_request req;
+        heartbeat_params req;
         req.group_id = group;
         req.member_id = member_id;
         req.generation_id = generation;
         req.group_instance_id = std::move(instance);
-        return manager->heartbeat(req);
+        return manager->groups().heartbeat(req);
     }
 
     error_code leave(const std::string& group, const std::string& member_id) {
-        protocol::leave_group_request::member_identity m;
+        leaving_member m;
         m.member_id = member_id;
-        auto r = manager->leave_group(group, {m});
-        if (r.error_code != 0) {
-            return error_code(r.error_code);
+        auto r = manager->groups().leave_group(group, {m});
+        if (r.error != error_code::none) {
+            return r.error;
         }
-        return error_code(r.members.at(0).error_code);
+        return r.members.at(0).error;
     }
 
     error_code commit(const std::string& group, int32_t generation, const std::string& member_id,
@@ -156,13 +153,13 @@ class group_manager_fixture : public ::testing::Test {
         std::vector<offset_commit_item> items(1);
         items[0].tp = {topic, partition_index};
         items[0].value = {offset, -1, std::move(metadata), wall, std::nullopt};
-        manager->commit_offsets(group, generation, member_id, std::nullopt, items);
+        manager->offsets().commit_offsets(group, generation, member_id, std::nullopt, items);
         return items[0].error;
     }
 
     int64_t committed(const std::string& group, const std::string& topic, int32_t p) {
         std::vector<storage::topic_partition> tps{{topic, p}};
-        auto r = manager->fetch_offsets(group, tps, false);
+        auto r = manager->offsets().fetch_offsets(group, tps, false);
         EXPECT_EQ(r.error, error_code::none);
         return r.partitions.at(0).offset;
     }
@@ -174,20 +171,22 @@ class group_manager_fixture : public ::testing::Test {
         auto j = join(group, "", 5, instance);
         if (!instance) {
             // v5 asks for a member id first (KIP-394).
-            EXPECT_EQ(j->value().error_code, to_wire(error_code::member_id_required));
+            EXPECT_EQ(j->value().error, error_code::member_id_required);
             j = join(group, j->value().member_id, 5);
         }
         advance(1);
         EXPECT_TRUE(j->has_value());
         const auto& r = j->value();
-        EXPECT_EQ(r.error_code, 0);
+        EXPECT_EQ(r.error, error_code::none);
         auto s = sync(group, r.member_id, r.generation_id, {{r.member_id, bytes{1}}}, instance);
         EXPECT_TRUE(s->has_value());
         return r.member_id;
     }
 
-    int32_t generation(const std::string& group) { return manager->group(group)->generation_id(); }
-    group_state state(const std::string& group) { return manager->group(group)->state(); }
+    int32_t generation(const std::string& group) {
+        return manager->groups().group(group)->generation_id();
+    }
+    group_state state(const std::string& group) { return manager->groups().group(group)->state(); }
 
     group_config config;
     asio::io_context io;

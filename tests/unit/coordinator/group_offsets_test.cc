@@ -28,7 +28,7 @@ TEST_F(group_offsets_test, members_commit_with_their_generation) {
 TEST_F(group_offsets_test, simple_commits_need_a_group_without_members) {
     EXPECT_EQ(commit("simple", -1, "", "t", 0, 10), error_code::none);
     EXPECT_EQ(committed("simple", "t", 0), 10);
-    EXPECT_EQ(manager->group("simple")->protocol_type(), std::nullopt);
+    EXPECT_EQ(manager->groups().group("simple")->protocol_type(), std::nullopt);
     // A generation the coordinator never saw, for a group it does not know.
     EXPECT_EQ(commit("unknown", 3, "m", "t", 0, 1), error_code::illegal_generation);
     stable_group_of_one("managed");
@@ -45,12 +45,12 @@ TEST_F(group_offsets_test, commit_metadata_over_the_limit_is_refused) {
 TEST_F(group_offsets_test, fetch_all_offsets_of_a_group) {
     commit("g", -1, "", "a", 0, 1);
     commit("g", -1, "", "b", 1, 2);
-    auto r = manager->fetch_offsets("g", std::nullopt, true);
+    auto r = manager->offsets().fetch_offsets("g", std::nullopt, true);
     EXPECT_EQ(r.error, error_code::none);
     ASSERT_EQ(r.partitions.size(), 2u);
     EXPECT_EQ(r.partitions[1].tp, (storage::topic_partition{"b", 1}));
     EXPECT_EQ(r.partitions[1].offset, 2);
-    EXPECT_TRUE(manager->fetch_offsets("nobody", std::nullopt, false).partitions.empty());
+    EXPECT_TRUE(manager->offsets().fetch_offsets("nobody", std::nullopt, false).partitions.empty());
 }
 
 TEST_F(group_offsets_test, a_reelected_coordinator_reloads_groups_and_offsets_from_the_log) {
@@ -71,7 +71,7 @@ TEST_F(group_offsets_test, a_reelected_coordinator_reloads_groups_and_offsets_fr
 
     EXPECT_EQ(committed("g", "t", 0), 101);
     EXPECT_EQ(committed("simple", "t", 3), 7);
-    EXPECT_EQ(manager->group("gone"), nullptr);
+    EXPECT_EQ(manager->groups().group("gone"), nullptr);
     // The member carries on in its generation: no rebalance after a reload.
     EXPECT_EQ(state("g"), group_state::stable);
     EXPECT_EQ(heartbeat("g", m1, 1), error_code::none);
@@ -85,7 +85,7 @@ TEST_F(group_offsets_test, a_reloaded_member_that_never_returns_expires) {
     manager->on_elected(0, partition.get());
     run_posted();
     advance(1001);
-    EXPECT_FALSE(manager->group("g")->has(m1));
+    EXPECT_FALSE(manager->groups().group("g")->has(m1));
 }
 
 TEST_F(group_offsets_test, loading_reads_the_log_in_chunks) {
@@ -109,8 +109,8 @@ TEST_F(group_offsets_test, describe_list_and_delete_groups) {
     commit("g", 1, m1, "t", 0, 5);
     commit("simple", -1, "", "t", 0, 5);
 
-    auto d = manager->describe_group("g");
-    EXPECT_EQ(d.error_code, 0);
+    auto d = manager->groups().describe_group("g");
+    EXPECT_EQ(d.error, error_code::none);
     EXPECT_EQ(d.group_state, "Stable");
     EXPECT_EQ(d.protocol_type, "consumer");
     EXPECT_EQ(d.protocol_data, "range");
@@ -118,20 +118,20 @@ TEST_F(group_offsets_test, describe_list_and_delete_groups) {
     EXPECT_EQ(d.members[0].member_id, m1);
     EXPECT_EQ(d.members[0].client_host, "/127.0.0.1");
     EXPECT_EQ(d.members[0].member_assignment, bytes{1});
-    EXPECT_EQ(manager->describe_group("nobody").group_state, "Dead");
+    EXPECT_EQ(manager->groups().describe_group("nobody").group_state, "Dead");
 
     bool loading = false;
-    EXPECT_EQ(manager->list_groups({}, loading).size(), 2u);
+    EXPECT_EQ(manager->groups().list_groups({}, loading).size(), 2u);
     list_groups_filter stable_only;
     stable_only.states = {group_state::stable};
-    auto listed = manager->list_groups(stable_only, loading);
+    auto listed = manager->groups().list_groups(stable_only, loading);
     ASSERT_EQ(listed.size(), 1u);
     EXPECT_EQ(listed[0].group_id, "g");
     EXPECT_EQ(listed[0].group_state, "Stable");
     EXPECT_EQ(listed[0].group_type, "classic");
     list_groups_filter consumer_type_only;
     consumer_type_only.classic_type = false;
-    EXPECT_TRUE(manager->list_groups(consumer_type_only, loading).empty());
+    EXPECT_TRUE(manager->groups().list_groups(consumer_type_only, loading).empty());
     EXPECT_FALSE(loading);
 
     EXPECT_EQ(manager->delete_group("g"), error_code::non_empty_group);
@@ -141,22 +141,20 @@ TEST_F(group_offsets_test, describe_list_and_delete_groups) {
     EXPECT_EQ(manager->delete_group("simple"), error_code::group_id_not_found);
     leave("g", m1);
     EXPECT_EQ(manager->delete_group("g"), error_code::none);
-    EXPECT_EQ(manager->describe_group("g").group_state, "Dead");
+    EXPECT_EQ(manager->groups().describe_group("g").group_state, "Dead");
 }
 
 TEST_F(group_offsets_test, offset_delete_spares_subscribed_topics_of_active_groups) {
     // A consumer subscription (v0) to topic "t".
     bytes sub = {0, 0, 0, 0, 0, 1, 0, 1, 't', 0xff, 0xff, 0xff, 0xff};
-    protocol::join_group_request req;
+    join_group_params req;
     req.group_id = "g";
     req.session_timeout_ms = 1000;
     req.rebalance_timeout_ms = 2000;
     req.protocol_type = "consumer";
-    auto& p = req.protocols.emplace_back();
-    p.name = "range";
-    p.metadata = sub;
-    std::optional<protocol::join_group_response> j;
-    manager->join_group(req, {"c", "/h", 3}, [&](protocol::join_group_response r) { j = r; });
+    req.protocols.push_back({"range", sub});
+    std::optional<join_group_result> j;
+    manager->groups().join_group(req, {"c", "/h", 3}, [&](join_group_result r) { j = r; });
     advance(1);
     ASSERT_TRUE(j);
     const std::string m = j->member_id;
@@ -167,27 +165,27 @@ TEST_F(group_offsets_test, offset_delete_spares_subscribed_topics_of_active_grou
     std::vector<offset_delete_item> items(2);
     items[0].tp = {"t", 0};
     items[1].tp = {"u", 0};
-    EXPECT_EQ(manager->delete_offsets("g", items), error_code::none);
+    EXPECT_EQ(manager->offsets().delete_offsets("g", items), error_code::none);
     EXPECT_EQ(items[0].error, error_code::group_subscribed_to_topic);
     EXPECT_EQ(items[1].error, error_code::none);
     EXPECT_EQ(committed("g", "u", 0), -1);
     EXPECT_EQ(committed("g", "t", 0), 1);
     std::vector<offset_delete_item> none;
-    EXPECT_EQ(manager->delete_offsets("nobody", none), error_code::group_id_not_found);
+    EXPECT_EQ(manager->offsets().delete_offsets("nobody", none), error_code::group_id_not_found);
 }
 
 TEST_F(group_offsets_test, offsets_of_empty_groups_expire_and_the_group_goes) {
     commit("simple", -1, "", "t", 0, 1);
     wall += config.offsets_retention_ms - 1;
-    EXPECT_EQ(manager->expire_offsets(), 0u);
+    EXPECT_EQ(manager->offsets().expire_offsets(), 0u);
     wall += 1;
-    EXPECT_EQ(manager->expire_offsets(), 1u);
-    EXPECT_EQ(manager->group("simple"), nullptr);
+    EXPECT_EQ(manager->offsets().expire_offsets(), 1u);
+    EXPECT_EQ(manager->groups().group("simple"), nullptr);
     // The tombstones are in the log: a reload does not bring them back.
     manager->on_resigned(0);
     manager->on_elected(0, partition.get());
     run_posted();
-    EXPECT_EQ(manager->group("simple"), nullptr);
+    EXPECT_EQ(manager->groups().group("simple"), nullptr);
 }
 
 TEST_F(group_offsets_test, the_retention_check_runs_on_its_interval) {
@@ -197,17 +195,17 @@ TEST_F(group_offsets_test, the_retention_check_runs_on_its_interval) {
     commit("simple", -1, "", "t", 0, 1);
     wall += 600;
     advance(1000);
-    EXPECT_EQ(manager->group("simple"), nullptr);
+    EXPECT_EQ(manager->groups().group("simple"), nullptr);
 }
 
 TEST_F(group_offsets_test, offsets_of_deleted_topics_are_removed) {
     commit("a", -1, "", "doomed", 0, 1);
     commit("a", -1, "", "kept", 0, 1);
     commit("b", -1, "", "doomed", 1, 1);
-    manager->remove_offsets_of_topics({"doomed"});
+    manager->offsets().remove_offsets_of_topics({"doomed"});
     EXPECT_EQ(committed("a", "doomed", 0), -1);
     EXPECT_EQ(committed("a", "kept", 0), 1);
-    EXPECT_EQ(manager->group("b"), nullptr);  // nothing left: the group went too
+    EXPECT_EQ(manager->groups().group("b"), nullptr);  // nothing left: the group went too
 }
 
 TEST_F(group_offsets_test, a_new_leader_epoch_while_leading_keeps_the_groups_serving) {

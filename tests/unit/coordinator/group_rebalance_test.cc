@@ -29,7 +29,7 @@ class group_rebalance_test : public group_manager_fixture {
 TEST_F(group_rebalance_test, first_join_requires_a_member_id_then_completes_the_first_generation) {
     auto first = join("g", "", 4);
     ASSERT_TRUE(first->has_value());
-    EXPECT_EQ(first->value().error_code, to_wire(error_code::member_id_required));
+    EXPECT_EQ(first->value().error, error_code::member_id_required);
     const std::string id = first->value().member_id;
     EXPECT_EQ(id.rfind("client-", 0), 0u);
     EXPECT_EQ(id.size(), std::string("client-").size() + 36);  // a java.util.UUID string
@@ -39,7 +39,7 @@ TEST_F(group_rebalance_test, first_join_requires_a_member_id_then_completes_the_
     advance(1);
     ASSERT_TRUE(j->has_value());
     const auto& r = j->value();
-    EXPECT_EQ(r.error_code, 0);
+    EXPECT_EQ(r.error, error_code::none);
     EXPECT_EQ(r.generation_id, 1);
     EXPECT_EQ(r.leader, id);
     EXPECT_EQ(r.protocol_name, "range");
@@ -49,7 +49,7 @@ TEST_F(group_rebalance_test, first_join_requires_a_member_id_then_completes_the_
     const int64_t log_end_before = partition->log()->log_end_offset();
     auto s = sync("g", id, 1, {{id, bytes{7, 7}}});
     ASSERT_TRUE(s->has_value());
-    EXPECT_EQ(s->value().error_code, 0);
+    EXPECT_EQ(s->value().error, error_code::none);
     EXPECT_EQ(s->value().assignment, (bytes{7, 7}));
     EXPECT_EQ(state("g"), group_state::stable);
     // The assignment was stored before the answer.
@@ -100,7 +100,7 @@ TEST_F(group_rebalance_test, a_member_without_heartbeats_is_removed_after_its_se
     advance(600);
     EXPECT_EQ(heartbeat("g", m1, 2), error_code::none);
     advance(600);  // m2's session (1000 ms) ran out; m1 heartbeated at 600
-    EXPECT_FALSE(manager->group("g")->has(m2));
+    EXPECT_FALSE(manager->groups().group("g")->has(m2));
     EXPECT_EQ(heartbeat("g", m1, 2), error_code::rebalance_in_progress);
     auto j1 = join("g", m1);
     ASSERT_TRUE(j1->has_value());  // every remaining member rejoined: no wait
@@ -123,7 +123,7 @@ TEST_F(group_rebalance_test, members_that_do_not_rejoin_in_the_rebalance_timeout
     ASSERT_TRUE(j1->has_value() && j3->has_value());
     EXPECT_EQ(j1->value().generation_id, 3);
     EXPECT_EQ(j1->value().members.size(), 2u);
-    EXPECT_FALSE(manager->group("g")->has(m2));
+    EXPECT_FALSE(manager->groups().group("g")->has(m2));
 }
 
 TEST_F(group_rebalance_test, a_member_that_never_syncs_is_removed_after_the_rebalance_timeout) {
@@ -140,21 +140,21 @@ TEST_F(group_rebalance_test, a_member_that_never_syncs_is_removed_after_the_reba
         heartbeat("g", m1, 3);
     }
     advance(10);
-    EXPECT_FALSE(manager->group("g")->has(m2));
+    EXPECT_FALSE(manager->groups().group("g")->has(m2));
     EXPECT_EQ(state("g"), group_state::preparing_rebalance);
 }
 
 TEST_F(group_rebalance_test, sync_errors_follow_kafka) {
     auto [m1, m2] = stable_group_of_two("g");
-    EXPECT_EQ(sync("g", "nobody", 2)->value().error_code, to_wire(error_code::unknown_member_id));
-    EXPECT_EQ(sync("g", m1, 1)->value().error_code, to_wire(error_code::illegal_generation));
-    EXPECT_EQ(sync("nogroup", m1, 1)->value().error_code, to_wire(error_code::unknown_member_id));
+    EXPECT_EQ(sync("g", "nobody", 2)->value().error, error_code::unknown_member_id);
+    EXPECT_EQ(sync("g", m1, 1)->value().error, error_code::illegal_generation);
+    EXPECT_EQ(sync("nogroup", m1, 1)->value().error, error_code::unknown_member_id);
     // A Stable group answers a late SyncGroup with the member's assignment.
     auto s = sync("g", m2, 2);
     ASSERT_TRUE(s->has_value());
     EXPECT_EQ(s->value().assignment, bytes{2});
     join("g", "");  // now PreparingRebalance
-    EXPECT_EQ(sync("g", m1, 2)->value().error_code, to_wire(error_code::rebalance_in_progress));
+    EXPECT_EQ(sync("g", m1, 2)->value().error, error_code::rebalance_in_progress);
 }
 
 TEST_F(group_rebalance_test, a_rejoin_during_completing_rebalance_tells_waiting_syncs_to_rejoin) {
@@ -167,20 +167,20 @@ TEST_F(group_rebalance_test, a_rejoin_during_completing_rebalance_tells_waiting_
     // m2 changes its protocols: a new rebalance; its pending sync is told so.
     auto again = join("g", m2, 3, std::nullopt, {"range", "roundrobin"});
     ASSERT_TRUE(s2->has_value());
-    EXPECT_EQ(s2->value().error_code, to_wire(error_code::rebalance_in_progress));
+    EXPECT_EQ(s2->value().error, error_code::rebalance_in_progress);
     EXPECT_EQ(state("g"), group_state::preparing_rebalance);
 }
 
 TEST_F(group_rebalance_test, protocol_mismatch_and_session_timeout_bounds_are_rejected) {
     stable_group_of_one("g");
     auto bad = join("g", "", 3, std::nullopt, {"roundrobin"});
-    EXPECT_EQ(bad->value().error_code, to_wire(error_code::inconsistent_group_protocol));
+    EXPECT_EQ(bad->value().error, error_code::inconsistent_group_protocol);
     auto too_short = join("g", "", 3, std::nullopt, {"range"}, /*session=*/5);
-    EXPECT_EQ(too_short->value().error_code, to_wire(error_code::invalid_session_timeout));
+    EXPECT_EQ(too_short->value().error, error_code::invalid_session_timeout);
     auto unknown = join("other", "made-up-id");
-    EXPECT_EQ(unknown->value().error_code, to_wire(error_code::unknown_member_id));
+    EXPECT_EQ(unknown->value().error, error_code::unknown_member_id);
     auto no_id = join("", "");
-    EXPECT_EQ(no_id->value().error_code, to_wire(error_code::invalid_group_id));
+    EXPECT_EQ(no_id->value().error, error_code::invalid_group_id);
 }
 
 TEST_F(group_rebalance_test, group_max_size_refuses_extra_members) {
@@ -189,8 +189,8 @@ TEST_F(group_rebalance_test, group_max_size_refuses_extra_members) {
     stable_group_of_one("g");
     auto extra = join("g", "");
     ASSERT_TRUE(extra->has_value());
-    EXPECT_EQ(extra->value().error_code, to_wire(error_code::group_max_size_reached));
-    EXPECT_EQ(manager->group("g")->size(), 1u);
+    EXPECT_EQ(extra->value().error, error_code::group_max_size_reached);
+    EXPECT_EQ(manager->groups().group("g")->size(), 1u);
 }
 
 TEST_F(group_rebalance_test, a_pending_member_id_expires_with_its_session) {
@@ -199,7 +199,7 @@ TEST_F(group_rebalance_test, a_pending_member_id_expires_with_its_session) {
     advance(1001);
     auto late = join("g", id, 4);
     ASSERT_TRUE(late->has_value());
-    EXPECT_EQ(late->value().error_code, to_wire(error_code::unknown_member_id));
+    EXPECT_EQ(late->value().error, error_code::unknown_member_id);
 }
 
 TEST_F(group_rebalance_test, leaving_rebalances_and_the_last_member_empties_the_group) {
@@ -218,16 +218,16 @@ TEST_F(group_rebalance_test, leaving_rebalances_and_the_last_member_empties_the_
 
 TEST_F(group_rebalance_test, batched_leave_answers_each_member) {
     auto [m1, m2] = stable_group_of_two("g");
-    std::vector<protocol::leave_group_request::member_identity> ms(3);
+    std::vector<leaving_member> ms(3);
     ms[0].member_id = m1;
     ms[1].member_id = "unknown";
     ms[2].member_id = m2;
-    auto r = manager->leave_group("g", ms);
-    EXPECT_EQ(r.error_code, 0);
+    auto r = manager->groups().leave_group("g", ms);
+    EXPECT_EQ(r.error, error_code::none);
     ASSERT_EQ(r.members.size(), 3u);
-    EXPECT_EQ(r.members[0].error_code, 0);
-    EXPECT_EQ(r.members[1].error_code, to_wire(error_code::unknown_member_id));
-    EXPECT_EQ(r.members[2].error_code, 0);
+    EXPECT_EQ(r.members[0].error, error_code::none);
+    EXPECT_EQ(r.members[1].error, error_code::unknown_member_id);
+    EXPECT_EQ(r.members[2].error, error_code::none);
     EXPECT_EQ(state("g"), group_state::empty);
 }
 
@@ -238,7 +238,7 @@ TEST_F(group_rebalance_test, a_restarted_static_member_gets_its_assignment_back_
     // The restarted process has no member id, only its instance id.
     auto j = join("g", "", 5, std::string("instance-a"));
     ASSERT_TRUE(j->has_value());
-    EXPECT_EQ(j->value().error_code, 0);
+    EXPECT_EQ(j->value().error, error_code::none);
     EXPECT_EQ(j->value().generation_id, gen);
     EXPECT_NE(j->value().member_id, old_id);
     // Pre-KIP-814 clients are told the old leader id, so they do not reassign.
@@ -251,7 +251,7 @@ TEST_F(group_rebalance_test, a_restarted_static_member_gets_its_assignment_back_
     EXPECT_EQ(heartbeat("g", old_id, gen, std::string("instance-a")),
               error_code::fenced_instance_id);
     auto stale = join("g", old_id, 5, std::string("instance-a"));
-    EXPECT_EQ(stale->value().error_code, to_wire(error_code::fenced_instance_id));
+    EXPECT_EQ(stale->value().error, error_code::fenced_instance_id);
     EXPECT_EQ(heartbeat("g", new_id, gen, std::string("instance-a")), error_code::none);
 }
 
@@ -276,8 +276,8 @@ TEST_F(group_rebalance_test, a_static_member_keeps_its_place_while_others_rebala
     }
     advance(1);
     ASSERT_TRUE(j2->has_value());
-    EXPECT_EQ(j2->value().error_code, 0);
-    EXPECT_TRUE(manager->group("g")->has(s1));
+    EXPECT_EQ(j2->value().error, error_code::none);
+    EXPECT_TRUE(manager->groups().group("g")->has(s1));
     EXPECT_EQ(j2->value().members.size(), 2u);
 }
 
@@ -287,7 +287,7 @@ TEST_F(group_rebalance_test, losing_the_partition_answers_waiting_members_not_co
     EXPECT_FALSE(j2->has_value());
     manager->on_resigned(0);
     ASSERT_TRUE(j2->has_value());
-    EXPECT_EQ(j2->value().error_code, to_wire(error_code::not_coordinator));
+    EXPECT_EQ(j2->value().error, error_code::not_coordinator);
     EXPECT_EQ(heartbeat("g", m1, 1), error_code::not_coordinator);
     EXPECT_EQ(manager->coordinator_status("g"), error_code::not_coordinator);
 }
@@ -317,7 +317,7 @@ TEST_F(group_rebalance_test, an_assignment_the_isr_does_not_replicate_in_time_fa
     EXPECT_EQ(state("g"), group_state::completing_rebalance);
     advance(2);
     ASSERT_TRUE(s->has_value());
-    EXPECT_EQ(s->value().error_code, to_wire(error_code::coordinator_not_available));
+    EXPECT_EQ(s->value().error, error_code::coordinator_not_available);
     EXPECT_EQ(state("g"), group_state::preparing_rebalance);
 }
 

@@ -1,0 +1,341 @@
+// offset_metadata_manager: OffsetCommit, OffsetFetch and OffsetDelete
+// (Kafka's OffsetMetadataManager.commitOffset, fetchOffsets, deleteOffsets;
+// seed inventory GRP-19, OFS-02), DeleteGroups' offsets, retention and the
+// offsets of deleted topics.
+#include "coordinator/group/offset_metadata_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/logging/loggers.h"
+#include "coordinator/group/offsets_record_serde.h"
+
+namespace samsa::coordinator {
+
+namespace {
+
+error_code fail_pending(std::vector<offset_commit_item>& items, error_code ec) {
+    for (auto& it : items) {
+        if (it.error == error_code::none) {
+            it.error = ec;
+        }
+    }
+    return ec;
+}
+
+// How Kafka answers an offset commit whose append failed.
+error_code commit_append_error(error_code ec) {
+    switch (ec) {
+        case error_code::unknown_topic_or_partition:
+        case error_code::not_enough_replicas:
+        case error_code::not_enough_replicas_after_append:
+            return error_code::coordinator_not_available;
+        case error_code::not_leader_or_follower:
+        case error_code::kafka_storage_error:
+            return error_code::not_coordinator;
+        case error_code::message_too_large:
+        case error_code::record_list_too_large:
+        case error_code::invalid_fetch_size:
+            return error_code::invalid_commit_offset_size;
+        default:
+            return ec;
+    }
+}
+
+}  // namespace
+
+offset_metadata_manager::offset_metadata_manager(const group_config& config, clock_fn wall_clock,
+                                                 group_partitions& partitions,
+                                                 group_metadata_manager& groups)
+    : _config(config),
+      _wall_clock(std::move(wall_clock)),
+      _partitions(partitions),
+      _groups(groups) {}
+
+error_code offset_metadata_manager::commit_offsets(
+    const std::string& group_id, int32_t generation_id, const std::string& member_id,
+    const std::optional<std::string>& group_instance_id, std::vector<offset_commit_item>& items,
+    const std::optional<txn_producer>& txn) {
+    // An empty group id is allowed here, as in Kafka.
+    if (auto status = _partitions.status(group_id); status != error_code::none) {
+        return fail_pending(items, status);
+    }
+    group_ptr group = _groups.find_group(group_id);
+    if (!group) {
+        if (generation_id >= 0) {
+            // A member of a generation this coordinator never saw.
+            return fail_pending(items, error_code::illegal_generation);
+        }
+        // Not group-managed: the group only stores offsets.
+        group = _groups.get_or_create_group(group_id);
+    }
+    if (group->is(group_state::dead)) {
+        return fail_pending(items, error_code::coordinator_not_available);
+    }
+    if (group->is_static_member_fenced(group_instance_id, member_id)) {
+        return fail_pending(items, error_code::fenced_instance_id);
+    }
+    const bool simple = generation_id < 0 && group->is(group_state::empty);
+    if (txn) {
+        // Kafka's handleTxnCommitOffsets: a member, when named, must be one,
+        // and a generation, when given, the group's; the rebalance state is
+        // not consulted (the transaction's marker decides).
+        if (!simple) {
+            if (!member_id.empty() && !group->has(member_id)) {
+                return fail_pending(items, error_code::unknown_member_id);
+            }
+            if (generation_id >= 0 && generation_id != group->generation_id()) {
+                return fail_pending(items, error_code::illegal_generation);
+            }
+        }
+    } else if (!simple) {
+        if (!group->has(member_id)) {
+            return fail_pending(items, error_code::unknown_member_id);
+        }
+        if (generation_id != group->generation_id()) {
+            return fail_pending(items, error_code::illegal_generation);
+        }
+        switch (group->state()) {
+            case group_state::completing_rebalance:
+                // The member has its join response but not its assignment:
+                // it must finish the rebalance first.
+                return fail_pending(items, error_code::rebalance_in_progress);
+            case group_state::stable:
+            case group_state::preparing_rebalance: {
+                // A commit during PreparingRebalance is fine: the member
+                // learns of the rebalance from its next heartbeat.
+                _groups.reschedule_heartbeat(group, *group->get(member_id));
+                break;
+            }
+            case group_state::empty:
+            case group_state::dead:
+                return fail_pending(items, error_code::unknown_member_id);
+        }
+    }
+    std::vector<coordinator_record> records;
+    std::vector<offset_commit_item*> written;
+    for (auto& it : items) {
+        if (it.error != error_code::none) {
+            continue;
+        }
+        if (int64_t(it.value.metadata.size()) > _config.offset_metadata_max_bytes) {
+            it.error = error_code::offset_metadata_too_large;
+            continue;
+        }
+        records.push_back(
+            {encode_offset_commit_key(group_id, it.tp), encode_offset_commit_value(it.value)});
+        written.push_back(&it);
+    }
+    if (records.empty()) {
+        return error_code::none;
+    }
+    const error_code err =
+        commit_append_error(_partitions.append(group_id, std::move(records), txn));
+    auto* part = txn && err == error_code::none ? _partitions.serving(group_id) : nullptr;
+    for (auto* it : written) {
+        it->error = err;
+        if (err != error_code::none) {
+            continue;
+        }
+        if (part) {
+            part->pending_txn_offsets[txn->producer_id][{group_id, it->tp}] = it->value;
+        } else {
+            group->offsets().put(it->tp, it->value);
+        }
+    }
+    return err;
+}
+
+void offset_metadata_manager::complete_txn(int32_t partition, int64_t producer_id, bool commit) {
+    auto* part = _partitions.loaded(partition);
+    if (!part) {
+        return;
+    }
+    auto it = part->pending_txn_offsets.find(producer_id);
+    if (it == part->pending_txn_offsets.end()) {
+        return;
+    }
+    auto pending = std::move(it->second);
+    part->pending_txn_offsets.erase(it);
+    if (!commit) {
+        return;
+    }
+    for (auto& [key, value] : pending) {
+        // The group may have gone since the commit: it comes back offsets-only.
+        if (auto g = _groups.get_or_create_group(key.first)) {
+            g->offsets().put(key.second, value);
+        }
+    }
+}
+
+offset_fetch_result offset_metadata_manager::fetch_offsets(
+    const std::string& group_id,
+    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable) {
+    offset_fetch_result out;
+    if (auto status = _partitions.status(group_id); status != error_code::none) {
+        out.error = status;
+        return out;
+    }
+    group_ptr group = _groups.find_group(group_id);
+    if (group && group->is(group_state::dead)) {
+        group = nullptr;
+    }
+    // require_stable (KIP-447): UNSTABLE_OFFSET_COMMIT on partitions with a
+    // transactional commit in flight, so a new consumer does not start
+    // from an offset that is about to change.
+    auto* part = require_stable ? _partitions.serving(group_id) : nullptr;
+    auto pending = [part, &group_id](const storage::topic_partition& tp) {
+        if (!part) {
+            return false;
+        }
+        for (const auto& [pid, offsets] : part->pending_txn_offsets) {
+            if (offsets.count({group_id, tp})) {
+                return true;
+            }
+        }
+        return false;
+    };
+    auto answer = [&out, &pending](const storage::topic_partition& tp,
+                                   const offset_and_metadata* om) {
+        auto& p = out.partitions.emplace_back();
+        p.tp = tp;
+        if (pending(tp)) {
+            p.error = error_code::unstable_offset_commit;
+            return;
+        }
+        if (om) {
+            p.offset = om->offset;
+            p.leader_epoch = om->leader_epoch;
+            p.metadata = om->metadata;
+        }
+    };
+    if (!partitions) {
+        if (group) {
+            for (const auto& [tp, om] : group->offsets().all()) {
+                answer(tp, &om);
+            }
+        }
+        return out;
+    }
+    for (const auto& tp : *partitions) {
+        answer(tp, group ? group->offsets().get(tp) : nullptr);
+    }
+    return out;
+}
+
+error_code offset_metadata_manager::delete_offsets(const std::string& group_id,
+                                                   std::vector<offset_delete_item>& items) {
+    if (group_id.empty()) {
+        return error_code::invalid_group_id;
+    }
+    if (auto status = _partitions.status(group_id); status != error_code::none) {
+        return status;
+    }
+    group_ptr group = _groups.find_group(group_id);
+    if (!group || group->is(group_state::dead)) {
+        return error_code::group_id_not_found;
+    }
+    const bool empty = group->is(group_state::empty);
+    if (!empty && group->protocol_type() != consumer_protocol_type) {
+        return error_code::non_empty_group;
+    }
+    std::vector<storage::topic_partition> removed;
+    for (auto& it : items) {
+        if (it.error != error_code::none) {
+            continue;
+        }
+        // A consumer group may lose the offsets of topics nobody consumes.
+        if (!empty && group->is_subscribed_to_topic(it.tp.topic)) {
+            it.error = error_code::group_subscribed_to_topic;
+            continue;
+        }
+        if (group->offsets().remove(it.tp)) {
+            removed.push_back(it.tp);
+        }
+    }
+    if (auto* part = _partitions.serving(group_id)) {
+        cleanup_group(*part, group, removed);
+    }
+    return error_code::none;
+}
+
+void offset_metadata_manager::cleanup_group(group_coordinator_shard& part, const group_ptr& group,
+                                            const std::vector<storage::topic_partition>& removed) {
+    const bool gone = _groups.maybe_remove_group(part, group);
+    if (removed.empty() && !gone) {
+        return;
+    }
+    _partitions.write_tombstones(group->group_id(), removed, gone);
+}
+
+std::vector<storage::topic_partition> offset_metadata_manager::delete_all_offsets(
+    classic_group& group) {
+    std::vector<storage::topic_partition> offsets;
+    for (const auto& [tp, om] : group.offsets().all()) {
+        offsets.push_back(tp);
+    }
+    group.offsets().clear();
+    return offsets;
+}
+
+void offset_metadata_manager::for_each_loaded_group(
+    const std::function<void(group_coordinator_shard&, const group_ptr&)>& fn) {
+    _partitions.for_each([&](group_coordinator_shard& part, bool loading) {
+        if (loading) {
+            return;
+        }
+        std::vector<group_ptr> groups;
+        for (const auto& [id, g] : part.groups) {
+            groups.push_back(g);
+        }
+        for (const auto& g : groups) {
+            fn(part, g);
+        }
+    });
+}
+
+void offset_metadata_manager::remove_offsets_of_topics(const std::set<std::string>& topics) {
+    _partitions.for_each([&](group_coordinator_shard& part, bool loading) {
+        if (loading) {
+            // Applied when the load finishes, to what it loaded.
+            part.deleted_topics.insert(topics.begin(), topics.end());
+        }
+    });
+    for_each_loaded_group([&](group_coordinator_shard& part, const group_ptr& g) {
+        cleanup_group(part, g, g->offsets().remove_topics(topics));
+    });
+}
+
+size_t offset_metadata_manager::expire_offsets() {
+    const int64_t now = _wall_clock();
+    size_t expired = 0;
+    for_each_loaded_group([&](group_coordinator_shard& part, const group_ptr& g) {
+        auto removed = g->expire_offsets(now, _config.offsets_retention_ms);
+        expired += removed.size();
+        cleanup_group(part, g, removed);
+    });
+    if (expired > 0) {
+        logging::groups().info("event=offsets_expired count={}", expired);
+    }
+    return expired;
+}
+
+void offset_metadata_manager::on_loaded(
+    group_coordinator_shard& part,
+    std::map<int64_t, std::map<group_coordinator_shard::txn_offset_key, offset_and_metadata>>
+        pending_txn_offsets) {
+    part.pending_txn_offsets = std::move(pending_txn_offsets);
+    if (part.deleted_topics.empty()) {
+        return;
+    }
+    auto topics = std::move(part.deleted_topics);
+    part.deleted_topics.clear();
+    std::vector<group_ptr> groups;
+    for (const auto& [id, g] : part.groups) {
+        groups.push_back(g);
+    }
+    for (const auto& g : groups) {
+        cleanup_group(part, g, g->offsets().remove_topics(topics));
+    }
+}
+
+}  // namespace samsa::coordinator
