@@ -278,6 +278,12 @@ def check(history: list) -> Result:
         "final_reads": len(final_values),
         "partitions": len(partitions),
         "longest_ack_gap": round(longest_ack_gap(history), 3),
+        # The same within each partition (a partition without a leader
+        # stalls while the others go on): the worst of them.
+        "longest_partition_gap": round(max(
+            [longest_ack_gap([e for e in history if e.get("partition") == p
+                              and e["type"] in ("send", "ack")]) for p in partitions]
+            or [0.0]), 3),
     }
     anomalies.sort(key=lambda a: (KINDS.index(a.kind), a.t or 0.0))
     return Result(anomalies, errors, stats)
@@ -292,7 +298,8 @@ def summary(result: Result, history: list, limit: int = 20) -> str:
                  f"indeterminate {s['indeterminate']}, "
                  f"acked without an offset {s['acks_without_offset']}, reads {s['reads']}, "
                  f"final read {s['final_reads']} values, "
-                 f"longest gap between acks {s['longest_ack_gap']:.1f}s")
+                 f"longest gap between acks {s['longest_ack_gap']:.1f}s "
+                 f"({s['longest_partition_gap']:.1f}s in one partition)")
     counts = result.counts()
     lines.append("anomalies: " + ", ".join(f"{k} {n}" for k, n in counts.items())
                  + f" (total {len(result.anomalies)})")

@@ -164,7 +164,9 @@ class RunResult:
         errs = len(self.result.errors) + len(self.errors)
         return (f"run {self.name}: nemesis {','.join(self.kinds)} seed {self.seed}: "
                 f"{self.result.stats['acks']} acked, longest gap "
-                f"{self.result.stats['longest_ack_gap']:.1f}s, anomalies: {found}"
+                f"{self.result.stats['longest_ack_gap']:.1f}s "
+                f"({self.result.stats['longest_partition_gap']:.1f}s in one partition), "
+                f"anomalies: {found}"
                 f"{f', {errs} errors' if errs else ''} ({self.elapsed:.0f}s; report {self.dir})")
 
 
@@ -380,10 +382,12 @@ def main(argv=None) -> int:
     by_kind: dict = {}
     for rr in results:
         k = "+".join(rr.kinds)
-        a, gap, n = by_kind.get(k, (0, 0.0, 0))
-        by_kind[k] = (a + rr.anomalies, max(gap, rr.result.stats["longest_ack_gap"]), n + 1)
-    for k, (a, gap, n) in by_kind.items():
-        print(f"  {k}: {n} runs, {a} anomalies, longest gap between acks {gap:.1f}s")
+        a, gap, pgap, n = by_kind.get(k, (0, 0.0, 0.0, 0))
+        by_kind[k] = (a + rr.anomalies, max(gap, rr.result.stats["longest_ack_gap"]),
+                      max(pgap, rr.result.stats["longest_partition_gap"]), n + 1)
+    for k, (a, gap, pgap, n) in by_kind.items():
+        print(f"  {k}: {n} runs, {a} anomalies, longest gap between acks {gap:.1f}s "
+              f"({pgap:.1f}s in one partition)")
     print(f"  elapsed {time.monotonic() - started:.0f}s; reports in {out_root}")
     print(f"faults: {total_anomalies} anomalies in {total_runs} runs", flush=True)
     return 0 if failed == 0 else 1
