@@ -1,5 +1,7 @@
 #include "cluster/partition.h"
 
+#include "cluster/replication_quota.h"
+
 #include "common/clock.h"
 #include "common/logging/loggers.h"
 #include "common/metrics/thread_stats.h"
@@ -100,6 +102,15 @@ void partition::log_state_change(const metadata::partition_registration& reg, bo
 void partition::update_config(const partition_config& cfg) {
     _config = cfg;
     _log->update_config(cfg.log);
+    _log->set_producer_id_expiration_ms(cfg.producer_id_expiration_ms);
+    _leader_throttled =
+        replica_throttled(cfg.leader_throttled_replicas, _tp.partition, _local_node_id);
+    _follower_throttled =
+        replica_throttled(cfg.follower_throttled_replicas, _tp.partition, _local_node_id);
+}
+
+bool partition::in_isr(int32_t replica) const {
+    return std::find(_isr.begin(), _isr.end(), replica) != _isr.end();
 }
 
 error_code partition::check_leader_epoch(int32_t current_leader_epoch) const {

@@ -102,6 +102,13 @@ class partition {
     // Produce requests waiting for the ISR to reach their offsets.
     size_t replication_waiters() const { return _replication_waiters.size(); }
     void update_config(const partition_config& cfg);
+    // Replication throttles (KIP-73): whether this replica is throttled as
+    // its partition's leader (what it sends to catching-up followers) and as
+    // a follower (what it fetches while catching up), from its topic's
+    // *.replication.throttled.replicas naming this broker.
+    bool leader_throttled() const { return _leader_throttled; }
+    bool follower_throttled() const { return _follower_throttled; }
+    bool in_isr(int32_t replica) const;
 
     // Produce: validates and appends the `records` of one partition of a
     // Produce request, stamping offsets into the bytes in place. Idempotent
@@ -235,6 +242,8 @@ class partition {
     std::string _tp_name;  // "<topic>-<partition>", for messages
     uuid _topic_id;
     int32_t _local_node_id;
+    bool _leader_throttled = false;
+    bool _follower_throttled = false;
     std::shared_ptr<storage::log> _log;
     partition_config _config;
     int32_t _leader = -1;

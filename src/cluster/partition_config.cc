@@ -28,6 +28,8 @@ partition_config make_partition_config(const config::topic_config& tc) {
                                     : record::timestamp_type::create_time;
     pc.timestamps = {tc.message_timestamp_before_max_ms, tc.message_timestamp_after_max_ms};
     pc.min_insync_replicas = tc.min_insync_replicas;
+    pc.leader_throttled_replicas = tc.leader_replication_throttled_replicas;
+    pc.follower_throttled_replicas = tc.follower_replication_throttled_replicas;
     if (tc.compression_type == "uncompressed") {
         pc.compression = record::compression::none;
     } else if (tc.compression_type != "producer") {

@@ -3,6 +3,8 @@
 // settings (storage/log_config.h) and the produce-time validation rules.
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "common/config/topic_config.h"
 #include "record/batch_validator.h"
@@ -22,6 +24,12 @@ struct partition_config {
     // none), at the compression.<codec>.level for it (KIP-390).
     std::optional<record::compression> compression;
     std::optional<int> compression_level;
+    // producer.id.expiration.ms (a broker setting, not a topic's).
+    int64_t producer_id_expiration_ms = 86400000;
+    // leader/follower.replication.throttled.replicas: "partition:broker"
+    // pairs or "*" (cluster/replication_quota.h).
+    std::vector<std::string> leader_throttled_replicas;
+    std::vector<std::string> follower_throttled_replicas;
 };
 
 partition_config make_partition_config(const config::topic_config& tc);

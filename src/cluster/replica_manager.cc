@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/logging/loggers.h"
+#include "metadata/config_view.h"
 
 namespace samsa::cluster {
 
@@ -25,7 +26,15 @@ bool hosts(const metadata::partition_registration& reg, int32_t node_id) {
 
 replica_manager::replica_manager(int32_t node_id, std::vector<asio::io_context*> shards,
                                  storage::log_manager& logs, const config::broker_config& cfg)
-    : _node_id(node_id), _logs(logs), _cfg(cfg) {
+    : _node_id(node_id),
+      _logs(logs),
+      _cfg(cfg),
+      _leader_quota(cfg.replication_quota_window_num,
+                    int64_t(cfg.replication_quota_window_size_seconds) * 1000),
+      _follower_quota(cfg.replication_quota_window_num,
+                      int64_t(cfg.replication_quota_window_size_seconds) * 1000) {
+    _leader_quota.set_bound(cfg.values.get_long("leader.replication.throttled.rate"));
+    _follower_quota.set_bound(cfg.values.get_long("follower.replication.throttled.rate"));
     for (auto* ctx : shards) {
         auto s = std::make_unique<shard_state>();
         s->ctx = ctx;
@@ -46,19 +55,35 @@ partition* replica_manager::get(size_t shard, const storage::topic_partition& tp
 
 partition_config replica_manager::config_for(const metadata::metadata_image& image,
                                              const metadata::topic_image& topic) const {
+    return config_for(image, topic,
+                      metadata::effective_broker_config(_cfg.values, image, _node_id));
+}
+
+partition_config replica_manager::config_for(const metadata::metadata_image& image,
+                                             const metadata::topic_image& topic,
+                                             const config::config_set& broker) const {
     static const std::map<std::string, std::string> k_none;
     auto it = image.topic_configs.find(topic.name);
     const auto& overrides = it == image.topic_configs.end() ? k_none : it->second;
-    auto resolved = config::resolve_topic_config(overrides, _cfg.values);
-    if (!resolved) {
+    // Dynamic broker configs (AlterConfigs on a broker or the cluster
+    // default) are topic defaults as the static file's are: a topic without
+    // an override follows them (Kafka's DynamicLogConfig).
+    auto resolved = config::resolve_topic_config(overrides, broker);
+    partition_config out;
+    if (resolved) {
+        out = make_partition_config(resolved->config);
+    } else {
         // Overrides were validated when written; a failure here means the
         // broker's own defaults changed under them. Keep the broker defaults.
         logging::replication().warn("event=topic_config_invalid topic={} error=\"{}\"", topic.name,
                                     resolved.err().message);
-        auto fallback = config::resolve_topic_config(k_none, _cfg.values);
-        return fallback ? make_partition_config(fallback->config) : partition_config{};
+        auto fallback = config::resolve_topic_config(k_none, broker);
+        out = fallback ? make_partition_config(fallback->config) : partition_config{};
     }
-    return make_partition_config(resolved->config);
+    // producer.id.expiration.ms is a broker setting every log's producer
+    // state follows, dynamic cluster-wide in Kafka.
+    out.producer_id_expiration_ms = broker.get_int("producer.id.expiration.ms");
+    return out;
 }
 
 void replica_manager::ensure_partition(shard_state& s, const metadata::topic_image& topic,
@@ -129,13 +154,16 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
                                      const metadata::metadata_image& next) {
     // Work per shard, built here and run on each shard.
     std::vector<std::vector<std::function<void()>>> work(_shards.size());
+    const auto broker = metadata::effective_broker_config(_cfg.values, next, _node_id);
+    _leader_quota.set_bound(broker.get_long("leader.replication.throttled.rate"));
+    _follower_quota.set_bound(broker.get_long("follower.replication.throttled.rate"));
 
     for (const auto& entry : next.topics_by_name) {
         // Named, not a structured binding: clang 14 (the fuzz build) cannot
         // capture bindings in the lambdas below.
         const auto& name = entry.first;
         const auto& topic = entry.second;
-        partition_config cfg = config_for(next, *topic);
+        partition_config cfg = config_for(next, *topic, broker);
         for (const auto& reg : topic->partitions) {
             size_t shard = shard_of(topic->id, reg.partition);
             auto& s = *_shards[shard];

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cluster/partition.h"
+#include "cluster/replication_quota.h"
 #include "common/config/broker_config.h"
 #include "metadata/metadata_image.h"
 #include "storage/log_manager.h"
@@ -90,13 +91,25 @@ class replica_manager {
     void set_isr_sink(isr_sink sink) { _isr_sink = std::move(sink); }
 
     // A topic's effective config: its overrides in `image` over the broker's
-    // defaults (any thread).
+    // defaults, the image's dynamic broker configs included (any thread).
     partition_config config_for(const metadata::metadata_image& image,
                                 const metadata::topic_image& topic) const;
+    // The same with the broker's effective config already worked out
+    // (metadata::effective_broker_config), for many topics of one image.
+    partition_config config_for(const metadata::metadata_image& image,
+                                const metadata::topic_image& topic,
+                                const config::config_set& broker) const;
 
     // Every local partition's log, for DescribeLogDirs (any thread; the sizes
     // are atomics read from the logs).
     storage::log_manager& logs() { return _logs; }
+
+    // Replication throttles (KIP-73): what this broker sends as a leader to
+    // throttled catching-up followers, and what it fetches for its throttled
+    // catching-up replicas. Their bounds follow the image's
+    // leader/follower.replication.throttled.rate.
+    replication_quota& leader_quota() { return _leader_quota; }
+    replication_quota& follower_quota() { return _follower_quota; }
 
   private:
     struct shard_state {
@@ -130,6 +143,8 @@ class replica_manager {
     std::atomic<bool> _started{false};
     std::vector<leadership_listener> _listeners;
     isr_sink _isr_sink;
+    replication_quota _leader_quota;
+    replication_quota _follower_quota;
 };
 
 }  // namespace samsa::cluster

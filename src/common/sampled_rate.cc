@@ -1,8 +1,8 @@
-#include "server/quota/sampled_rate.h"
+#include "common/sampled_rate.h"
 
 #include <algorithm>
 
-namespace samsa::server::quota {
+namespace samsa {
 
 sampled_rate::sampled_rate(int samples, int64_t window_ms)
     : _samples(std::max(samples, 1)), _window_ms(std::max<int64_t>(window_ms, 1)) {}
@@ -60,4 +60,4 @@ double sampled_rate::measure(int64_t now_ms) {
     return total / (double(window) / 1000.0);
 }
 
-}  // namespace samsa::server::quota
+}  // namespace samsa

@@ -1,7 +1,8 @@
 #pragma once
 // A rate over sampled windows, as Kafka's Rate over a SampledStat measures a
 // client's bytes per second for its quota (quota.window.num samples of
-// quota.window.size.seconds each). A sample starts when the first value after
+// quota.window.size.seconds each) and replication's for its throttle
+// (replication.quota.window.*). A sample starts when the first value after
 // the previous one's window lands, not on a clock boundary; samples older
 // than all windows together are reset; and the elapsed time a rate divides by
 // is at least all but one window, so a client's first burst is not measured
@@ -10,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace samsa::server::quota {
+namespace samsa {
 
 class sampled_rate {
   public:
@@ -35,4 +36,4 @@ class sampled_rate {
     size_t _current = 0;
 };
 
-}  // namespace samsa::server::quota
+}  // namespace samsa

@@ -9,6 +9,7 @@
 #include "cluster/partition_config.h"
 #include "common/clock.h"
 #include "common/logging/loggers.h"
+#include "metadata/config_view.h"
 #include "server/quorum/controller_frontend.h"
 
 namespace samsa::server {
@@ -126,17 +127,39 @@ status data_plane::open() {
     _fetch_waiters = std::make_unique<cluster::fetch_waiters>(shards);
     _replicas =
         std::make_unique<cluster::replica_manager>(_cfg.node_id, std::move(shards), *_logs, _cfg);
-    if (_cfg.log_cleaner_enable && _cfg.log_cleaner_threads > 0) {
-        storage::compaction::log_cleaner_config cc;
-        cc.threads = _cfg.log_cleaner_threads;
-        cc.dedupe_buffer_size = _cfg.log_cleaner_dedupe_buffer_size;
-        cc.load_factor = _cfg.log_cleaner_io_buffer_load_factor;
-        cc.io_max_bytes_per_second = _cfg.log_cleaner_io_max_bytes_per_second;
-        cc.backoff_ms = _cfg.log_cleaner_backoff_ms;
+    // With log.cleaner.threads=0 the cleaner exists but runs no thread, so
+    // that the dynamic key can start it.
+    if (_cfg.log_cleaner_enable) {
         _cleaner = std::make_unique<storage::compaction::log_cleaner>(
-            cc, *_logs, owner_runner(), [] { return wall_clock_ms(); });
+            cleaner_config_of(_cfg), *_logs, owner_runner(), [] { return wall_clock_ms(); });
     }
     return {};
+}
+
+storage::compaction::log_cleaner_config data_plane::cleaner_config_of(
+    const config::broker_config& cfg) {
+    storage::compaction::log_cleaner_config cc;
+    cc.threads = std::max(0, cfg.log_cleaner_threads);
+    cc.dedupe_buffer_size = cfg.log_cleaner_dedupe_buffer_size;
+    cc.load_factor = cfg.log_cleaner_io_buffer_load_factor;
+    cc.io_max_bytes_per_second = cfg.log_cleaner_io_max_bytes_per_second;
+    cc.backoff_ms = cfg.log_cleaner_backoff_ms;
+    return cc;
+}
+
+void data_plane::on_metadata(const metadata::metadata_image& image) {
+    if (!_cleaner) {
+        return;
+    }
+    auto effective = config::build_broker_config(
+        metadata::effective_broker_config(_cfg.values, image, _cfg.node_id));
+    if (!effective) {
+        // Validated when written; a newer definition may refuse it.
+        logging::cleaner().warn("event=dynamic_config_ignored error=\"{}\"",
+                                effective.err().message);
+        return;
+    }
+    _cleaner->reconfigure(cleaner_config_of(*effective));
 }
 
 // The cleaner's plans and swaps run on the shard that owns the log; the

@@ -15,6 +15,7 @@
 #include "common/config/broker_config.h"
 #include "common/result.h"
 #include "coordinator/txn/producer_id_manager.h"
+#include "metadata/metadata_image.h"
 #include "server/broker_context.h"
 #include "server/fetch/fetch_session_cache.h"
 #include "server/reactor_pool.h"
@@ -39,9 +40,16 @@ class data_plane {
     // the reactors stopped.
     void shutdown();
 
+    // The image's dynamic broker configs reach what is not per partition
+    // (per-partition settings follow the image in the replica manager): the
+    // log cleaner's log.cleaner.* (Kafka's LogCleaner.reconfigure). Any
+    // thread; images in order.
+    void on_metadata(const metadata::metadata_image& image);
+
     cluster::replica_manager& replicas() { return *_replicas; }
     storage::log_manager& logs() { return *_logs; }
-    // nullptr without log.cleaner.enable.
+    // nullptr without log.cleaner.enable (read-only, so the pointer never
+    // changes once open() returned).
     const storage::compaction::log_cleaner* cleaner() const { return _cleaner.get(); }
 
   private:
@@ -49,6 +57,8 @@ class data_plane {
     storage::compaction::owner_runner owner_runner();
     void run_checkpoints();
     void run_deletions();
+    static storage::compaction::log_cleaner_config cleaner_config_of(
+        const config::broker_config& cfg);
 
     const config::broker_config& _cfg;
     reactor_pool& _reactors;

@@ -419,6 +419,10 @@ status server::open_quorum() {
             _fetchers->on_metadata(*next);
         }
     });
+    // Dynamic broker configs reach the log cleaner.
+    _quorum->subscribe(
+        [this](std::shared_ptr<const metadata::metadata_image>,
+               std::shared_ptr<const metadata::metadata_image> next) { _data.on_metadata(*next); });
     // Deleted topics lose their committed offsets.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
                               std::shared_ptr<const metadata::metadata_image> next) {

@@ -204,6 +204,12 @@ class log : public std::enable_shared_from_this<log> {
 
     // Idempotent/transactional producers of this partition (DescribeProducers).
     const producer_state_manager& producer_state() const { return _producers; }
+    // producer.id.expiration.ms, dynamic (the log's owning shard).
+    void set_producer_id_expiration_ms(int64_t ms) {
+        auto c = _producers.config();
+        c.producer_id_expiration_ms = ms;
+        _producers.set_config(c);
+    }
     // KIP-890: see producer_state_manager::begin_verification.
     uint64_t begin_txn_verification(int64_t producer_id) {
         return _producers.begin_verification(producer_id);

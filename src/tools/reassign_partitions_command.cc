@@ -4,8 +4,8 @@
 // so they go out as raw requests). Kafka's flags, JSON files and output:
 //
 //   --generate --topics-to-move-json-file F --broker-list 1,2,3
-//   --execute  --reassignment-json-file F
-//   --verify   --reassignment-json-file F
+//   --execute  --reassignment-json-file F [--throttle R]
+//   --verify   --reassignment-json-file F [--preserve-throttles]
 //   --cancel   --reassignment-json-file F
 //   --list
 //
@@ -19,6 +19,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "common/result.h"
 #include "net/blocking_call.h"
@@ -29,6 +30,7 @@
 #include "tools/commands.h"
 #include "tools/json_file.h"
 #include "tools/kafka_client.h"
+#include "tools/reassign_throttles.h"
 
 namespace samsa::tools {
 
@@ -36,7 +38,7 @@ namespace {
 
 using json = nlohmann::json;
 using partition_key = std::pair<std::string, int32_t>;  // sorted as Kafka prints them
-using assignment = std::map<partition_key, std::vector<int32_t>>;
+using assignment = replica_assignment;
 
 struct reassign_options {
     client_options client;
@@ -44,6 +46,7 @@ struct reassign_options {
     std::string topics_to_move_json_file;
     std::vector<int32_t> broker_list;
     bool generate = false, execute = false, verify = false, cancel = false, list = false;
+    bool preserve_throttles = false;
     int64_t throttle = -1;
 };
 
@@ -264,6 +267,18 @@ int execute(const reassign_options& o, kafka_client& client) {
         "Current partition replica assignment\n\n%s\n\nSave this to use as the "
         "--reassignment-json-file option during rollback\n",
         reassignment_json(before).c_str());
+    if (o.throttle >= 0) {
+        std::printf(
+            "Warning: You must run --verify periodically, until the reassignment completes, to "
+            "ensure the throttle is removed.\n");
+        if (auto st =
+                set_reassignment_throttles(o.client, throttles_for(*current, *wanted), o.throttle);
+            !st) {
+            return fail(st.err());
+        }
+        std::printf("The inter-broker throttle limit was set to %lld B/s\n",
+                    static_cast<long long>(o.throttle));
+    }
     auto failed = alter(o.client, changes);
     if (!failed) {
         return fail(failed.err());
@@ -294,9 +309,11 @@ int verify(const reassign_options& o, kafka_client& client) {
         return fail(current.err());
     }
     std::printf("Status of partition reassignment:\n");
+    bool ongoing = false;
     for (const auto& [key, replicas] : *wanted) {
         const auto it = current->find(key);
         if (moving->count(key)) {
+            ongoing = true;
             std::printf("Reassignment of partition %s is still in progress.\n",
                         name_of(key).c_str());
         } else if (it != current->end() && it->second == replicas) {
@@ -307,6 +324,36 @@ int verify(const reassign_options& o, kafka_client& client) {
                 "than %s.\n",
                 name_of(key).c_str(), it == current->end() ? "" : joined(it->second).c_str(),
                 joined(replicas).c_str());
+        }
+    }
+    if (!ongoing && !o.preserve_throttles) {
+        // As Kafka's tool: every throttle goes once nothing moves, on every
+        // broker (the file cannot tell which ones sent), and on the file's
+        // topics.
+        auto md = client.metadata();
+        if (!md) {
+            return fail(md.err());
+        }
+        std::set<int32_t> brokers;
+        for (const auto& b : md->brokers) {
+            brokers.insert(b.id);
+        }
+        std::set<std::string> topics;
+        for (const auto& [key, replicas] : *wanted) {
+            brokers.insert(replicas.begin(), replicas.end());
+            topics.insert(key.first);
+        }
+        std::printf("Clearing broker-level throttles on broker%s %s\n",
+                    brokers.size() == 1 ? "" : "s",
+                    joined(std::vector<int32_t>(brokers.begin(), brokers.end())).c_str());
+        std::string topic_names;
+        for (const auto& t : topics) {
+            topic_names += (topic_names.empty() ? "" : ",") + t;
+        }
+        std::printf("Clearing topic-level throttles on topic%s %s\n", topics.size() == 1 ? "" : "s",
+                    topic_names.c_str());
+        if (auto st = clear_reassignment_throttles(o.client, brokers, topics); !st) {
+            return fail(st.err());
         }
     }
     return 0;
@@ -425,9 +472,8 @@ int run_reassign_partitions(const reassign_options& o) {
     if (o.generate && o.topics_to_move_json_file.empty()) {
         return fail("--topics-to-move-json-file is required with --generate");
     }
-    if (o.throttle >= 0) {
-        // Accepted only when it acts: replication throttles do not exist yet.
-        return fail("--throttle is not supported: replication throttles are not implemented");
+    if (o.throttle >= 0 && !o.execute) {
+        return fail("--throttle is only used with --execute");
     }
     if (o.list) {
         return list(o);
@@ -462,7 +508,10 @@ tool_command add_reassign_partitions_command(CLI::App& app) {
                     "{\"version\":1,\"topics\":[{\"topic\":\"...\"}]}");
     cmd->add_option("--broker-list", o->broker_list, "Brokers to spread over, as 1,2,3")
         ->delimiter(',');
-    cmd->add_option("--throttle", o->throttle, "Replication throttle in B/s (not supported)");
+    cmd->add_option("--throttle", o->throttle,
+                    "Replication throttle in B/s on the brokers the moves involve (KIP-73)");
+    cmd->add_flag("--preserve-throttles", o->preserve_throttles,
+                  "--verify leaves the throttles in place after the reassignment completes");
     return {cmd, [o] { return run_reassign_partitions(*o); }};
 }
 

@@ -33,6 +33,8 @@ struct position {
     int64_t fetch_offset = 0;
     int32_t last_epoch = -1;
     int64_t log_start_offset = 0;
+    bool throttled = false;  // follower.replication.throttled.replicas names it here
+    bool in_sync = false;    // this replica is in the ISR
 };
 
 }  // namespace
@@ -153,8 +155,12 @@ asio::awaitable<void> replica_fetcher::run() {
                     if (!p || p->is_leader()) {
                         continue;
                     }
-                    pos[i] = {true, p->log()->log_end_offset(), p->last_log_epoch(),
-                              p->log()->log_start_offset()};
+                    pos[i] = {true,
+                              p->log()->log_end_offset(),
+                              p->last_log_epoch(),
+                              p->log()->log_start_offset(),
+                              p->follower_throttled(),
+                              p->in_isr(_cfg.node_id)};
                 }
                 return 0;
             };
@@ -162,8 +168,12 @@ asio::awaitable<void> replica_fetcher::run() {
         }
 
         std::vector<partition_fetch_state> wanted;
+        // KIP-73 (Kafka's shouldFollowerThrottle): a throttled replica that is
+        // catching up is left out of this round while the follower throttle
+        // is exceeded.
+        const bool over_quota = _rm.follower_quota().is_exceeded(wall_clock_ms());
         for (size_t i = 0; i < parts.size(); ++i) {
-            if (pos[i].valid) {
+            if (pos[i].valid && !(over_quota && pos[i].throttled && !pos[i].in_sync)) {
                 wanted.push_back({parts[i].tp.topic, parts[i].topic_id, parts[i].tp.partition,
                                   pos[i].fetch_offset, pos[i].last_epoch, pos[i].log_start_offset,
                                   _cfg.replica_fetch_max_bytes, parts[i].leader_epoch});
@@ -269,6 +279,9 @@ asio::awaitable<void> replica_fetcher::run() {
                     // Kafka's ReplicationBytesInPerSec: what the leader sent.
                     if (metrics::enabled()) {
                         metrics::local().replication_bytes_in.add(data.size());
+                    }
+                    if (pos[i].throttled) {
+                        _rm.follower_quota().record(int64_t(data.size()), now);
                     }
                     if (auto st = p->append_as_follower(data, pd->high_watermark, now); !st) {
                         logging::replication().warn(

@@ -86,6 +86,8 @@ struct broker_config {
     // Client quotas' sampled rate (server/quota/client_quota_manager.h).
     int32_t quota_window_num = 11;
     int32_t quota_window_size_seconds = 1;
+    int32_t replication_quota_window_num = 11;
+    int32_t replication_quota_window_size_seconds = 1;
 
     // ---- authorization
     bool authorizer_enabled = false;       // authorizer.class.name is StandardAuthorizer

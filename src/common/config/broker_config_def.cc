@@ -39,7 +39,6 @@ constexpr auto medium = importance::medium;
 constexpr auto low = importance::low;
 
 constexpr auto read_only = update_mode::read_only;
-constexpr auto per_broker = update_mode::per_broker;
 constexpr auto cluster_wide = update_mode::cluster_wide;
 
 const std::string k_long_max = std::to_string(std::numeric_limits<int64_t>::max());
@@ -192,15 +191,20 @@ config_def build() {
         "limit.");
 
     // ---- Listeners and sockets ----
-    def("listeners", k_list, "PLAINTEXT://:9092", listener_list_validator(false), high, per_broker,
+    // Kafka adds and removes listeners at run time (per-broker); Samsa binds
+    // and registers them once at start, so these are read-only here.
+    def("listeners", k_list, "PLAINTEXT://:9092", listener_list_validator(false), high, read_only,
         "Comma-separated NAME://host:port URIs to listen on. An empty host binds all interfaces; "
-        "names that are not security protocols need listener.security.protocol.map.");
-    def("advertised.listeners", k_list, null, listener_list_validator(true), high, per_broker,
+        "names that are not security protocols need listener.security.protocol.map. Read-only in "
+        "Samsa (Kafka: per-broker).");
+    def("advertised.listeners", k_list, null, listener_list_validator(true), high, read_only,
         "Addresses published for clients and other brokers, if different from listeners. If unset, "
-        "listeners (minus controller listeners) are advertised.");
+        "listeners (minus controller listeners) are advertised. Read-only in Samsa (Kafka: "
+        "per-broker).");
     def("listener.security.protocol.map", k_string, std::string(k_default_protocol_map),
-        protocol_map_validator(), low, per_broker,
-        "Map from listener name to security protocol, e.g. INTERNAL:SSL,EXTERNAL:SASL_SSL.");
+        protocol_map_validator(), low, read_only,
+        "Map from listener name to security protocol, e.g. INTERNAL:SSL,EXTERNAL:SASL_SSL. "
+        "Read-only in Samsa (Kafka: per-broker).");
     def("inter.broker.listener.name", k_string, null, none(), medium, read_only,
         "Listener brokers use to talk to each other. If unset, the listener named by "
         "security.inter.broker.protocol.");
@@ -252,6 +256,21 @@ config_def build() {
         "Number of samples a client quota's rate is measured over.");
     def("quota.window.size.seconds", k_int, "1", validator::at_least(1), low, read_only,
         "Length of each sample of a client quota's rate, in seconds.");
+    def("replication.quota.window.num", k_int, "11", validator::at_least(1), low, read_only,
+        "Number of samples a replication throttle's rate is measured over.");
+    def("replication.quota.window.size.seconds", k_int, "1", validator::at_least(1), low, read_only,
+        "Length of each sample of a replication throttle's rate, in seconds.");
+    // KIP-73. In Kafka these two are dynamic broker configs only (per broker
+    // or the cluster default, as kafka-reassign-partitions --throttle sets
+    // them); here the file may set them as well.
+    def("leader.replication.throttled.rate", k_long, k_long_max, validator::at_least(0), medium,
+        cluster_wide,
+        "Bytes per second this broker sends, as a leader, to the catching-up followers of the "
+        "replicas leader.replication.throttled.replicas names on it.");
+    def("follower.replication.throttled.rate", k_long, k_long_max, validator::at_least(0), medium,
+        cluster_wide,
+        "Bytes per second this broker fetches for its catching-up follower replicas that "
+        "follower.replication.throttled.replicas names on it.");
     def("request.timeout.ms", k_int, "30000", none(), high, read_only,
         "How long the broker waits for a response to its own requests to other nodes.");
 
@@ -315,18 +334,24 @@ config_def build() {
         "Whether a resource without any ACL is open to everyone (otherwise only to super users).");
 
     // ---- Threads ----
-    def("num.io.threads", k_int, "0", validator::at_least(0), high, cluster_wide,
+    // Kafka resizes its thread pools at run time (cluster-wide); Samsa's
+    // reactors and fetchers are sized once at start, so these are read-only
+    // here and an AlterConfigs of them is refused rather than ignored.
+    def("num.io.threads", k_int, "0", validator::at_least(0), high, read_only,
         "Number of reactor threads that run connections and request handling. 0 (Samsa's default) "
-        "means one per CPU core.");
-    def("num.network.threads", k_int, "3", validator::at_least(1), high, cluster_wide,
+        "means one per CPU core. Read-only in Samsa (Kafka: cluster-wide).");
+    def("num.network.threads", k_int, "3", validator::at_least(1), high, read_only,
         "Kafka's network thread count. Samsa's reactors do network and request work together, so "
-        "this is accepted for compatibility.");
-    def("background.threads", k_int, "10", validator::at_least(1), high, cluster_wide,
-        "Threads for background work: fsync, segment deletion, index rebuilds.");
-    def("num.recovery.threads.per.data.dir", k_int, "1", validator::at_least(1), high, cluster_wide,
-        "Threads per log directory for log recovery at startup and flushing at shutdown.");
-    def("num.replica.fetchers", k_int, "1", none(), high, cluster_wide,
-        "Fetcher threads per source broker used to replicate partitions.");
+        "this is accepted for compatibility. Read-only in Samsa (Kafka: cluster-wide).");
+    def("background.threads", k_int, "10", validator::at_least(1), high, read_only,
+        "Threads for background work: fsync, segment deletion, index rebuilds. Read-only in Samsa "
+        "(Kafka: cluster-wide).");
+    def("num.recovery.threads.per.data.dir", k_int, "1", validator::at_least(1), high, read_only,
+        "Threads per log directory for log recovery at startup and flushing at shutdown. "
+        "Read-only in Samsa (Kafka: cluster-wide).");
+    def("num.replica.fetchers", k_int, "1", none(), high, read_only,
+        "Fetcher threads per source broker used to replicate partitions. Read-only in Samsa "
+        "(Kafka: cluster-wide).");
 
     // ---- Topics ----
     def("num.partitions", k_int, "1", validator::at_least(1), medium, read_only,

@@ -68,6 +68,15 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                 bool min_one = budget.bytes_read == 0;
                 if (replica_id >= 0) {
                     const int64_t hw = p->high_watermark();
+                    // KIP-73 (Kafka's shouldLeaderThrottle): a catching-up
+                    // follower of a throttled replica gets no records while the
+                    // leader's throttle is exceeded; its fetch still tells
+                    // where it stands. An in-sync follower is never held back.
+                    if (p->leader_throttled() && !p->in_isr(replica_id) &&
+                        rm.leader_quota().is_exceeded(now)) {
+                        limit = 0;
+                        min_one = false;
+                    }
                     out[i] = p->read_for_follower(node_id{replica_id}, kafka_offset{t.fetch_offset},
                                                   std::max<int64_t>(0, limit), min_one,
                                                   leader_epoch{t.current_leader_epoch},
@@ -76,6 +85,10 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                         moved.push_back(p->tp());
                     }
                     int64_t n = out[i].records.length;
+                    if (p->leader_throttled()) {
+                        // What throttled partitions send counts, in sync or not.
+                        rm.leader_quota().record(n, now);
+                    }
                     budget.bytes_read += n;
                     budget.bytes_left = std::max<int64_t>(0, budget.bytes_left - n);
                     continue;

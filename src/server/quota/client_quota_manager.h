@@ -26,8 +26,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "common/sampled_rate.h"
 #include "metadata/metadata_image.h"
-#include "server/quota/sampled_rate.h"
 
 namespace samsa::server::quota {
 

@@ -55,7 +55,6 @@ owner_runner inline_runner() {
 log_cleaner::log_cleaner(log_cleaner_config config, log_manager& logs, owner_runner run,
                          wall_clock now)
     : _config(config), _logs(logs), _run(std::move(run)), _now(std::move(now)) {
-    _config.threads = std::max(1, _config.threads);
     load_checkpoints();
 }
 
@@ -64,12 +63,49 @@ log_cleaner::~log_cleaner() {
 }
 
 void log_cleaner::start() {
+    std::lock_guard life(_lifecycle_mutex);
+    _started = true;
+    start_threads();
+}
+
+void log_cleaner::stop() {
+    std::lock_guard life(_lifecycle_mutex);
+    _started = false;
+    stop_threads();
+}
+
+void log_cleaner::reconfigure(log_cleaner_config config) {
+    std::lock_guard life(_lifecycle_mutex);
+    if (config == _config) {
+        return;
+    }
+    const bool restart = _started;
+    stop_threads();
+    _config = config;
+    logging::cleaner().info(
+        "event=log_cleaner_reconfigured threads={} dedupe_buffer_size={} "
+        "io_max_bytes_per_second={} "
+        "backoff_ms={}",
+        _config.threads, _config.dedupe_buffer_size, _config.io_max_bytes_per_second,
+        _config.backoff_ms);
+    if (restart) {
+        start_threads();
+    }
+}
+
+log_cleaner_config log_cleaner::config() const {
+    std::lock_guard life(_lifecycle_mutex);
+    return _config;
+}
+
+void log_cleaner::start_threads() {
+    _stop = false;
     for (int i = 0; i < _config.threads; ++i) {
         _threads.emplace_back([this, i] { run_thread(size_t(i)); });
     }
 }
 
-void log_cleaner::stop() {
+void log_cleaner::stop_threads() {
     {
         std::lock_guard lock(_sleep_mutex);
         _stop = true;
@@ -231,11 +267,12 @@ result<bool> log_cleaner::clean(candidate c, int64_t now_ms) {
     if (!records) {
         return fail(records.err());
     }
-    const size_t per_thread = size_t(_config.dedupe_buffer_size / _config.threads);
+    const int threads = std::max(1, _config.threads);
+    const size_t per_thread = size_t(_config.dedupe_buffer_size / threads);
     const double lf = std::max(0.01, _config.load_factor);
     const size_t wanted = size_t(double(*records + 16) / lf * 24.0) + 1024;
     offset_map map(std::min(per_thread, wanted), lf);
-    throttler throttle(_config.io_max_bytes_per_second / _config.threads);
+    throttler throttle(_config.io_max_bytes_per_second / threads);
     cleaning_context ctx{now_ms, &throttle, &_stop};
     const size_t segments_before = plan.segments.size();
     auto outcome = clean_log(plan, map, ctx);

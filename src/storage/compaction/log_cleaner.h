@@ -45,6 +45,8 @@ struct log_cleaner_config {
     double load_factor = 0.9;                          // log.cleaner.io.buffer.load.factor
     double io_max_bytes_per_second = std::numeric_limits<double>::max();
     int64_t backoff_ms = 15000;  // log.cleaner.backoff.ms
+
+    bool operator==(const log_cleaner_config&) const = default;
 };
 
 // Runs `fn` on the thread that owns `l` and waits for it. Returns false,
@@ -80,10 +82,18 @@ class log_cleaner {
     log_cleaner(const log_cleaner&) = delete;
     log_cleaner& operator=(const log_cleaner&) = delete;
 
+    // Starts the threads (none with log.cleaner.threads=0).
     void start();
     // Stops and joins the threads; a cleaning in progress is abandoned (its
-    // .cleaned files are removed on the next load).
+    // .cleaned files are removed on the next load, or overwritten by the next
+    // cleaning of the log).
     void stop();
+    // Dynamic log.cleaner.* configs (Kafka's LogCleaner.reconfigure): a
+    // started cleaner stops its threads, abandoning what they clean, and
+    // starts them again with `config`; a stopped one keeps it for its start.
+    // Any thread but the cleaner's own.
+    void reconfigure(log_cleaner_config config);
+    log_cleaner_config config() const;
 
     // One round on the calling thread: cleans the filthiest log, if one is
     // due. true when a log was cleaned.
@@ -101,6 +111,8 @@ class log_cleaner {
         cleaning_plan plan;
     };
     void run_thread(size_t index);
+    void start_threads();
+    void stop_threads();
     // Picks the log to clean and marks it in progress; nullopt when none is due.
     std::optional<candidate> grab_filthiest(int64_t now_ms);
     result<bool> clean(candidate c, int64_t now_ms);
@@ -109,7 +121,10 @@ class log_cleaner {
     status write_checkpoint(const std::string& log_dir);
     int64_t first_dirty(const topic_partition& tp) const;
 
+    // Written only while no cleaner thread runs (under _lifecycle_mutex).
     log_cleaner_config _config;
+    mutable std::mutex _lifecycle_mutex;
+    bool _started = false;
     log_manager& _logs;
     owner_runner _run;
     wall_clock _now;

@@ -155,6 +155,31 @@ TEST_F(partition_test, acks_all_needs_min_insync_replicas) {
     EXPECT_EQ(produce(b2, 1).error.code, error_code::none);
 }
 
+TEST_F(partition_test, the_throttled_replica_lists_name_this_broker_or_all) {
+    EXPECT_FALSE(_p->leader_throttled());
+    EXPECT_FALSE(_p->follower_throttled());
+    partition_config cfg;
+    cfg.leader_throttled_replicas = {"1:2", "0:1"};  // partition 0 on broker 1: this one
+    cfg.follower_throttled_replicas = {"0:2", "1:1"};
+    _p->update_config(cfg);
+    EXPECT_TRUE(_p->leader_throttled());
+    EXPECT_FALSE(_p->follower_throttled());
+    cfg.follower_throttled_replicas = {"*"};
+    cfg.leader_throttled_replicas = {};
+    _p->update_config(cfg);
+    EXPECT_FALSE(_p->leader_throttled());
+    EXPECT_TRUE(_p->follower_throttled());
+    EXPECT_TRUE(_p->in_isr(1));
+    EXPECT_FALSE(_p->in_isr(2));
+}
+
+TEST_F(partition_test, producer_id_expiration_follows_the_config) {
+    partition_config cfg;
+    cfg.producer_id_expiration_ms = 1234;
+    _p->update_config(cfg);
+    EXPECT_EQ(_p->log()->producer_state().config().producer_id_expiration_ms, 1234);
+}
+
 TEST_F(partition_test, a_follower_refuses_produce_and_fetch) {
     metadata::partition_registration reg;
     reg.leader = 2;

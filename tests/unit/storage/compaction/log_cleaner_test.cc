@@ -148,5 +148,32 @@ TEST_F(log_cleaner_fixture, the_threads_clean_in_the_background_and_stop) {
     EXPECT_LE(l->size_bytes(), 5 * 200);
 }
 
+TEST_F(log_cleaner_fixture, no_threads_clean_nothing_until_reconfigured_with_some) {
+    auto l = create("compacted");
+    write(*l, 50, 5);
+    compaction::log_cleaner_config c;
+    c.threads = 0;
+    c.backoff_ms = 10;
+    auto cleaner = make_cleaner(c);
+    cleaner.start();
+    EXPECT_TRUE(cleaner.cleaned_offsets().empty());
+    // log.cleaner.threads changed at run time (Kafka's LogCleaner.reconfigure).
+    auto more = cleaner.config();
+    more.threads = 1;
+    cleaner.reconfigure(more);
+    EXPECT_EQ(cleaner.config().threads, 1);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!cleaner.cleaned_offsets().count({"compacted", 0}) &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(cleaner.cleaned_offsets().count({"compacted", 0}), 1u);
+    // A stopped cleaner keeps a new config for its next start.
+    cleaner.stop();
+    more.backoff_ms = 20;
+    cleaner.reconfigure(more);
+    EXPECT_EQ(cleaner.config().backoff_ms, 20);
+}
+
 }  // namespace
 }  // namespace samsa::storage::testing

@@ -1,0 +1,185 @@
+#include "tools/reassign_throttles.h"
+
+#include <algorithm>
+
+#include "net/blocking_call.h"
+#include "protocol/generated/incremental_alter_configs_request.h"
+#include "protocol/generated/incremental_alter_configs_response.h"
+#include "protocol/generated/metadata_request.h"
+#include "protocol/generated/metadata_response.h"
+#include "tools/kafka_client.h"
+
+namespace samsa::tools {
+
+namespace {
+
+constexpr int8_t k_topic = 2;   // ConfigResource.Type.TOPIC
+constexpr int8_t k_broker = 4;  // ConfigResource.Type.BROKER
+constexpr int8_t k_set = 0;
+constexpr int8_t k_delete = 1;
+constexpr const char* k_client_id = "samsa-reassign-partitions";
+constexpr const char* k_leader_rate = "leader.replication.throttled.rate";
+constexpr const char* k_follower_rate = "follower.replication.throttled.rate";
+constexpr const char* k_leader_replicas = "leader.replication.throttled.replicas";
+constexpr const char* k_follower_replicas = "follower.replication.throttled.replicas";
+
+using config_ops = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+// One resource's changes (nullopt: DELETE) on the broker `to` reaches.
+status alter_one(const net::blocking_target& to, int8_t type, const std::string& name,
+                 const config_ops& ops) {
+    protocol::incremental_alter_configs_request req;
+    auto& r = req.resources.emplace_back();
+    r.resource_type = type;
+    r.resource_name = name;
+    for (const auto& [key, value] : ops) {
+        auto& c = r.configs.emplace_back();
+        c.name = key;
+        c.config_operation = value ? k_set : k_delete;
+        c.value = value;
+    }
+    auto resp = net::call_blocking<protocol::incremental_alter_configs_response>(to, req, 1);
+    if (!resp) {
+        return resp.err();
+    }
+    for (const auto& res : resp->responses) {
+        if (res.error_code != 0) {
+            return error(error_code(res.error_code), message_of(res.error_code, res.error_message));
+        }
+    }
+    return {};
+}
+
+// Every broker's address, from the first bootstrap server's Metadata.
+result<std::map<int32_t, net::blocking_target>> broker_targets(const client_options& opts) {
+    auto boot = plaintext_target(opts, k_client_id);
+    if (!boot) {
+        return boot.err();
+    }
+    protocol::metadata_request req;
+    req.topics.emplace();  // no topics: only the brokers
+    req.allow_auto_topic_creation = false;
+    auto md = net::call_blocking<protocol::metadata_response>(*boot, req, 9);
+    if (!md) {
+        return md.err();
+    }
+    std::map<int32_t, net::blocking_target> out;
+    for (const auto& b : md->brokers) {
+        out[b.node_id] = net::blocking_target{b.host, uint16_t(b.port), k_client_id, opts.timeout};
+    }
+    return out;
+}
+
+// A broker's own configs change on that broker (Kafka's admin client sends
+// them there); a broker that is not in the metadata is skipped, as it cannot
+// be throttling.
+status alter_brokers(const client_options& opts, const std::set<int32_t>& brokers,
+                     const config_ops& ops) {
+    auto targets = broker_targets(opts);
+    if (!targets) {
+        return targets.err();
+    }
+    for (int32_t id : brokers) {
+        auto it = targets->find(id);
+        if (it == targets->end()) {
+            continue;
+        }
+        if (auto st = alter_one(it->second, k_broker, std::to_string(id), ops); !st) {
+            return st;
+        }
+    }
+    return {};
+}
+
+std::string joined(const std::set<std::pair<int32_t, int32_t>>& pairs) {
+    std::string out;
+    for (const auto& [p, b] : pairs) {
+        out += (out.empty() ? "" : ",") + std::to_string(p) + ":" + std::to_string(b);
+    }
+    return out;
+}
+
+}  // namespace
+
+reassignment_throttles throttles_for(const replica_assignment& current,
+                                     const replica_assignment& target) {
+    std::map<std::string, std::set<std::pair<int32_t, int32_t>>> leaders, followers;
+    reassignment_throttles out;
+    for (const auto& [key, replicas] : target) {
+        auto it = current.find(key);
+        if (it == current.end() || it->second == replicas) {
+            continue;  // nothing moves
+        }
+        const auto& sources = it->second;
+        for (int32_t b : sources) {
+            leaders[key.first].insert({key.second, b});
+            out.brokers.insert(b);
+        }
+        for (int32_t b : replicas) {
+            if (std::find(sources.begin(), sources.end(), b) == sources.end()) {
+                followers[key.first].insert({key.second, b});
+                out.brokers.insert(b);
+            }
+        }
+    }
+    for (const auto& [topic, pairs] : leaders) {
+        out.leader_replicas[topic] = joined(pairs);
+    }
+    for (const auto& [topic, pairs] : followers) {
+        out.follower_replicas[topic] = joined(pairs);
+    }
+    return out;
+}
+
+status set_reassignment_throttles(const client_options& opts, const reassignment_throttles& t,
+                                  int64_t rate) {
+    auto to = plaintext_target(opts, k_client_id);
+    if (!to) {
+        return to.err();
+    }
+    std::set<std::string> topics;
+    for (const auto& [topic, _] : t.leader_replicas) {
+        topics.insert(topic);
+    }
+    for (const auto& [topic, _] : t.follower_replicas) {
+        topics.insert(topic);
+    }
+    for (const auto& topic : topics) {
+        config_ops ops;
+        if (auto it = t.leader_replicas.find(topic); it != t.leader_replicas.end()) {
+            ops.emplace_back(k_leader_replicas, it->second);
+        }
+        if (auto it = t.follower_replicas.find(topic); it != t.follower_replicas.end()) {
+            ops.emplace_back(k_follower_replicas, it->second);
+        }
+        if (auto st = alter_one(*to, k_topic, topic, ops); !st) {
+            return st;
+        }
+    }
+    const std::string r = std::to_string(rate);
+    return alter_brokers(opts, t.brokers, {{k_leader_rate, r}, {k_follower_rate, r}});
+}
+
+status clear_reassignment_throttles(const client_options& opts, const std::set<int32_t>& brokers,
+                                    const std::set<std::string>& topics) {
+    if (auto st = alter_brokers(opts, brokers,
+                                {{k_leader_rate, std::nullopt}, {k_follower_rate, std::nullopt}});
+        !st) {
+        return st;
+    }
+    auto to = plaintext_target(opts, k_client_id);
+    if (!to) {
+        return to.err();
+    }
+    for (const auto& topic : topics) {
+        if (auto st =
+                alter_one(*to, k_topic, topic,
+                          {{k_leader_replicas, std::nullopt}, {k_follower_replicas, std::nullopt}});
+            !st) {
+            return st;
+        }
+    }
+    return {};
+}
+
+}  // namespace samsa::tools
