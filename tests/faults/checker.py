@@ -70,7 +70,7 @@ class Anomaly:
         ts = [history[i]["t"] for i in self.events] or [0.0]
         lo, hi = min(ts), max(ts)
         for j, e in enumerate(history):
-            if e["type"] == "nemesis" and lo - 10 <= e["t"] <= hi + 1:
+            if e["type"] in ("nemesis", "client-log") and lo - 10 <= e["t"] <= hi + 1:
                 shown.add(j)
         lines = [f"{self.kind}: {self.message}"]
         for j in sorted(shown):
@@ -111,6 +111,8 @@ def format_event(e: dict) -> str:
                 f"{'' if e['complete'] else ' (INCOMPLETE)'}")
     if kind == "nemesis":
         return f"{t} nemesis {e['phase']} {e['fault']} {e.get('detail', '')}"
+    if kind == "client-log":
+        return f"{t} {e['producer']} (librdkafka): {e['text']}"
     rest = {k: v for k, v in e.items() if k not in ("t", "type")}
     return f"{t} {kind} {rest}"
 
@@ -275,6 +277,8 @@ def check(history: list) -> Result:
         "fails": len(fails),
         "indeterminate": len(sends) - acked_n - len(fails),
         "reads": sum(len(v) for v in reads_by_value.values()),
+        "client_epoch_bumps": sum(1 for e in history if e["type"] == "client-log"
+                                  and "bumped epoch" in e.get("text", "")),
         "final_reads": len(final_values),
         "partitions": len(partitions),
         "longest_ack_gap": round(longest_ack_gap(history), 3),
@@ -303,6 +307,11 @@ def summary(result: Result, history: list, limit: int = 20) -> str:
     counts = result.counts()
     lines.append("anomalies: " + ", ".join(f"{k} {n}" for k, n in counts.items())
                  + f" (total {len(result.anomalies)})")
+    if s.get("client_epoch_bumps"):
+        lines.append(f"note: the producers bumped their epoch {s['client_epoch_bumps']} times "
+                     "(after messages timed out): librdkafka then renumbers the messages "
+                     "still unacknowledged, and one already in the log is written again "
+                     "(a duplicate the client causes)")
     for err in result.errors:
         lines.append(f"error: {err}")
     for a in result.anomalies[:limit]:

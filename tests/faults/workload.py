@@ -16,6 +16,7 @@ Everything is bounded: in count, in rate and by deadlines.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from typing import Optional
@@ -24,7 +25,12 @@ from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcept
                              Producer, TopicPartition)
 from confluent_kafka.admin import AdminClient, NewTopic
 
-MESSAGE_TIMEOUT_MS = 12000
+# Longer than any fault and the recovery after it: a message that times out
+# makes librdkafka bump its producer epoch and renumber the messages still
+# unacknowledged, and one of those may already be in the log, so that its
+# resend under the new epoch is a duplicate no broker can detect (librdkafka's
+# INTRODUCTION.md, "Message timeout considerations"). Bumps are recorded.
+MESSAGE_TIMEOUT_MS = 60000
 
 
 class History:
@@ -60,11 +66,34 @@ def load_history(path) -> list:
 
 
 def quiet_logger():
-    import logging
     log = logging.getLogger("samsa-faults-librdkafka")
     log.addHandler(logging.NullHandler())
     log.propagate = False
     return log
+
+
+# librdkafka's idempotence debug lines (debug=eos) worth keeping in the history:
+# epoch bumps, and retries the broker answered as duplicates (delivered,
+# but with no offset).
+CLIENT_LOG_KEPT = ("bumped epoch", "Beginning partition drain", "duplicate sequence number",
+                   "desynchronization")
+
+
+class _EpochBumps(logging.Handler):
+    """Records librdkafka's debug lines about its idempotence state in the history."""
+
+    def __init__(self, worker):
+        super().__init__(logging.DEBUG)
+        self.worker = worker
+
+    def emit(self, record):
+        try:
+            text = record.getMessage()
+        except Exception:
+            return
+        if any(k in text for k in CLIENT_LOG_KEPT):
+            self.worker.history.add(type="client-log", producer=self.worker.pname,
+                                    text=text[-200:])
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int, rf: int, min_isr: int,
@@ -146,8 +175,16 @@ class ProducerWorker(threading.Thread):
             "reconnect.backoff.max.ms": 1000,
             "topic.metadata.refresh.interval.ms": 2000,
             "error_cb": self._on_error,
-            "logger": quiet_logger(),
+            "debug": "eos",
+            "logger": self._logger(),
         })
+
+    def _logger(self) -> logging.Logger:
+        log = logging.getLogger(f"samsa-faults-{self.base}-{id(self)}-{self.sessions}")
+        log.setLevel(logging.DEBUG)
+        log.propagate = False
+        log.handlers = [_EpochBumps(self)]
+        return log
 
     def _on_error(self, err: KafkaError) -> None:
         if err.fatal():
