@@ -40,7 +40,7 @@ import workload  # noqa: E402
 from fault_cluster import FaultCluster  # noqa: E402
 from samsa_harness import samsa_bin  # noqa: E402
 
-QUICK_DURATION = 14.0
+QUICK_DURATION = 12.0
 FULL_DURATION = 300.0
 FULL_RUNS = 10
 PARTITIONS = 3

@@ -24,10 +24,10 @@ def test_every_kind_appears_and_faults_end_before_the_run():
 
 def test_quick_run_has_one_fault_of_its_kind():
     for kind in nemesis.KINDS:
-        faults = nemesis.schedule(1, [kind], 14.0, [1, 2, 3])
+        faults = nemesis.schedule(1, [kind], 12.0, [1, 2, 3])
         assert [f.kind for f in faults] == [kind]
         f = faults[0]
-        assert f.end - f.start >= 4.0 and f.end <= 12.0
+        assert f.end - f.start >= 4.0 and f.end <= 10.0
 
 
 def test_groups_by_kind():
