@@ -8,9 +8,9 @@ with the reason, so that a run that cannot test faults is not taken for one
 that passed. SAMSA_FAULTS_SEED replaces the fixed seeds (replay a report's
 run with its seed)."""
 import os
-import signal
 import shutil
-import time
+import signal
+import threading
 
 import pytest
 
@@ -62,7 +62,6 @@ def test_checker_reports_acknowledged_writes_deleted_on_purpose(harness):
     topic = "faults-injected-loss"
     workload.create_topic(c.bootstrap, topic, 1, 1, 1, replica_assignment=[[1]])
     history = workload.History()
-    import threading
     stop = threading.Event()
     w = workload.ProducerWorker("p0", c.bootstrap, topic, 1, history, stop, rate=200.0,
                                 limit=100)
