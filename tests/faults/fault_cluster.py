@@ -105,6 +105,10 @@ class NetnsBroker(Broker):
 
     def fill_disk(self) -> int:
         """Takes every free byte of the data dir's file system; returns how many."""
+        if not self.mounted:
+            # Never fill a file system the harness did not make for it.
+            raise RuntimeError("no disk nemesis: the data dirs are not on their own tmpfs "
+                               "(SAMSA_FAULTS_DISK_MB=0)")
         st = os.statvfs(self.data_dir)
         free = st.f_bavail * st.f_frsize
         fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT, 0o600)
