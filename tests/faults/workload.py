@@ -25,6 +25,8 @@ from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcept
                              Producer, TopicPartition)
 from confluent_kafka.admin import AdminClient, NewTopic
 
+import kafka_wire as kw
+
 # Longer than any fault and the recovery after it: a message that times out
 # makes librdkafka bump its producer epoch and renumber the messages still
 # unacknowledged, and one of those may already be in the log, so that its
@@ -122,19 +124,30 @@ def create_topic(bootstrap: str, topic: str, partitions: int, rf: int, min_isr: 
                 raise
         time.sleep(0.2)
     n = len(replica_assignment) if replica_assignment else partitions
-    while True:
-        try:
-            md = admin.list_topics(topic, timeout=5)
-            t = md.topics.get(topic)
-            if t is not None and t.error is None and len(t.partitions) == n and \
-                    all(p.leader >= 0 and len(p.isrs) >= min(min_isr, len(p.replicas))
-                        for p in t.partitions.values()):
-                return
-        except KafkaException:
-            pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"topic {topic}: no leader for every partition after {timeout}s")
-        time.sleep(0.2)
+    # Every node must know it with a leader for each partition (a producer
+    # whose metadata comes from a node that does not yet fails its first
+    # sends with "Unknown partition"): each node's own Metadata answer.
+    for node in bootstrap.split(","):
+        host, port = node.rsplit(":", 1)
+        while True:
+            if _node_knows(host, int(port), topic, n):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"topic {topic}: {node} does not show a leader for every "
+                                   f"partition after {timeout}s")
+            time.sleep(0.2)
+
+
+def _node_knows(host: str, port: int, topic: str, partitions: int) -> bool:
+    try:
+        with kw.KafkaConnection(host, port, timeout=5) as conn:
+            md = conn.metadata(9, [topic], allow_auto_topic_creation=False)
+    except (OSError, AssertionError):
+        return False
+    for t in md.topics:
+        if t.name == topic and t.error_code == 0 and len(t.partitions) == partitions:
+            return all(p["error_code"] == 0 and p["leader_id"] >= 0 for p in t.partitions)
+    return False
 
 
 class ProducerWorker(threading.Thread):
