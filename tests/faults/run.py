@@ -3,7 +3,8 @@
 workload of real clients, seeded faults, and the checker over the history.
 
     /usr/bin/python3 tests/faults/run.py                 quick: one short run per nemesis
-    /usr/bin/python3 tests/faults/run.py --full          10 runs of 5 minutes per nemesis
+    /usr/bin/python3 tests/faults/run.py --full          10 runs of 5 minutes per nemesis,
+                                                         and 10 mixing them all
     /usr/bin/python3 tests/faults/run.py --nemesis kill --seed 42 --duration 20
                                                          replays one run
 
@@ -315,6 +316,8 @@ def main(argv=None) -> int:
     runs = args.runs or (FULL_RUNS if args.full else 1)
     if args.nemesis == "all":
         groups = [[k] for k in nem.KINDS]
+        if args.full:
+            groups.append(list(nem.KINDS))   # and "mixed": every kind in one run
     elif args.nemesis == "mixed":
         groups = [list(nem.KINDS)]
     else:
