@@ -59,7 +59,7 @@ def artefacts_root() -> Path:
 
 
 def replay_command(kinds: list, seed: int, duration: float, full: bool) -> str:
-    nem_arg = ",".join(kinds)
+    nem_arg = "+".join(kinds)     # one run mixing them
     return (f"make faults NEMESIS={nem_arg} SEED={seed} DURATION={duration:g}"
             f"{' FULL=1' if full else ''} RUNS=1   "
             f"(or: /usr/bin/python3 tests/faults/run.py --nemesis {nem_arg} --seed {seed} "
