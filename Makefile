@@ -9,7 +9,7 @@ FUZZ_SECONDS ?= 1800
 JOBS ?= $(shell nproc)
 SHARED_PROTOCOL ?= ../shared/kafka-protocol
 
-.PHONY: all deps build fuzz-build fuzz run test unit integration faults regen format bench clean
+.PHONY: all deps build fuzz-build fuzz run test unit integration faults regen format bench deb clean
 
 all: build
 
@@ -71,6 +71,14 @@ format:
 
 bench: build
 	@ls $(BUILD_DIR)/*_bench >/dev/null 2>&1 && for b in $(BUILD_DIR)/*_bench; do $$b; done || echo "no benchmarks built"
+
+# The Debian package (docs/install.md): a build configured for /usr, then CPack.
+DEB_DIR ?= build-deb
+deb: deps
+	cmake -S . -B $(DEB_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	    -DSAMSA_TESTS=OFF -DSAMSA_BENCH=OFF
+	cmake --build $(DEB_DIR) -j $(JOBS) --target samsa
+	cd $(DEB_DIR) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR)

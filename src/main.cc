@@ -1,13 +1,85 @@
 // The one Samsa binary: `samsa server` runs a broker; the other verbs are the
-// command-line tools (src/tools/).
+// command-line tools (src/tools/). Called by one of Kafka's script names (a
+// link `kafka-topics.sh -> samsa`, as `cmake --install` makes them), it runs
+// the verb that script stands for, so scripts written for Kafka run unchanged.
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "server/server_main.h"
 #include "tools/commands.h"
 #include "version.h"
 
+namespace {
+
+// Kafka's scripts and the verbs that take their flags.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> k_kafka_scripts{{
+    {"kafka-server-start", "server"},
+    {"kafka-topics", "topics"},
+    {"kafka-console-producer", "produce"},
+    {"kafka-console-consumer", "consume"},
+    {"kafka-consumer-groups", "groups"},
+    {"kafka-configs", "configs"},
+    {"kafka-delete-records", "delete-records"},
+    {"kafka-reassign-partitions", "reassign-partitions"},
+    {"kafka-leader-election", "leader-election"},
+    {"kafka-dump-log", "dump-log"},
+    {"kafka-transactions", "transactions"},
+    {"kafka-acls", "acls"},
+    {"kafka-producer-perf-test", "perf produce"},
+    {"kafka-consumer-perf-test", "perf consume"},
+}};
+
+// The verb (one or two words) for the name this process was called by:
+// "kafka-topics.sh" or "kafka-topics", with any directory; empty otherwise.
+std::vector<std::string> verb_for(std::string_view argv0) {
+    if (auto slash = argv0.rfind('/'); slash != std::string_view::npos) {
+        argv0.remove_prefix(slash + 1);
+    }
+    if (argv0.size() > 3 && argv0.substr(argv0.size() - 3) == ".sh") {
+        argv0.remove_suffix(3);
+    }
+    for (const auto& [script, verb] : k_kafka_scripts) {
+        if (argv0 == script) {
+            std::vector<std::string> words;
+            size_t start = 0;
+            while (start <= verb.size()) {
+                size_t space = verb.find(' ', start);
+                words.emplace_back(
+                    verb.substr(start, space == verb.npos ? verb.npos : space - start));
+                if (space == verb.npos) {
+                    break;
+                }
+                start = space + 1;
+            }
+            return words;
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    // kafka-topics.sh --list ... is samsa topics --list ...
+    std::vector<std::string> dispatched;
+    std::vector<char*> args;
+    if (auto verb = verb_for(argc > 0 ? argv[0] : ""); !verb.empty()) {
+        dispatched = std::move(verb);
+        args.push_back(argv[0]);
+        for (auto& w : dispatched) {
+            args.push_back(w.data());
+        }
+        args.insert(args.end(), argv + 1, argv + argc);
+        args.push_back(nullptr);
+        argc = int(args.size() - 1);
+        argv = args.data();
+    }
+
     CLI::App app{"Samsa: a Kafka-compatible streaming platform", "samsa"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string(samsa::k_version));

@@ -3,6 +3,8 @@
 
 namespace samsa {
 
-inline constexpr std::string_view k_version = "0.1.0";
+// The version, set in one place: project(samsa VERSION ...) in CMakeLists.txt.
+// The build generates its definition (generated/version.cc).
+extern const std::string_view k_version;
 
 }  // namespace samsa

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <sys/resource.h>
+#include <systemd/sd-daemon.h>
 #include <asio/io_context.hpp>
 #include <asio/signal_set.hpp>
 #include <csignal>
@@ -160,7 +161,11 @@ int run_server_command(const server_command& cmd) {
     }
     logging::server().info("event=started node_id={} advertised={}", cfg.node_id,
                            join_listeners(cfg.advertised_listeners));
+    // systemd's Type=notify (packaging/samsa.service): ready once the
+    // listeners serve. Without $NOTIFY_SOCKET this does nothing.
+    (void)sd_notifyf(0, "READY=1\nSTATUS=serving as node %d", cfg.node_id);
     signal_thread.join();  // until the signal
+    (void)sd_notify(0, "STOPPING=1");
     srv.stop();
     return 0;
 }
