@@ -16,8 +16,10 @@ TEST(throttler, holds_the_bytes_to_the_rate_including_the_last_ones) {
         t.maybe_throttle(20'000);  // 200 KB in all: at least 0.2 s
     }
     auto took = std::chrono::steady_clock::now() - start;
+    // The rate holds however the time went: a loaded machine that keeps this
+    // thread off the CPU (or oversleeps it) leaves less for the throttler to
+    // sleep, so how long it slept is not asserted (it failed that way).
     EXPECT_GE(took, std::chrono::milliseconds(190));
-    EXPECT_GE(t.slept().count(), 150);
 }
 
 TEST(throttler, an_unlimited_rate_never_sleeps) {
