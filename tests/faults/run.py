@@ -238,6 +238,9 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
             history.add(type="nemesis", phase="heal", fault=f.kind, detail=f.describe())
             log(f"  {history.now():6.1f}s healed {f.kind}")
         until(duration)
+    except BaseException:
+        reader_stop.set()
+        raise
     finally:
         stop.set()
         h.nemesis.heal_all()
