@@ -1,7 +1,8 @@
 """The quick fault runs (docs/faults.md): one short seeded run per nemesis on a
-three-node cluster in network namespaces, each checked for anomalies; and a
-run in which acknowledged data is deleted on purpose, which the checker must
-report as lost writes.
+three-node cluster in network namespaces, each checked for anomalies; and two
+runs that lose acknowledged writes on purpose, which the checker must report
+as lost: a one-replica partition's data deleted, and acks=1 records that only
+the leader had when a follower took over.
 
 Needs root (network namespaces, nftables): without it every test here fails
 with the reason, so that a run that cannot test faults is not taken for one
@@ -15,10 +16,12 @@ import threading
 import pytest
 
 import checker
+import kafka_wire as kw
 import nemesis as nem
 import netns
 import run as runner
 import workload
+from samsa_harness import wait_until
 
 # Fixed seeds, so that `make test` runs the same timelines every time.
 QUICK_SEEDS = {kind: 1000 + i for i, kind in enumerate(nem.KINDS)}
@@ -90,4 +93,64 @@ def test_checker_reports_acknowledged_writes_deleted_on_purpose(harness):
     text = checker.summary(result, events, limit=3)
     lost = [a for a in result.anomalies if a.kind == "lost"]
     assert len(lost) == 100, text
+    assert not result.errors, text
+
+
+def test_checker_reports_acks1_writes_lost_to_a_leader_change(harness):
+    """Kafka's own way to lose acknowledged writes, no bug needed: acks=1
+    records the leader (node 1) acknowledged while its followers were paused,
+    then the leader killed and the followers resumed; a follower becomes
+    leader without them. The checker must report them lost."""
+    c = harness.cluster
+    c.wait_healthy(timeout=120)
+    topic = "faults-acks1-loss"
+    workload.create_topic(c.bootstrap, topic, 1, 3, 1, replica_assignment=[[1, 2, 3]])
+    history = workload.History()
+    followers = [c.node(2), c.node(3)]
+    leader = c.node(1)
+    for b in followers:
+        b.paused = True
+        b.kill(signal.SIGSTOP)
+    history.add(type="nemesis", phase="start", fault="pause", detail="nodes {2,3}")
+    try:
+        w = workload.ProducerWorker("p0", leader.bootstrap, topic, 1, history, threading.Event(),
+                                    rate=200.0, limit=50, acks="1", idempotent=False)
+        w.start()
+        w.join(timeout=workload.MESSAGE_TIMEOUT_MS / 1000 + 60)
+        acked = [e for e in history.snapshot() if e["type"] == "ack"]
+        assert len(acked) == 50, f"only {len(acked)} of 50 acks=1 sends acknowledged"
+        leader.killed = True
+        leader.kill(signal.SIGKILL)
+        leader.wait(timeout=20)
+        history.add(type="nemesis", phase="start", fault="kill", detail="node 1")
+    finally:
+        for b in followers:
+            b.kill(signal.SIGCONT)
+            b.paused = False
+        history.add(type="nemesis", phase="heal", fault="pause", detail="nodes {2,3}")
+
+    def new_leader():
+        for b in followers:
+            try:
+                with kw.KafkaConnection(b.host, b.port, timeout=3) as conn:
+                    md = conn.metadata(9, [topic], allow_auto_topic_creation=False)
+            except (OSError, AssertionError):
+                continue
+            for t in md.topics:
+                if t.name == topic and t.partitions and \
+                        t.partitions[0]["leader_id"] in (2, 3):
+                    return t.partitions[0]["leader_id"]
+        return None
+    wait_until(new_leader, 90, "a new leader of the partition among nodes 2 and 3")
+    leader.start(wait_ready=False)
+    leader.killed = False
+    history.add(type="nemesis", phase="heal", fault="kill", detail="node 1 restarted")
+    c.wait_healthy(timeout=120)
+    workload.wait_settled(c.bootstrap, topic, 1, history, timeout=30, stable_for=3)
+    workload.final_read(c.bootstrap, topic, 1, history, timeout=60)
+    events = history.snapshot()
+    result = checker.check(events)
+    text = checker.summary(result, events, limit=3)
+    lost = [a for a in result.anomalies if a.kind == "lost"]
+    assert len(lost) == 50, text
     assert not result.errors, text

@@ -157,7 +157,7 @@ class ProducerWorker(threading.Thread):
 
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event, rate: float, limit: int,
-                 max_outstanding: int = 200):
+                 max_outstanding: int = 200, acks: str = "all", idempotent: bool = True):
         super().__init__(name=f"producer-{name}", daemon=True)
         self.base = name
         self.bootstrap = bootstrap
@@ -168,6 +168,8 @@ class ProducerWorker(threading.Thread):
         self.rate = rate
         self.limit = limit
         self.max_outstanding = max_outstanding
+        self.acks = acks
+        self.idempotent = idempotent
         self.sessions = 0
         self.fatal = threading.Event()
         self.errors: list = []
@@ -178,8 +180,8 @@ class ProducerWorker(threading.Thread):
         self.pname = self.base if self.sessions == 1 else f"{self.base}.{self.sessions - 1}"
         return Producer({
             "bootstrap.servers": self.bootstrap,
-            "enable.idempotence": True,
-            "acks": "all",
+            "enable.idempotence": self.idempotent,
+            "acks": self.acks,
             "linger.ms": 5,
             "message.timeout.ms": MESSAGE_TIMEOUT_MS,
             "request.timeout.ms": 5000,
