@@ -321,10 +321,9 @@ def main(argv=None) -> int:
         groups = [[k] for k in nem.KINDS]
         if args.full:
             groups.append(list(nem.KINDS))   # and "mixed": every kind in one run
-    elif args.nemesis == "mixed":
-        groups = [list(nem.KINDS)]
     else:
-        groups = [g.split("+") for g in args.nemesis.split(",")]
+        groups = [list(nem.KINDS) if g == "mixed" else g.split("+")
+                  for g in args.nemesis.split(",")]
     for g in groups:
         for k in g:
             if k not in nem.KINDS:
