@@ -345,7 +345,8 @@ def main(argv=None) -> int:
         for gi, g in enumerate(groups):
             for r in range(runs):
                 run_seed = seed + 1000 * gi + r
-                name = f"{'+'.join(g)}-{run_seed}"
+                label = "mixed" if set(g) == set(nem.KINDS) else "+".join(g)
+                name = f"{label}-{run_seed}"
                 # A fresh cluster for every full run (a replay starts from one too);
                 # the quick runs share one to stay within their two minutes.
                 if h is None or args.full:
