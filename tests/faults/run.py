@@ -203,7 +203,7 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
         faults = nem.schedule(seed, kinds, duration, ids, full=full)
     out = (out_root or artefacts_root()) / name
     out.mkdir(parents=True, exist_ok=True)
-    topic = f"faults-{name}"
+    topic = "faults-" + name.replace("+", "_")     # a legal topic name
     errors: list = []
 
     cluster.wait_healthy(timeout=120)
