@@ -17,7 +17,7 @@
 namespace {
 
 // Kafka's scripts and the verbs that take their flags.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 14> k_kafka_scripts{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_kafka_scripts{{
     {"kafka-server-start", "server"},
     {"kafka-topics", "topics"},
     {"kafka-console-producer", "produce"},
@@ -32,6 +32,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 14> k_kafka_
     {"kafka-acls", "acls"},
     {"kafka-producer-perf-test", "perf produce"},
     {"kafka-consumer-perf-test", "perf consume"},
+    {"kafka-metadata-quorum", "metadata-quorum"},
+    {"kafka-log-dirs", "log-dirs"},
+    {"kafka-get-offsets", "get-offsets"},
+    {"kafka-storage", "storage"},
 }};
 
 // The verb (one or two words) for the name this process was called by:

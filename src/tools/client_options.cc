@@ -1,5 +1,8 @@
 #include "tools/client_options.h"
 
+#include "protocol/generated/metadata_request.h"
+#include "protocol/generated/metadata_response.h"
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <charconv>
@@ -171,6 +174,26 @@ result<net::blocking_target> plaintext_target(const client_options& opts, std::s
         return to.err();
     }
     return net::blocking_target{to->first, to->second, std::move(client_id), opts.timeout};
+}
+
+result<std::map<int32_t, net::blocking_target>> broker_targets(const client_options& opts,
+                                                               const std::string& client_id) {
+    auto boot = plaintext_target(opts, client_id);
+    if (!boot) {
+        return boot.err();
+    }
+    protocol::metadata_request req;
+    req.topics.emplace();  // no topics: only the brokers
+    req.allow_auto_topic_creation = false;
+    auto md = net::call_blocking<protocol::metadata_response>(*boot, req, 9);
+    if (!md) {
+        return md.err();
+    }
+    std::map<int32_t, net::blocking_target> out;
+    for (const auto& b : md->brokers) {
+        out[b.node_id] = net::blocking_target{b.host, uint16_t(b.port), client_id, opts.timeout};
+    }
+    return out;
 }
 
 }  // namespace samsa::tools

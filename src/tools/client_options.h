@@ -2,6 +2,7 @@
 // What every client verb of `samsa` shares: where the cluster is, extra client
 // properties (Kafka's --command-config), and how long one blocking step may take.
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,11 @@ result<property_list> load_properties_file(const std::string& path);
 result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_options& opts);
 // That broker as the target of raw calls (net/blocking_call.h), with --timeout.
 result<net::blocking_target> plaintext_target(const client_options& opts, std::string client_id);
+// Every broker of the cluster, by id, as raw-call targets: from the Metadata
+// answer of the first bootstrap server (what a broker changes or tells about
+// itself is asked of that broker).
+result<std::map<int32_t, net::blocking_target>> broker_targets(const client_options& opts,
+                                                               const std::string& client_id);
 
 // An error value carrying only a message (the code is not a Kafka answer).
 inline samsa::error tool_error(std::string message) {

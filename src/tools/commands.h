@@ -1,7 +1,8 @@
 #pragma once
 // The `samsa` command-line verbs other than `server` (docs/architecture.md, "Rooms"): topics,
 // produce, consume, groups, configs, cluster, delete-records, reassign-partitions,
-// leader-election, dump-log, transactions and perf. Each verb lives in its own file and registers
+// leader-election, dump-log, transactions, acls, metadata-quorum, log-dirs, get-offsets,
+// storage and perf. Each verb lives in its own file and registers
 // itself on the top-level CLI11 app; main.cc runs the one the command line selected.
 #include <functional>
 #include <optional>
@@ -41,6 +42,10 @@ tool_command add_leader_election_command(CLI::App& app);
 tool_command add_dump_log_command(CLI::App& app);
 tool_command add_transactions_command(CLI::App& app);
 tool_command add_acls_command(CLI::App& app);
+tool_command add_metadata_quorum_command(CLI::App& app);
+tool_command add_log_dirs_command(CLI::App& app);
+tool_command add_get_offsets_command(CLI::App& app);
+tool_command add_storage_command(CLI::App& app);
 tool_command add_perf_produce_command(CLI::App& perf);
 tool_command add_perf_consume_command(CLI::App& perf);
 tool_command add_perf_e2e_command(CLI::App& perf);

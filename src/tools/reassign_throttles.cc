@@ -5,8 +5,6 @@
 #include "net/blocking_call.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
-#include "protocol/generated/metadata_request.h"
-#include "protocol/generated/metadata_response.h"
 #include "tools/kafka_client.h"
 
 namespace samsa::tools {
@@ -50,32 +48,12 @@ status alter_one(const net::blocking_target& to, int8_t type, const std::string&
     return {};
 }
 
-// Every broker's address, from the first bootstrap server's Metadata.
-result<std::map<int32_t, net::blocking_target>> broker_targets(const client_options& opts) {
-    auto boot = plaintext_target(opts, k_client_id);
-    if (!boot) {
-        return boot.err();
-    }
-    protocol::metadata_request req;
-    req.topics.emplace();  // no topics: only the brokers
-    req.allow_auto_topic_creation = false;
-    auto md = net::call_blocking<protocol::metadata_response>(*boot, req, 9);
-    if (!md) {
-        return md.err();
-    }
-    std::map<int32_t, net::blocking_target> out;
-    for (const auto& b : md->brokers) {
-        out[b.node_id] = net::blocking_target{b.host, uint16_t(b.port), k_client_id, opts.timeout};
-    }
-    return out;
-}
-
 // A broker's own configs change on that broker (Kafka's admin client sends
 // them there); a broker that is not in the metadata is skipped, as it cannot
 // be throttling.
 status alter_brokers(const client_options& opts, const std::set<int32_t>& brokers,
                      const config_ops& ops) {
-    auto targets = broker_targets(opts);
+    auto targets = broker_targets(opts, k_client_id);
     if (!targets) {
         return targets.err();
     }

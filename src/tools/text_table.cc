@@ -45,4 +45,32 @@ std::string text_table::render() const {
     return out;
 }
 
+std::string kafka_pretty_table(const std::vector<std::string>& headers,
+                               const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> widths;
+    for (const auto& h : headers) {
+        widths.push_back(h.size());
+    }
+    for (const auto& row : rows) {
+        for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    }
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells) {
+        for (size_t i = 0; i < widths.size(); ++i) {
+            const std::string cell = i < cells.size() ? cells[i] : std::string();
+            out += cell;
+            out.append(widths[i] - cell.size(), ' ');
+            out += '\t';
+        }
+        out += '\n';
+    };
+    line(headers);
+    for (const auto& row : rows) {
+        line(row);
+    }
+    return out;
+}
+
 }  // namespace samsa::tools

@@ -30,4 +30,10 @@ class text_table {
     std::vector<std::vector<std::string>> _rows;
 };
 
+// Kafka's ToolsUtils.prettyPrintTable (kafka-metadata-quorum.sh
+// --replication, kafka-transactions.sh): every cell padded to its column's
+// widest and followed by a tab, the last one too.
+std::string kafka_pretty_table(const std::vector<std::string>& headers,
+                               const std::vector<std::vector<std::string>>& rows);
+
 }  // namespace samsa::tools

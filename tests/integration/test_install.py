@@ -41,7 +41,8 @@ def test_the_install_lays_out_binary_scripts_config_unit_and_docs(installed):
     assert os.access(installed / "bin/samsa", os.X_OK)
     for script in ["kafka-topics.sh", "kafka-server-start.sh", "kafka-console-consumer.sh",
                    "kafka-consumer-groups.sh", "kafka-configs.sh",
-                   "kafka-reassign-partitions.sh"]:
+                   "kafka-reassign-partitions.sh", "kafka-storage.sh", "kafka-metadata-quorum.sh",
+                   "kafka-log-dirs.sh", "kafka-get-offsets.sh"]:
         link = installed / "bin" / script
         assert link.is_symlink() and os.readlink(link) == "samsa", script
     assert (installed / "etc/samsa/server.properties").read_text() == \
@@ -130,3 +131,10 @@ def test_a_kafka_script_name_not_known_is_samsa_itself(installed, tmp_path):
     r = subprocess.run([str(installed / "bin/kafka-topics.sh"), "--help"], capture_output=True,
                        text=True, timeout=30)
     assert r.returncode == 0 and "--bootstrap-server" in r.stdout, r.stdout + r.stderr
+    # Two-word verbs and sub-verbs keep their arguments.
+    r = subprocess.run([str(installed / "bin/kafka-storage.sh"), "random-uuid"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and re.fullmatch(r"[A-Za-z0-9_-]{22}\n", r.stdout), r.stdout
+    r = subprocess.run([str(installed / "bin/kafka-producer-perf-test.sh"), "--help"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "--num-records" in r.stdout, r.stdout + r.stderr

@@ -99,6 +99,20 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             fill(rp, d);
         }
     }
+    // v2 (KIP-853): the voters' endpoints, from the static voter set on the
+    // controller listener they are reached by.
+    if (version >= 2 && ctx.broker->config &&
+        !ctx.broker->config->controller_listener_names.empty()) {
+        const auto& cfg = *ctx.broker->config;
+        for (const auto& v : cfg.controller_quorum_voters) {
+            auto& n = resp.nodes.emplace_back();
+            n.node_id = v.id;
+            auto& l = n.listeners.emplace_back();
+            l.name = cfg.controller_listener_names.front();
+            l.host = v.host;
+            l.port = v.port;
+        }
+    }
     resp.error_message = std::nullopt;
     count_response_errors(resp, version);
     resp.encode(out.body, version);

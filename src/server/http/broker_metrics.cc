@@ -2,6 +2,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "common/error.h"
 #include "common/metrics/prometheus_text.h"
 #include "common/metrics/thread_stats.h"
+#include "metadata/config_view.h"
 #include "protocol/generated/api_table.h"
 #include "server/broker_context.h"
 #include "server/http/group_figures.h"
@@ -186,6 +188,11 @@ void render_replica_manager(prometheus_text& out, const observed_node& node,
     const int32_t self = node.broker->settings.node_id;
     uint64_t partitions = 0, leaders = 0, under_replicated = 0, under_min_isr = 0, at_min_isr = 0,
              offline = 0;
+    // The broker's defaults with the image's dynamic configs, once per scrape.
+    const std::optional<config::config_set> broker =
+        node.broker->config ? std::optional(metadata::effective_broker_config(
+                                  node.broker->config->values, image, self))
+                            : std::nullopt;
     for (const auto& [name, topic] : image.topics_by_name) {
         int32_t min_isr = -1;  // resolved once per topic, when it leads one
         for (const auto& p : topic->partitions) {
@@ -200,9 +207,10 @@ void render_replica_manager(prometheus_text& out, const observed_node& node,
             ++leaders;
             under_replicated += p.isr.size() < p.replicas.size();
             if (min_isr < 0) {
-                min_isr = node.broker->replicas
-                              ? node.broker->replicas->config_for(image, *topic).min_insync_replicas
-                              : 1;
+                const auto* rm = node.broker->replicas;
+                min_isr = !rm      ? 1
+                          : broker ? rm->config_for(image, *topic, *broker).min_insync_replicas
+                                   : rm->config_for(image, *topic).min_insync_replicas;
             }
             under_min_isr += int32_t(p.isr.size()) < min_isr;
             at_min_isr += int32_t(p.isr.size()) == min_isr;
