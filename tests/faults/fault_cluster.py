@@ -17,7 +17,8 @@ import uuid
 from pathlib import Path
 from typing import Mapping, Optional
 
-from cluster_harness import Cluster
+import paths  # noqa: F401  (tests/integration and tests/cluster on the path)
+from cluster_harness import Cluster  # noqa: E402
 from netns import Net
 from samsa_harness import Broker, port_accepts, samsa_bin
 

@@ -42,6 +42,11 @@ def svg_timeline(history: list, faults: list, anomalies: list, title: str,
                    f'height="{row_h - 4}" fill="#f4a261" opacity="0.8">'
                    f'<title>{html.escape(f["kind"] + " " + f.get("detail", ""))} '
                    f'{f["start"]:.1f}s-{f["end"]:.1f}s</title></rect>')
+        w = x(f["end"]) - x(f["start"])
+        label = f.get("detail", "")[: max(0, int(w / 5.0))]
+        if label:
+            out.append(f'<text x="{x(f["start"]) + 2:.1f}" y="{y + 10}" font-size="9">'
+                       f'{html.escape(label)}</text>')
         out.append(f'<rect x="{x(f["start"]):.1f}" y="{chart_top}" '
                    f'width="{max(1, x(f["end"]) - x(f["start"])):.1f}" height="{chart_h}" '
                    f'fill="#f4a261" opacity="0.15"/>')

@@ -25,7 +25,8 @@ from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcept
                              Producer, TopicPartition)
 from confluent_kafka.admin import AdminClient, NewTopic
 
-import kafka_wire as kw
+import paths  # noqa: F401  (tests/integration on the path)
+import kafka_wire as kw  # noqa: E402
 
 # Longer than any fault and the recovery after it: a message that times out
 # makes librdkafka bump its producer epoch and renumber the messages still
