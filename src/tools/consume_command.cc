@@ -23,6 +23,8 @@ using steady = std::chrono::steady_clock;
 struct consume_options {
     client_options client;
     std::string topic;
+    // --include: a regular expression of the topics to subscribe to.
+    std::string include;
     std::optional<std::string> group;
     bool from_beginning = false;
     std::optional<int32_t> partition;
@@ -103,6 +105,12 @@ bool is_fatal(rd_kafka_resp_err_t err) {
 }
 
 int run_consume(const consume_options& o) {
+    if (o.topic.empty() == o.include.empty()) {
+        return fail("Exactly one of include/topic is required.");
+    }
+    if (!o.include.empty() && o.partition) {
+        return fail("Options --include and --partition cannot be given together.");
+    }
     if (o.offset && !o.partition) {
         return fail("The partition is required when offset is specified.");
     }
@@ -154,8 +162,9 @@ int run_consume(const consume_options& o) {
     if (!md) {
         return fail(md.err());
     }
-    const topic_info* topic = md->find(o.topic);
-    if (topic == nullptr || topic->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+    const topic_info* topic = o.include.empty() ? md->find(o.topic) : nullptr;
+    if (o.include.empty() &&
+        (topic == nullptr || topic->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)) {
         return fail("Topic '" + o.topic + "' does not exist");
     }
     if (o.partition) {
@@ -170,10 +179,14 @@ int run_consume(const consume_options& o) {
     }
 
     rd_kafka_poll_set_consumer(rk);
-    bool subscribed = o.group && !o.partition;
+    // --include subscribes too (with the generated group when none is given,
+    // as Kafka's console consumer does): the group follows topics created later.
+    bool subscribed = (o.group && !o.partition) || !o.include.empty();
     if (subscribed) {
         partition_list_ptr topics(rd_kafka_topic_partition_list_new(1));
-        rd_kafka_topic_partition_list_add(topics.get(), o.topic.c_str(), RD_KAFKA_PARTITION_UA);
+        // A whole topic name must match, as Java's Pattern.matches asks.
+        const std::string name = o.include.empty() ? o.topic : "^(" + o.include + ")$";
+        rd_kafka_topic_partition_list_add(topics.get(), name.c_str(), RD_KAFKA_PARTITION_UA);
         if (auto err = rd_kafka_subscribe(rk, topics.get())) {
             return fail(client->explain("subscribe failed", err));
         }
@@ -221,7 +234,8 @@ int run_consume(const consume_options& o) {
                 std::string why = last_error != RD_KAFKA_RESP_ERR_NO_ERROR
                                       ? " (" + last_error_text + ")"
                                       : std::string();
-                error = "did not join consumer group '" + *o.group + "' within " +
+                error = "did not join consumer group '" +
+                        (o.group ? *o.group : std::string("(generated)")) + "' within " +
                         format_duration(o.client.timeout) + why;
                 break;
             }
@@ -262,7 +276,10 @@ tool_command add_consume_command(CLI::App& app) {
     auto o = std::make_shared<consume_options>();
     auto* cmd = add_verb(app, "consume", "Print the records of a topic to stdout");
     add_client_options(*cmd, o->client);
-    cmd->add_option("--topic", o->topic, "Topic to consume")->required();
+    cmd->add_option("--topic", o->topic, "Topic to consume");
+    cmd->add_option("--include", o->include,
+                    "Regular expression of the topics to consume (instead of --topic); topics "
+                    "created later that match are consumed too");
     cmd->add_option("--group", o->group,
                     "Consume as a member of this consumer group and commit offsets "
                     "(default: no group, read the partitions directly)");

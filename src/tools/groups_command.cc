@@ -9,6 +9,7 @@
 
 #include "tools/commands.h"
 #include "tools/group_admin.h"
+#include "tools/group_offsets_delete.h"
 #include "tools/group_offsets_reset.h"
 #include "tools/kafka_client.h"
 #include "tools/text_table.h"
@@ -21,7 +22,7 @@ constexpr const char* k_missing = "-";
 
 struct groups_options {
     client_options client;
-    bool list = false, describe = false, remove = false, reset = false;
+    bool list = false, describe = false, remove = false, reset = false, delete_offsets = false;
     std::vector<std::string> groups;
     bool all_groups = false;
     bool members = false, offsets = false, verbose = false;
@@ -358,10 +359,13 @@ int run_reset(kafka_client& client, const groups_options& o) {
 }
 
 int run_groups(const groups_options& o) {
-    if (o.list + o.describe + o.remove + o.reset != 1) {
+    if (o.list + o.describe + o.remove + o.reset + o.delete_offsets != 1) {
         return fail(
             "Command must include exactly one action: --list, --describe, --delete, "
-            "--reset-offsets");
+            "--reset-offsets, --delete-offsets");
+    }
+    if (o.delete_offsets && (o.groups.size() != 1 || o.topics.empty())) {
+        return fail("--delete-offsets needs one --group and at least one --topic");
     }
     auto client =
         kafka_client::create(client_kind::producer, o.client, {{"client.id", "samsa-groups"}});
@@ -376,6 +380,9 @@ int run_groups(const groups_options& o) {
     }
     if (o.remove) {
         return run_delete(*client, o);
+    }
+    if (o.delete_offsets) {
+        return run_delete_group_offsets(*client, o.groups.front(), o.topics);
     }
     return run_reset(*client, o);
 }
@@ -392,6 +399,9 @@ tool_command add_groups_command(CLI::App& app) {
                   "--members or --state");
     cmd->add_flag("--delete", o->remove, "Delete groups (they must have no active members)");
     cmd->add_flag("--reset-offsets", o->reset, "Reset the committed offsets of an inactive group");
+    cmd->add_flag("--delete-offsets", o->delete_offsets,
+                  "Delete the committed offsets of --topic (topic, or topic:0,1) of a group "
+                  "(OffsetDelete)");
     cmd->add_option("--group", o->groups, "Consumer group (repeatable)");
     cmd->add_flag("--all-groups", o->all_groups, "Apply to every group");
     cmd->add_flag("--members", o->members, "With --describe: the members of the group");
@@ -402,7 +412,8 @@ tool_command add_groups_command(CLI::App& app) {
                    ->expected(0, 1);
     cmd->add_flag("--verbose", o->verbose, "With --describe --members: each member's partitions");
     cmd->add_option("--topic", o->topics,
-                    "With --reset-offsets: topic, or topic:0,1 for some partitions (repeatable)");
+                    "With --reset-offsets or --delete-offsets: topic, or topic:0,1 for some "
+                    "partitions (repeatable)");
     cmd->add_flag("--all-topics", o->all_topics,
                   "With --reset-offsets: every partition the group has an offset for");
     cmd->add_flag("--to-earliest", o->to_earliest, "Reset to the earliest offset");

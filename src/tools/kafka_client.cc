@@ -307,6 +307,11 @@ result<event_ptr> kafka_client::admin_call(
     rd_kafka_resp_err_t err = rd_kafka_event_error(ev.get());
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         const char* detail = rd_kafka_event_error_string(ev.get());
+        // A broker's answer (librdkafka's positive codes are Kafka's) keeps its
+        // code, for the verbs that print Kafka's message for it.
+        if (err > 0) {
+            return samsa::error{error_code(err), explain(what, err, detail ? detail : "")};
+        }
         return tool_error(explain(what, err, detail ? detail : ""));
     }
     // Not proof of a connection: some calls (ListConsumerGroups) carry their

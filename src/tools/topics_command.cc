@@ -1,11 +1,15 @@
 // `samsa topics`: kafka-topics.sh — create, list, describe, alter (add
 // partitions) and delete topics, with the same flags and output.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
@@ -26,6 +30,9 @@ struct topics_options {
     bool if_exists = false;
     bool under_replicated = false;
     bool unavailable = false;
+    bool under_min_isr = false;
+    bool at_min_isr = false;
+    std::string replica_assignment;
     bool with_overrides = false;
     bool exclude_internal = false;
 };
@@ -33,6 +40,7 @@ struct topics_options {
 struct topic_configs {
     std::string overrides;  // "k=v,k=v": the entries that are not defaults
     bool has_overrides = false;
+    int min_insync_replicas = 1;  // the effective min.insync.replicas
 };
 
 // The topics --topic selects, sorted. As in kafka-topics.sh the name is a regular
@@ -113,6 +121,10 @@ result<std::vector<topic_configs>> describe_topic_configs(
         const rd_kafka_ConfigEntry_t** entries =
             rd_kafka_ConfigResource_configs(described[i], &cnt);
         for (size_t e = 0; e < cnt; ++e) {
+            if (std::string_view(rd_kafka_ConfigEntry_name(entries[e])) == "min.insync.replicas") {
+                const char* v = rd_kafka_ConfigEntry_value(entries[e]);
+                out[idx].min_insync_replicas = v ? std::atoi(v) : 1;
+            }
             if (rd_kafka_ConfigEntry_is_default(entries[e])) {
                 continue;
             }
@@ -143,7 +155,7 @@ int run_describe(kafka_client& client, const topics_options& o) {
         return fail(configs.err());
     }
     // Kafka prints the topic lines only when no partition filter is asked for.
-    bool partition_filter = o.under_replicated || o.unavailable;
+    bool partition_filter = o.under_replicated || o.unavailable || o.under_min_isr || o.at_min_isr;
     std::map<std::string, std::string> ids;
     if (!partition_filter) {
         std::vector<std::string> names;
@@ -180,8 +192,11 @@ int run_describe(kafka_client& client, const topics_options& o) {
             bool has_leader = p.leader >= 0;
             bool under = p.isr.size() < p.replicas.size();
             bool unavailable = !has_leader || !live.count(p.leader);
+            const int isr = int(p.isr.size());
             if (partition_filter &&
-                !((o.under_replicated && under) || (o.unavailable && unavailable))) {
+                !((o.under_replicated && under) || (o.unavailable && unavailable) ||
+                  (o.under_min_isr && isr < tc.min_insync_replicas) ||
+                  (o.at_min_isr && isr == tc.min_insync_replicas))) {
                 continue;
             }
             out += "\tTopic: " + t.name + "\tPartition: " + std::to_string(p.id) +
@@ -206,6 +221,48 @@ int run_list(kafka_client& client, const topics_options& o) {
         std::printf("%s\n", t->name.c_str());
     }
     return 0;
+}
+
+// --replica-assignment "1:2,2:3": partition i's replicas are the i-th list
+// (Kafka's TopicCommand.parseReplicaAssignment and its checks).
+result<std::vector<std::vector<int32_t>>> parse_replica_assignment(const std::string& text) {
+    std::vector<std::vector<int32_t>> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string part = text.substr(start, comma == std::string::npos ? comma : comma - start);
+        std::vector<int32_t> brokers;
+        size_t s = 0;
+        while (s <= part.size()) {
+            size_t colon = part.find(':', s);
+            std::string id = part.substr(s, colon == std::string::npos ? colon : colon - s);
+            char* end = nullptr;
+            long v = std::strtol(id.c_str(), &end, 10);
+            if (id.empty() || *end != '\0' || v < 0 || v > INT32_MAX) {
+                return tool_error("Invalid --replica-assignment '" + text + "': '" + id +
+                                  "' is not a broker id");
+            }
+            if (std::find(brokers.begin(), brokers.end(), int32_t(v)) != brokers.end()) {
+                return tool_error("Partition replica lists may not contain duplicate entries: " +
+                                  part);
+            }
+            brokers.push_back(int32_t(v));
+            if (colon == std::string::npos) {
+                break;
+            }
+            s = colon + 1;
+        }
+        if (!out.empty() && brokers.size() != out.front().size()) {
+            return tool_error("Partition " + std::to_string(out.size()) +
+                              " has different replication factor: " + part);
+        }
+        out.push_back(std::move(brokers));
+        if (comma == std::string::npos) {
+            break;
+        }
+        start = comma + 1;
+    }
+    return out;
 }
 
 // The first per-topic error in a CreateTopics/DeleteTopics/CreatePartitions result.
@@ -235,13 +292,37 @@ int run_create(kafka_client& client, const topics_options& o) {
     if (!configs) {
         return fail("Invalid topic config: " + configs.err().message);
     }
+    std::vector<std::vector<int32_t>> assignment;
+    if (!o.replica_assignment.empty()) {
+        if (o.partitions) {
+            return fail(
+                "Option \"[replica-assignment]\" can't be used with option \"[partitions]\"");
+        }
+        if (o.replication_factor) {
+            return fail(
+                "Option \"[replica-assignment]\" can't be used with option "
+                "\"[replication-factor]\"");
+        }
+        auto a = parse_replica_assignment(o.replica_assignment);
+        if (!a) {
+            return fail(a.err());
+        }
+        assignment = std::move(*a);
+    }
     char errstr[512];
     // -1: the broker's defaults (num.partitions, default.replication.factor).
-    rd_kafka_NewTopic_t* nt =
-        rd_kafka_NewTopic_new(o.topic->c_str(), o.partitions.value_or(-1),
-                              o.replication_factor.value_or(-1), errstr, sizeof errstr);
+    rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(
+        o.topic->c_str(), assignment.empty() ? o.partitions.value_or(-1) : int(assignment.size()),
+        assignment.empty() ? o.replication_factor.value_or(-1) : -1, errstr, sizeof errstr);
     if (nt == nullptr) {
         return fail(errstr);
+    }
+    for (size_t p = 0; p < assignment.size(); ++p) {
+        if (rd_kafka_NewTopic_set_replica_assignment(nt, int32_t(p), assignment[p].data(),
+                                                     assignment[p].size(), errstr, sizeof errstr)) {
+            rd_kafka_NewTopic_destroy(nt);
+            return fail(errstr);
+        }
     }
     for (const auto& [k, v] : *configs) {
         rd_kafka_NewTopic_set_config(nt, k.c_str(), v.c_str());
@@ -285,6 +366,14 @@ int run_alter(kafka_client& client, const topics_options& o) {
     if (selected->empty()) {
         return 0;
     }
+    std::vector<std::vector<int32_t>> assignment;
+    if (!o.replica_assignment.empty()) {
+        auto a = parse_replica_assignment(o.replica_assignment);
+        if (!a) {
+            return fail(a.err());
+        }
+        assignment = std::move(*a);
+    }
     std::vector<rd_kafka_NewPartitions_t*> parts;
     char errstr[512];
     for (const auto* t : *selected) {
@@ -295,6 +384,16 @@ int run_alter(kafka_client& client, const topics_options& o) {
             return fail(errstr);
         }
         parts.push_back(np);
+        // As kafka-topics.sh: the assignment lists every partition; the ones past
+        // the current count are the new ones'.
+        for (size_t p = t->partitions.size(); p < assignment.size(); ++p) {
+            if (rd_kafka_NewPartitions_set_replica_assignment(
+                    np, int32_t(p - t->partitions.size()), assignment[p].data(),
+                    assignment[p].size(), errstr, sizeof errstr)) {
+                rd_kafka_NewPartitions_destroy_array(parts.data(), parts.size());
+                return fail(errstr);
+            }
+        }
     }
     auto ev = client.admin_call(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, "alter topic failed",
                                 [&](rd_kafka_AdminOptions_t* opts, rd_kafka_queue_t* q) {
@@ -404,6 +503,15 @@ tool_command add_topics_command(CLI::App& app) {
                   "With --describe: only partitions whose ISR is smaller than their replicas");
     cmd->add_flag("--unavailable-partitions", o->unavailable,
                   "With --describe: only partitions whose leader is not available");
+    cmd->add_flag("--under-min-isr-partitions", o->under_min_isr,
+                  "With --describe: only partitions whose ISR is smaller than the topic's "
+                  "min.insync.replicas");
+    cmd->add_flag("--at-min-isr-partitions", o->at_min_isr,
+                  "With --describe: only partitions whose ISR is the topic's min.insync.replicas");
+    cmd->add_option("--replica-assignment", o->replica_assignment,
+                    "Replicas of each partition, partitions separated by commas and their "
+                    "brokers by colons: 1:2,2:3,3:1 (--create, or --alter for the new "
+                    "partitions)");
     cmd->add_flag("--topics-with-overrides", o->with_overrides,
                   "With --describe: only topics with config overrides");
     cmd->add_flag("--exclude-internal", o->exclude_internal,

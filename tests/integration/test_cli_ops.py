@@ -6,9 +6,9 @@ import re
 import time
 from pathlib import Path
 
-from confluent_kafka import Producer
+from confluent_kafka import OFFSET_INVALID, Consumer, Producer, TopicPartition
 
-from samsa_cli import cli, create_topic, on
+from samsa_cli import cli, create_topic, on, produce_lines
 from samsa_harness import Broker, free_ports, read_properties, samsa_bin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,3 +208,94 @@ def test_get_offsets_at_each_kind_of_time(broker):
                                            "yesterday").failed().error
     assert "Could not match any topic-partitions" in on(
         broker, "get-offsets", "--topic", "nothing-here").failed().error
+
+
+# --- delete-records --offset-json-file ---------------------------------------
+
+def test_delete_records_from_an_offset_json_file(broker, tmp_path):
+    create_topic(broker, "trim", 2)
+    for p in (0, 1):
+        produce_lines(broker, "trim", [f"r{i}" for i in range(5)], "--partition", str(p))
+    plan = tmp_path / "offsets.json"
+    plan.write_text(json.dumps({"partitions": [{"topic": "trim", "partition": 0, "offset": 3},
+                                               {"topic": "trim", "partition": 1, "offset": -1}],
+                                "version": 1}))
+    out = on(broker, "delete-records", "--offset-json-file", plan).ok().stdout
+    assert out.splitlines() == ["Executing records delete operation",
+                                "Records delete operation completed:",
+                                "partition: trim-0\tlow_watermark: 3",
+                                "partition: trim-1\tlow_watermark: 5"], out
+    plan.write_text(json.dumps({"partitions": [{"topic": "trim", "partition": 0, "offset": 4},
+                                               {"topic": "trim", "partition": 0, "offset": 4}],
+                                "version": 1}))
+    assert "Offset json file contains duplicate topic partitions: trim-0" in on(
+        broker, "delete-records", "--offset-json-file", plan).failed().error
+    assert "cannot be used with" in on(broker, "delete-records", "--offset-json-file", plan,
+                                       "--topic", "trim", "--offset", "1").failed().error
+
+
+# --- consume --include ------------------------------------------------------
+
+# Group verbs need __consumer_offsets, of one replica on one broker.
+GROUPS = {"offsets.topic.replication.factor": 1, "group.initial.rebalance.delay.ms": 0}
+
+
+def test_consume_include_subscribes_by_regular_expression(start_broker):
+    broker = start_broker(overrides=GROUPS)
+    for t in ("inc-a", "inc-b", "other"):
+        create_topic(broker, t, 1)
+        produce_lines(broker, t, [f"from-{t}"])
+    res = on(broker, "consume", "--include", "inc-.*", "--from-beginning", "--max-messages", "2",
+             "--timeout-ms", "30000").ok()
+    assert sorted(res.stdout.split()) == ["from-inc-a", "from-inc-b"]
+    assert "Exactly one of include/topic is required." in on(
+        broker, "consume", "--include", "x", "--topic", "y").failed().error
+
+
+# --- topics: replica assignment and the min-ISR filters -----------------------
+
+def test_topics_replica_assignment_and_min_isr_filters(broker):
+    on(broker, "topics", "--create", "--topic", "placed", "--replica-assignment", "1,1").ok()
+    out = on(broker, "topics", "--describe", "--topic", "placed").ok().stdout
+    assert "PartitionCount: 2\tReplicationFactor: 1" in out
+    assert out.count("\tReplicas: 1\tIsr: 1") == 2
+    on(broker, "topics", "--alter", "--topic", "placed", "--partitions", "3",
+       "--replica-assignment", "1,1,1").ok()
+    assert on(broker, "topics", "--describe", "--topic", "placed").ok().stdout.count(
+        "\tReplicas: 1\tIsr: 1") == 3
+    assert "duplicate entries" in on(broker, "topics", "--create", "--topic", "dup",
+                                     "--replica-assignment", "1:1").failed().error
+    assert "can't be used with option" in on(broker, "topics", "--create", "--topic", "both",
+                                             "--replica-assignment", "1",
+                                             "--partitions", "2").failed().error
+
+    create_topic(broker, "strict", 1, "--config", "min.insync.replicas=2")
+    under = on(broker, "topics", "--describe", "--under-min-isr-partitions").ok().stdout
+    assert "\tTopic: strict\tPartition: 0\t" in under and "placed" not in under
+    at = on(broker, "topics", "--describe", "--at-min-isr-partitions").ok().stdout
+    assert "\tTopic: placed\tPartition: 0\t" in at and "strict" not in at
+
+
+# --- groups --delete-offsets ------------------------------------------------
+
+def test_groups_delete_offsets(start_broker):
+    broker = start_broker(overrides=GROUPS)
+    create_topic(broker, "committed", 2)
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "forgetful",
+                  "enable.auto.commit": False})
+    c.commit(offsets=[TopicPartition("committed", 0, 4), TopicPartition("committed", 1, 2)],
+             asynchronous=False)
+    c.close()
+    out = on(broker, "groups", "--delete-offsets", "--group", "forgetful", "--topic",
+             "committed:0").ok().stdout
+    lines = out.splitlines()
+    assert lines[0] == "Request succeed for deleting offsets with topic committed group forgetful"
+    assert lines[2].split() == ["TOPIC", "PARTITION", "STATUS"]
+    assert lines[3].split() == ["committed", "0", "Successful"]
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "forgetful"})
+    got = {p.partition: p.offset for p in c.committed(
+        [TopicPartition("committed", 0), TopicPartition("committed", 1)], timeout=20)}
+    c.close()
+    assert got == {0: OFFSET_INVALID, 1: 2}
+    res = on(broker, "groups", "--delete-offsets", "--group", "nobody", "--topic", "committed")
+    assert res.returncode == 1 and "Error: 'nobody' does not exist." in res.stdout, res.stdout
