@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from typing import Optional
@@ -78,6 +79,9 @@ def quiet_logger():
 # librdkafka's idempotence debug lines (debug=eos) worth keeping in the history:
 # epoch bumps, and retries the broker answered as duplicates (delivered,
 # but with no offset).
+# SAMSA_FAULTS_CLIENT_DEBUG=<file>: every producer debug line goes there too
+# (with librdkafka's msg and protocol contexts), for investigations.
+CLIENT_DEBUG_FILE = os.environ.get("SAMSA_FAULTS_CLIENT_DEBUG")
 CLIENT_LOG_KEPT = ("bumped epoch", "Beginning partition drain", "duplicate sequence number",
                    "desynchronization")
 
@@ -94,6 +98,9 @@ class _EpochBumps(logging.Handler):
             text = record.getMessage()
         except Exception:
             return
+        if CLIENT_DEBUG_FILE:
+            with open(CLIENT_DEBUG_FILE, "a") as f:
+                f.write(f"{self.worker.history.now():.4f} {self.worker.pname} {text}\n")
         if any(k in text for k in CLIENT_LOG_KEPT):
             self.worker.history.add(type="client-log", producer=self.worker.pname,
                                     text=text[-200:])
@@ -191,7 +198,7 @@ class ProducerWorker(threading.Thread):
             "reconnect.backoff.max.ms": 1000,
             "topic.metadata.refresh.interval.ms": 2000,
             "error_cb": self._on_error,
-            "debug": "eos",
+            "debug": "eos,msg,protocol" if CLIENT_DEBUG_FILE else "eos",
             "logger": self._logger(),
         })
 
