@@ -96,9 +96,23 @@ def test_checker_reports_acknowledged_writes_deleted_on_purpose(harness):
     assert not result.errors, text
 
 
+def _leader_of(nodes, topic):
+    """Partition 0's leader as the first of `nodes` that answers says, or None."""
+    for b in nodes:
+        try:
+            with kw.KafkaConnection(b.host, b.port, timeout=3) as conn:
+                md = conn.metadata(9, [topic], allow_auto_topic_creation=False)
+        except (OSError, AssertionError):
+            continue
+        for t in md.topics:
+            if t.name == topic and t.error_code == 0 and t.partitions:
+                return t.partitions[0]["leader_id"]
+    return None
+
+
 def test_checker_reports_acks1_writes_lost_to_a_leader_change(harness):
     """Kafka's own way to lose acknowledged writes, no bug needed: acks=1
-    records the leader (node 1) acknowledged while its followers were paused,
+    records the leader acknowledged while its followers were paused,
     then the leader killed and the followers resumed; a follower becomes
     leader without them. The checker must report them lost."""
     c = harness.cluster
@@ -106,12 +120,16 @@ def test_checker_reports_acks1_writes_lost_to_a_leader_change(harness):
     topic = "faults-acks1-loss"
     workload.create_topic(c.bootstrap, topic, 1, 3, 1, replica_assignment=[[1, 2, 3]])
     history = workload.History()
-    followers = [c.node(2), c.node(3)]
-    leader = c.node(1)
+    # Node 1 leads it (first in the list), unless it was not there to take it.
+    leader_id = _leader_of(c.nodes, topic)
+    assert leader_id in (1, 2, 3), f"no leader for {topic}"
+    leader = c.node(leader_id)
+    followers = [b for b in c.nodes if b is not leader]
     for b in followers:
         b.paused = True
         b.kill(signal.SIGSTOP)
-    history.add(type="nemesis", phase="start", fault="pause", detail="nodes {2,3}")
+    history.add(type="nemesis", phase="start", fault="pause",
+                detail=f"followers {[b.node_id for b in followers]}")
     try:
         w = workload.ProducerWorker("p0", leader.bootstrap, topic, 1, history, threading.Event(),
                                     rate=200.0, limit=50, acks="1", idempotent=False)
@@ -122,29 +140,20 @@ def test_checker_reports_acks1_writes_lost_to_a_leader_change(harness):
         leader.killed = True
         leader.kill(signal.SIGKILL)
         leader.wait(timeout=20)
-        history.add(type="nemesis", phase="start", fault="kill", detail="node 1")
+        history.add(type="nemesis", phase="start", fault="kill", detail=f"leader {leader_id}")
     finally:
         for b in followers:
             b.kill(signal.SIGCONT)
             b.paused = False
-        history.add(type="nemesis", phase="heal", fault="pause", detail="nodes {2,3}")
+        history.add(type="nemesis", phase="heal", fault="pause", detail="followers resumed")
 
     def new_leader():
-        for b in followers:
-            try:
-                with kw.KafkaConnection(b.host, b.port, timeout=3) as conn:
-                    md = conn.metadata(9, [topic], allow_auto_topic_creation=False)
-            except (OSError, AssertionError):
-                continue
-            for t in md.topics:
-                if t.name == topic and t.partitions and \
-                        t.partitions[0]["leader_id"] in (2, 3):
-                    return t.partitions[0]["leader_id"]
-        return None
-    wait_until(new_leader, 90, "a new leader of the partition among nodes 2 and 3")
+        got = _leader_of(followers, topic)
+        return got if got not in (None, -1, leader_id) else None
+    wait_until(new_leader, 90, f"a new leader of the partition other than node {leader_id}")
     leader.start(wait_ready=False)
     leader.killed = False
-    history.add(type="nemesis", phase="heal", fault="kill", detail="node 1 restarted")
+    history.add(type="nemesis", phase="heal", fault="kill", detail=f"node {leader_id} restarted")
     c.wait_healthy(timeout=120)
     workload.wait_settled(c.bootstrap, topic, 1, history, timeout=30, stable_for=3)
     workload.final_read(c.bootstrap, topic, 1, history, timeout=60)
