@@ -191,23 +191,10 @@ error_code group_metadata_manager::store_group(classic_group& group,
     std::vector<coordinator_record> records;
     records.push_back({encode_group_metadata_key(group.group_id()),
                        encode_group_metadata_value(group, assignments)});
-    switch (error_code ec = _partitions.append(group.group_id(), std::move(records))) {
-        case error_code::unknown_topic_or_partition:
-        case error_code::not_enough_replicas:
-        case error_code::not_enough_replicas_after_append:
-            return error_code::coordinator_not_available;
-        case error_code::not_leader_or_follower:
-        case error_code::kafka_storage_error:
-            return error_code::not_coordinator;
-        case error_code::request_timed_out:
-            return error_code::rebalance_in_progress;
-        case error_code::message_too_large:
-        case error_code::record_list_too_large:
-        case error_code::invalid_fetch_size:
-            return error_code::unknown_server_error;
-        default:
-            return ec;
-    }
+    // A write that timed out leaves the members to rejoin (Kafka's storeGroup).
+    return coordinator_append_error(_partitions.append(group.group_id(), std::move(records)),
+                                    error_code::rebalance_in_progress,
+                                    error_code::unknown_server_error);
 }
 
 }  // namespace samsa::coordinator

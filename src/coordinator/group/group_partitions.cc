@@ -68,4 +68,24 @@ void group_partitions::write_tombstones(const std::string& group_id,
     (void)append(group_id, std::move(records));
 }
 
+error_code coordinator_append_error(error_code ec, error_code timed_out, error_code too_large) {
+    switch (ec) {
+        case error_code::unknown_topic_or_partition:
+        case error_code::not_enough_replicas:
+        case error_code::not_enough_replicas_after_append:
+            return error_code::coordinator_not_available;
+        case error_code::not_leader_or_follower:
+        case error_code::kafka_storage_error:
+            return error_code::not_coordinator;
+        case error_code::request_timed_out:
+            return timed_out;
+        case error_code::message_too_large:
+        case error_code::record_list_too_large:
+        case error_code::invalid_fetch_size:
+            return too_large;
+        default:
+            return ec;
+    }
+}
+
 }  // namespace samsa::coordinator

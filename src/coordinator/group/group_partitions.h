@@ -67,4 +67,11 @@ class group_partitions {
     coordinator_runtime _runtime;
 };
 
+// How Kafka answers a coordinator write whose append failed, so that a client
+// sees a coordinator error it retries rather than a partition's: `timed_out`
+// for REQUEST_TIMED_OUT (a group write answers REBALANCE_IN_PROGRESS, a commit
+// the timeout itself) and `too_large` for a batch over the limits
+// (UNKNOWN_SERVER_ERROR, INVALID_COMMIT_OFFSET_SIZE).
+error_code coordinator_append_error(error_code ec, error_code timed_out, error_code too_large);
+
 }  // namespace samsa::coordinator

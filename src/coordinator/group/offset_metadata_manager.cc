@@ -22,25 +22,6 @@ error_code fail_pending(std::vector<offset_commit_item>& items, error_code ec) {
     return ec;
 }
 
-// How Kafka answers an offset commit whose append failed.
-error_code commit_append_error(error_code ec) {
-    switch (ec) {
-        case error_code::unknown_topic_or_partition:
-        case error_code::not_enough_replicas:
-        case error_code::not_enough_replicas_after_append:
-            return error_code::coordinator_not_available;
-        case error_code::not_leader_or_follower:
-        case error_code::kafka_storage_error:
-            return error_code::not_coordinator;
-        case error_code::message_too_large:
-        case error_code::record_list_too_large:
-        case error_code::invalid_fetch_size:
-            return error_code::invalid_commit_offset_size;
-        default:
-            return ec;
-    }
-}
-
 }  // namespace
 
 offset_metadata_manager::offset_metadata_manager(const group_config& config, clock_fn wall_clock,
@@ -128,8 +109,10 @@ error_code offset_metadata_manager::commit_offsets(
     if (records.empty()) {
         return error_code::none;
     }
-    const error_code err =
-        commit_append_error(_partitions.append(group_id, std::move(records), txn));
+    // A commit that timed out says so (Kafka's commit error mapping).
+    const error_code err = coordinator_append_error(
+        _partitions.append(group_id, std::move(records), txn), error_code::request_timed_out,
+        error_code::invalid_commit_offset_size);
     auto* part = txn && err == error_code::none ? _partitions.serving(group_id) : nullptr;
     for (auto* it : written) {
         it->error = err;
