@@ -45,6 +45,14 @@ std::string text_table::render() const {
     return out;
 }
 
+std::string text_table::render_tabbed() const {
+    std::vector<std::string> headers;
+    for (const auto& c : _columns) {
+        headers.push_back(c.header);
+    }
+    return kafka_pretty_table(headers, _rows);
+}
+
 std::string kafka_pretty_table(const std::vector<std::string>& headers,
                                const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> widths;

@@ -24,6 +24,8 @@ class text_table {
 
     // Header line, then one line per row, each ending in '\n'.
     std::string render() const;
+    // The same as Kafka's ToolsUtils.prettyPrintTable prints it (below).
+    std::string render_tabbed() const;
 
   private:
     std::vector<table_column> _columns;

@@ -75,7 +75,7 @@ int run_list(const transactions_options& o) {
                            t.transaction_state});
         }
     }
-    std::printf("%s", table.render().c_str());
+    std::printf("%s", table.render_tabbed().c_str());
     return code;
 }
 
@@ -146,7 +146,7 @@ int run_describe(const transactions_options& o) {
                    started ? std::to_string(t.transaction_start_time_ms) : "None",
                    started ? std::to_string(wall_clock_ms() - t.transaction_start_time_ms) : "None",
                    partitions});
-    std::printf("%s", table.render().c_str());
+    std::printf("%s", table.render_tabbed().c_str());
     return 0;
 }
 

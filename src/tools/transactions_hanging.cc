@@ -278,7 +278,7 @@ int run_find_hanging(const producer_options& o) {
                        std::to_string(p.current_txn_start_offset), std::to_string(p.last_timestamp),
                        std::to_string((now - p.last_timestamp) / 60'000)});
     }
-    std::printf("%s", table.render().c_str());
+    std::printf("%s", table.render_tabbed().c_str());
     return 0;
 }
 

@@ -97,7 +97,7 @@ int run_describe_producers(const producer_options& o) {
                        std::to_string(p.last_sequence), std::to_string(p.last_timestamp),
                        optional_value(p.current_txn_start_offset)});
     }
-    std::printf("%s", table.render().c_str());
+    std::printf("%s", table.render_tabbed().c_str());
     return 0;
 }
 

@@ -37,5 +37,18 @@ TEST(text_table, header_only_when_empty) {
     EXPECT_EQ(t.render(), "GROUP      STATE\n");
 }
 
+// Kafka's ToolsUtils.prettyPrintTable: each cell padded to its column and
+// followed by a tab, the last one too (kafka-metadata-quorum.sh --replication,
+// kafka-transactions.sh).
+TEST(kafka_pretty_table, pads_every_cell_and_ends_each_with_a_tab) {
+    EXPECT_EQ(kafka_pretty_table({"NodeId", "Status"}, {{"1", "Leader"}, {"12", "Follower"}}),
+              "NodeId\tStatus  \t\n"
+              "1     \tLeader  \t\n"
+              "12    \tFollower\t\n");
+    text_table t({{"A", 5}, {"Bee", 0}});
+    t.add_row({"xx"});
+    EXPECT_EQ(t.render_tabbed(), "A \tBee\t\nxx\t   \t\n");
+}
+
 }  // namespace
 }  // namespace samsa::tools
