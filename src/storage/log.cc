@@ -411,6 +411,9 @@ result<std::optional<timestamp_lookup>> log::offset_for_timestamp(int64_t ts) co
         return out_t(
             timestamp_lookup{-1, _log_start_offset, _epochs.epoch_for_offset(_log_start_offset)});
     }
+    if (ts == latest_tiered_timestamp) {
+        return out_t();
+    }
     if (ts == max_timestamp) {
         const log_segment* best = nullptr;
         for (const auto& [base, seg] : _segments) {

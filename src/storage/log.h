@@ -60,6 +60,9 @@ inline constexpr int64_t latest_timestamp = -1;
 inline constexpr int64_t earliest_timestamp = -2;
 inline constexpr int64_t max_timestamp = -3;
 inline constexpr int64_t earliest_local_timestamp = -4;
+// KIP-1005: the last offset in tiered storage. Without tiered storage there is
+// none: Kafka answers offset -1, no error.
+inline constexpr int64_t latest_tiered_timestamp = -5;
 
 struct log_open_options {
     std::string dir;  // the partition directory; created if missing

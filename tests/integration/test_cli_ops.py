@@ -204,6 +204,11 @@ def test_get_offsets_at_each_kind_of_time(broker):
         "offs:1:1\noffs:2:0\nother:0:0\n"
     assert on(broker, "get-offsets", "--topic-partitions", "offs:-1").ok().stdout == \
         "offs:0:5\n"
+    # No tiered storage: no latest-tiered offset (KIP-1005); all of the log is local.
+    assert on(broker, "get-offsets", "--topic", "offs", "--partitions", "0", "--time",
+              "latest-tiered").ok().stdout == "offs:0:-1\n"
+    assert on(broker, "get-offsets", "--topic", "offs", "--partitions", "0", "--time",
+              "earliest-local").ok().stdout == "offs:0:0\n"
     assert "Malformed time argument" in on(broker, "get-offsets", "--topic", "offs", "--time",
                                            "yesterday").failed().error
     assert "Could not match any topic-partitions" in on(

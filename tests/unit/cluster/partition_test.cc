@@ -180,6 +180,18 @@ TEST_F(partition_test, producer_id_expiration_follows_the_config) {
     EXPECT_EQ(_p->log()->producer_state().config().producer_id_expiration_ms, 1234);
 }
 
+TEST_F(partition_test, latest_tiered_offset_is_none_without_tiered_storage) {
+    auto b = batch(3, wall_clock_ms());
+    ASSERT_EQ(produce(b).error.code, error_code::none);
+    auto r = _p->list_offsets(-5, isolation_level::read_uncommitted, -1);  // KIP-1005
+    EXPECT_EQ(r.error.code, error_code::none);
+    EXPECT_EQ(r.offset, -1);
+    EXPECT_EQ(r.timestamp, -1);
+    // Earliest-local is the log start: all of the log is local.
+    auto local = _p->list_offsets(-4, isolation_level::read_uncommitted, -1);
+    EXPECT_EQ(local.offset, 0);
+}
+
 TEST_F(partition_test, a_follower_refuses_produce_and_fetch) {
     metadata::partition_registration reg;
     reg.leader = 2;
