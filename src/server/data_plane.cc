@@ -147,8 +147,21 @@ storage::compaction::log_cleaner_config data_plane::cleaner_config_of(
     return cc;
 }
 
-void data_plane::on_metadata(const metadata::metadata_image& image) {
+void data_plane::on_metadata(const metadata::metadata_image& prev,
+                             const metadata::metadata_image& image) {
     if (!_cleaner) {
+        return;
+    }
+    const auto layer = [](const metadata::metadata_image& img, const std::string& resource) {
+        auto it = img.broker_configs.find(resource);
+        return it == img.broker_configs.end() ? nullptr : &it->second;
+    };
+    const auto same = [&](const std::string& resource) {
+        const auto* a = layer(prev, resource);
+        const auto* b = layer(image, resource);
+        return a == b || (a && b && *a == *b);
+    };
+    if (same("") && same(std::to_string(_cfg.node_id))) {
         return;
     }
     auto effective = config::build_broker_config(

@@ -43,8 +43,9 @@ class data_plane {
     // The image's dynamic broker configs reach what is not per partition
     // (per-partition settings follow the image in the replica manager): the
     // log cleaner's log.cleaner.* (Kafka's LogCleaner.reconfigure). Any
-    // thread; images in order.
-    void on_metadata(const metadata::metadata_image& image);
+    // thread; images in order. Nothing is done when `prev` had the same dynamic
+    // configs for this broker (most images change partitions only).
+    void on_metadata(const metadata::metadata_image& prev, const metadata::metadata_image& next);
 
     cluster::replica_manager& replicas() { return *_replicas; }
     storage::log_manager& logs() { return *_logs; }

@@ -420,9 +420,10 @@ status server::open_quorum() {
         }
     });
     // Dynamic broker configs reach the log cleaner.
-    _quorum->subscribe(
-        [this](std::shared_ptr<const metadata::metadata_image>,
-               std::shared_ptr<const metadata::metadata_image> next) { _data.on_metadata(*next); });
+    _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
+                              std::shared_ptr<const metadata::metadata_image> next) {
+        _data.on_metadata(*prev, *next);
+    });
     // Deleted topics lose their committed offsets.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
                               std::shared_ptr<const metadata::metadata_image> next) {

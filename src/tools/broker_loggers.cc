@@ -8,8 +8,6 @@
 #include "protocol/generated/describe_configs_response.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
-#include "protocol/generated/metadata_request.h"
-#include "protocol/generated/metadata_response.h"
 #include "tools/kafka_client.h"
 
 namespace samsa::tools {
@@ -19,24 +17,16 @@ namespace {
 constexpr int8_t k_broker_logger = 8;  // Kafka's ConfigResource.Type.BROKER_LOGGER
 
 // The broker's own address: its loggers are changed on it, not through the
-// controller. Found in the Metadata answer of the first bootstrap server.
+// controller.
 result<net::blocking_target> broker_target(const client_options& opts,
                                            const std::string& broker_id) {
-    auto boot = first_plaintext_bootstrap(opts);
-    if (!boot) {
-        return boot.err();
+    auto targets = broker_targets(opts, "samsa-configs");
+    if (!targets) {
+        return targets.err();
     }
-    net::blocking_target to{boot->first, boot->second, "samsa-configs", opts.timeout};
-    protocol::metadata_request req;
-    req.topics.emplace();  // no topics: only the brokers
-    req.allow_auto_topic_creation = false;
-    auto md = net::call_blocking<protocol::metadata_response>(to, req, 9);
-    if (!md) {
-        return md.err();
-    }
-    for (const auto& b : md->brokers) {
-        if (std::to_string(b.node_id) == broker_id) {
-            return net::blocking_target{b.host, uint16_t(b.port), "samsa-configs", opts.timeout};
+    for (const auto& [id, to] : *targets) {
+        if (std::to_string(id) == broker_id) {
+            return to;
         }
     }
     return error(error_code::broker_not_available,
