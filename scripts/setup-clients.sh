@@ -4,6 +4,9 @@
 #   kafkajs   from npm, at the version tests/clients/kafkajs/package.json pins
 #   sarama    the test program, built with Debian's Go and Debian's sarama
 #             (GOPATH mode, no module downloads)
+#   librdkafka 2.15.1 (KIP-848 consumer groups), built from the copy the npm
+#             package @confluentinc/kafka-javascript 1.10.1 bundles; Debian's
+#             python3-confluent-kafka loads it through LD_LIBRARY_PATH
 # Each client's own steps are tests/clients/<client>/setup.sh DIR/<client>.
 # Idempotent: a step whose output is newer than its inputs is skipped.
 set -euo pipefail
