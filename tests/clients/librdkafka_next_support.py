@@ -226,12 +226,47 @@ class Members:
             m.kill()
 
 
+# librdkafka log lines after which a member will never get anywhere: waiting
+# on would only run into the timeout.
+HOPELESS = ("ConsumerGroupHeartbeatRequest not supported by broker",
+            "ConsumerGroupHeartbeat fatal error")
+
+
+def hopeless(m: Member) -> Optional[str]:
+    """Why member m cannot progress any more (its driver exited but for a
+    close, a fatal error, a broker without KIP-848), or None."""
+    if m.proc is not None and m.proc.poll() is not None and not m.has("closed"):
+        return f"{m.name}: driver exited {m.proc.returncode}"
+    for e in m.snapshot():
+        if e["ev"] == "crashed" or (e["ev"] == "error" and e.get("fatal")):
+            return f"{m.name}: {e}"
+    for line in m.log_text().splitlines():
+        if any(h in line for h in HOPELESS):
+            return f"{m.name}: {line}"
+    return None
+
+
 def wait_for(cond: Callable, timeout: float, what: str, members: Iterable[Member]):
-    """wait_until, but a timeout fails with every member's state and log tail."""
+    """wait_until, but a timeout (or a member that can no longer progress)
+    fails with every member's state and log tail."""
+    members = list(members)
+    stuck: list[str] = []
+
+    def check():
+        value = cond()
+        if value:
+            return value
+        stuck[:] = [why for why in map(hopeless, members) if why]
+        return bool(stuck)
+
     try:
-        return wait_until(cond, timeout, what, interval=0.05)
+        value = wait_until(check, timeout, what, interval=0.05)
     except TimeoutError as e:
-        raise AssertionError(f"{e}\n" + "".join(m.diagnostics() for m in members)) from None
+        raise AssertionError(f"{e}\n" + "".join(m.diagnostics(20) for m in members)) from None
+    if stuck:
+        raise AssertionError(f"waiting for {what}: no use going on:\n  " + "\n  ".join(stuck)
+                             + "\n" + "".join(m.diagnostics(20) for m in members))
+    return value
 
 
 def owners(members: Iterable[Member]) -> dict[tuple[str, int], list[str]]:
@@ -344,6 +379,7 @@ class BackgroundProducer:
         self.acked: set[str] = set()
         self.failed: list[str] = []
         self.sent = 0
+        self.unacknowledged = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=f"produce-{topic}", daemon=True)
@@ -378,10 +414,17 @@ class BackgroundProducer:
             return len(self.acked)
 
     def stop(self, timeout: float = 60.0) -> None:
+        """Stops producing and waits (up to timeout) for the acknowledgements;
+        check() says whether everything was acknowledged."""
         self._stop.set()
         self._thread.join(timeout)
-        left = self.producer.flush(timeout)
-        assert left == 0, f"{left} records to {self.topic} still unacknowledged after {timeout}s"
+        if self.producer is not None:
+            self.unacknowledged = self.producer.flush(timeout)
+            self.producer = None
+
+    def check(self) -> None:
+        assert self.unacknowledged == 0, (f"{self.unacknowledged} records to {self.topic} "
+                                          "still unacknowledged when the producer stopped")
         assert not self.failed, f"produce failures: {self.failed[:10]}"
 
 
