@@ -2,8 +2,9 @@
 # Runs every test suite and prints one closing line: "N passed, N failed".
 #   unit        ctest (GoogleTest binaries, one per room; generator freshness)
 #   integration pytest against real samsa processes (tests/integration)
-#   clients     pytest with clients not built on librdkafka (tests/clients):
-#               kafka-python, sarama, kafkajs (scripts/setup-clients.sh)
+#   clients     pytest with clients beside Debian's librdkafka (tests/clients):
+#               kafka-python, sarama, kafkajs, and librdkafka 2.15.1 for KIP-848
+#               consumer groups (scripts/setup-clients.sh)
 #   cluster     pytest multi-broker scenarios (tests/cluster), when present
 #   faults      pytest quick fault runs in network namespaces (tests/faults)
 #   fuzz        a short run of every libFuzzer target (scripts/run-fuzz.sh)

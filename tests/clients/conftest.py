@@ -1,5 +1,6 @@
-"""Fixtures for the client suites: Kafka clients that do not sit on librdkafka
-(kafka-python, sarama, kafkajs) against real `samsa server` processes.
+"""Fixtures for the client suites: Kafka clients other than Debian's librdkafka
+(kafka-python, sarama, kafkajs, and librdkafka 2.15.1 for KIP-848 consumer
+groups) against real `samsa server` processes.
 
 The broker fixtures are the integration suite's (tests/integration/conftest.py):
     broker          a started one-node broker with default settings
@@ -20,7 +21,8 @@ The broker fixtures are the integration suite's (tests/integration/conftest.py):
 
     client_dir      $SAMSA_CLIENTS_DIR, where scripts/setup-clients.sh put the
                     clients that do not come from Debian (kafkajs from npm, the
-                    sarama test program built with Debian's Go); default
+                    sarama test program built with Debian's Go, librdkafka
+                    2.15.1 built from the copy an npm package bundles); default
                     build/clients. Never inside the source tree.
 """
 import os

@@ -237,6 +237,11 @@ def test_consumer_protocol_moves_only_what_must_move_and_reads_once(group_broker
 # --- c. KIP-848 regex subscription ---------------------------------------------
 
 def test_consumer_protocol_regex_picks_up_a_new_topic(group_broker, members):
+    """librdkafka sends the pattern as SubscribedTopicRegex ("(^kip848-re-.*)",
+    its regexes joined), with no topic names; the coordinator resolves it. Kafka
+    resolves a group's patterns again once a metadata image adds topics, at
+    most every 10 s (REGEX_BATCH_REFRESH_MIN_INTERVAL_MS), so the new topic
+    comes within about 10 s and a few heartbeats."""
     bs = group_broker.bootstrap
     first, late, other = "kip848-re-first", "kip848-re-late", "kip848-other"
     create_topics(bs, {first: 2})
