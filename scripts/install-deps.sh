@@ -7,7 +7,7 @@ build_packages=(
   g++ cmake make ninja-build pkg-config python3 clang-format
   libasio-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libssl-dev libxxhash-dev
   libspdlog-dev libfmt-dev libcli11-dev librdkafka-dev libcivetweb-dev nlohmann-json3-dev
-  libsystemd-dev
+  libsystemd-dev libre2-dev
 )
 test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev

@@ -250,6 +250,8 @@ constexpr error_info k_errors[] = {
     {error_code::invalid_voter_key, "INVALID_VOTER_KEY", "Invalid voter key.", false},
     {error_code::duplicate_voter, "DUPLICATE_VOTER", "Duplicate voter.", false},
     {error_code::voter_not_found, "VOTER_NOT_FOUND", "Voter not found.", false},
+    {error_code::invalid_regular_expression, "INVALID_REGULAR_EXPRESSION",
+     "The regular expression is not valid.", false},
 };
 
 const error_info* find(error_code ec) {

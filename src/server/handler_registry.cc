@@ -41,6 +41,8 @@
 #include "server/handlers/txn_offset_commit.h"
 #include "server/handlers/write_txn_markers.h"
 // Consumer groups (coordinator/group/).
+#include "server/handlers/consumer_group_describe.h"
+#include "server/handlers/consumer_group_heartbeat.h"
 #include "server/handlers/delete_groups.h"
 #include "server/handlers/describe_groups.h"
 #include "server/handlers/find_coordinator.h"
@@ -123,6 +125,8 @@ handler_registry::handler_registry() {
         handlers::list_groups_handler(),
         handlers::describe_groups_handler(),
         handlers::delete_groups_handler(),
+        handlers::consumer_group_heartbeat_handler(),
+        handlers::consumer_group_describe_handler(),
 
         handlers::vote_handler(),
         handlers::begin_quorum_epoch_handler(),

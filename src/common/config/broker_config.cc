@@ -103,6 +103,73 @@ std::optional<int64_t> resolve_synonyms(const config_set& values, std::string_vi
     return std::nullopt;
 }
 
+namespace {
+
+// KIP-848's keys and Kafka's checks of them (GroupCoordinatorConfig): the
+// session and heartbeat interval within their bounds, the interval shorter
+// than the session.
+status read_consumer_group_keys(const config_set& v, broker_config& c) {
+    c.group_coordinator_rebalance_protocols = v.get_list("group.coordinator.rebalance.protocols");
+    if (std::find(c.group_coordinator_rebalance_protocols.begin(),
+                  c.group_coordinator_rebalance_protocols.end(),
+                  "classic") == c.group_coordinator_rebalance_protocols.end()) {
+        return config_error("group.coordinator.rebalance.protocols must contain classic");
+    }
+    c.group_consumer_session_timeout_ms = v.get_int("group.consumer.session.timeout.ms");
+    c.group_consumer_heartbeat_interval_ms = v.get_int("group.consumer.heartbeat.interval.ms");
+    c.group_consumer_max_size = v.get_int("group.consumer.max.size");
+    const int32_t min_session = v.get_int("group.consumer.min.session.timeout.ms");
+    const int32_t max_session = v.get_int("group.consumer.max.session.timeout.ms");
+    const int32_t min_interval = v.get_int("group.consumer.min.heartbeat.interval.ms");
+    const int32_t max_interval = v.get_int("group.consumer.max.heartbeat.interval.ms");
+    auto within = [](const char* key, int32_t value, const char* min_key, int32_t min,
+                     const char* max_key, int32_t max) -> status {
+        if (value < min) {
+            return config_error(
+                fmt::format("{} must be greater than or equal to {}", key, min_key));
+        }
+        if (value > max) {
+            return config_error(fmt::format("{} must be less than or equal to {}", key, max_key));
+        }
+        return {};
+    };
+    if (auto st = within("group.consumer.session.timeout.ms", c.group_consumer_session_timeout_ms,
+                         "group.consumer.min.session.timeout.ms", min_session,
+                         "group.consumer.max.session.timeout.ms", max_session);
+        !st) {
+        return st;
+    }
+    if (auto st =
+            within("group.consumer.heartbeat.interval.ms", c.group_consumer_heartbeat_interval_ms,
+                   "group.consumer.min.heartbeat.interval.ms", min_interval,
+                   "group.consumer.max.heartbeat.interval.ms", max_interval);
+        !st) {
+        return st;
+    }
+    if (c.group_consumer_heartbeat_interval_ms >= c.group_consumer_session_timeout_ms) {
+        return config_error(
+            "group.consumer.heartbeat.interval.ms must be less than "
+            "group.consumer.session.timeout.ms");
+    }
+    c.group_consumer_assignors.clear();
+    for (const auto& name : v.get_list("group.consumer.assignors")) {
+        // Kafka's class names stand for the assignors of those names.
+        std::string shortname = name;
+        if (name == "org.apache.kafka.coordinator.group.assignor.UniformAssignor") {
+            shortname = "uniform";
+        } else if (name == "org.apache.kafka.coordinator.group.assignor.RangeAssignor") {
+            shortname = "range";
+        }
+        if (std::find(c.group_consumer_assignors.begin(), c.group_consumer_assignors.end(),
+                      shortname) == c.group_consumer_assignors.end()) {
+            c.group_consumer_assignors.push_back(shortname);
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 result<broker_config> build_broker_config(const config_set& v) {
     if (auto required = v.check_required(); !required.ok()) {
         return config_error(required.error_summary());
@@ -285,6 +352,9 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.group_min_session_timeout_ms = v.get_int("group.min.session.timeout.ms");
     c.group_max_session_timeout_ms = v.get_int("group.max.session.timeout.ms");
     c.group_max_size = v.get_int("group.max.size");
+    if (auto st = read_consumer_group_keys(v, c); !st) {
+        return st.err();
+    }
 
     // Transactions.
     c.transaction_state_log_num_partitions = v.get_int("transaction.state.log.num.partitions");

@@ -171,6 +171,13 @@ struct broker_config {
     int32_t group_min_session_timeout_ms = 0;
     int32_t group_max_session_timeout_ms = 0;
     int32_t group_max_size = 0;
+    // KIP-848 consumer groups.
+    std::vector<std::string> group_coordinator_rebalance_protocols;
+    int32_t group_consumer_session_timeout_ms = 0;
+    int32_t group_consumer_heartbeat_interval_ms = 0;
+    int32_t group_consumer_max_size = 0;
+    // Short names ("uniform", "range"), in the configured order.
+    std::vector<std::string> group_consumer_assignors;
 
     // ---- transactions
     int32_t transaction_state_log_num_partitions = 0;

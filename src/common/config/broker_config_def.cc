@@ -507,31 +507,7 @@ config_def build() {
     def("leader.imbalance.check.interval.seconds", k_long, "300", validator::at_least(1), high,
         read_only, "How often the controller checks for leader imbalance.");
 
-    // ---- Group coordinator ----
-    def("offsets.topic.num.partitions", k_int, "50", validator::at_least(1), high, read_only,
-        "Partitions of __consumer_offsets (do not change after deployment).");
-    def("offsets.topic.replication.factor", k_short, "3", validator::at_least(1), high, read_only,
-        "Replication factor of __consumer_offsets; its creation fails until the cluster has this "
-        "many brokers.");
-    def("offsets.topic.segment.bytes", k_int, "104857600", validator::at_least(1), high, read_only,
-        "Segment size of __consumer_offsets, kept small for fast compaction and loading.");
-    def("offsets.retention.minutes", k_int, "10080", validator::at_least(1), high, read_only,
-        "Committed offsets of a group are kept this long after the group becomes empty.");
-    def("offsets.retention.check.interval.ms", k_long, "600000", validator::at_least(1), high,
-        read_only, "How often stale offsets are looked for.");
-    def("offsets.commit.timeout.ms", k_int, "5000", validator::at_least(1), high, read_only,
-        "How long an offset commit waits for all replicas of __consumer_offsets.");
-    def("offset.metadata.max.bytes", k_int, "4096", none(), high, read_only,
-        "Largest metadata string stored with an offset commit.");
-    def("group.initial.rebalance.delay.ms", k_int, "3000", none(), medium, read_only,
-        "How long the coordinator waits for more members before the first rebalance of a new "
-        "group.");
-    def("group.min.session.timeout.ms", k_int, "6000", none(), medium, read_only,
-        "Smallest session timeout a consumer may ask for.");
-    def("group.max.session.timeout.ms", k_int, "1800000", none(), medium, read_only,
-        "Largest session timeout a consumer may ask for.");
-    def("group.max.size", k_int, k_int_max, validator::at_least(1), medium, read_only,
-        "Maximum number of members in one consumer group.");
+    define_group_coordinator_keys(d);
 
     // ---- Transactions and producer ids ----
     def("transaction.state.log.num.partitions", k_int, "50", validator::at_least(1), high,

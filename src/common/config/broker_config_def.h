@@ -12,6 +12,9 @@ namespace samsa::config {
 
 const config_def& broker_config_def();
 
+// The group coordinator's keys, defined by broker_config_def().
+void define_group_coordinator_keys(config_def& d);
+
 // Shared with the topic configs.
 validator compression_type_validator();  // uncompressed, zstd, lz4, snappy, gzip, producer
 validator gzip_level_validator();        // [1,...,9] or -1

@@ -25,7 +25,11 @@ sync_group_result sync_error(error_code ec) {
 }
 
 classic_group::classic_group(std::string group_id, group_state initial, int64_t now_ms)
-    : _group_id(std::move(group_id)), _state(initial), _current_state_timestamp(now_ms) {}
+    : group(std::move(group_id)), _state(initial), _current_state_timestamp(now_ms) {}
+
+std::string classic_group::state_name() const {
+    return std::string(group_state_name(_state));
+}
 
 void classic_group::transition_to(group_state s, int64_t now_ms) {
     assert(is_valid_transition(_state, s) && "invalid group state transition");
@@ -353,21 +357,21 @@ std::vector<storage::topic_partition> classic_group::expire_offsets(int64_t now_
     if (_protocol_type && is(group_state::empty)) {
         // No member left: count from the moment the group became empty.
         auto became_empty = _current_state_timestamp;
-        return _offsets.remove_expired(now_ms, retention_ms,
-                                       [became_empty](const offset_and_metadata& om) {
-                                           return became_empty.value_or(om.commit_timestamp_ms);
-                                       });
+        return offsets().remove_expired(now_ms, retention_ms,
+                                        [became_empty](const offset_and_metadata& om) {
+                                            return became_empty.value_or(om.commit_timestamp_ms);
+                                        });
     }
     if (_protocol_type == consumer_protocol_type && _subscribed_topics && is(group_state::stable)) {
         // Members exist: only the topics nobody subscribes to any more.
-        return _offsets.remove_expired(
+        return offsets().remove_expired(
             now_ms, retention_ms,
             [](const offset_and_metadata& om) { return om.commit_timestamp_ms; },
             *_subscribed_topics);
     }
     if (!_protocol_type) {
         // A group that only stores offsets (simple consumers).
-        return _offsets.remove_expired(now_ms, retention_ms, [](const offset_and_metadata& om) {
+        return offsets().remove_expired(now_ms, retention_ms, [](const offset_and_metadata& om) {
             return om.commit_timestamp_ms;
         });
     }

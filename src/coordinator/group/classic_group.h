@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "common/error.h"
+#include "coordinator/group/group.h"
 #include "coordinator/group/group_member.h"
-#include "coordinator/group/group_offsets.h"
 #include "coordinator/group/group_state.h"
 
 namespace samsa::coordinator {
@@ -31,13 +31,16 @@ namespace samsa::coordinator {
 // The protocol type consumers use (ConsumerProtocol.PROTOCOL_TYPE).
 inline constexpr const char* consumer_protocol_type = "consumer";
 
-class classic_group {
+class classic_group final : public group {
   public:
     classic_group(std::string group_id, group_state initial, int64_t now_ms);
-    classic_group(const classic_group&) = delete;
-    classic_group& operator=(const classic_group&) = delete;
 
-    const std::string& group_id() const { return _group_id; }
+    group_type type() const override { return group_type::classic; }
+    bool is_empty() const override { return _state == group_state::empty; }
+    bool is_dead() const override { return _state == group_state::dead; }
+    void mark_dead(int64_t now_ms) override { transition_to(group_state::dead, now_ms); }
+    std::string state_name() const override;
+    std::string protocol_type_name() const override { return _protocol_type.value_or(""); }
     group_state state() const { return _state; }
     bool is(group_state s) const { return _state == s; }
     // Moves to `s` (which must be a valid transition) and notes when.
@@ -139,21 +142,19 @@ class classic_group {
     const std::optional<std::set<std::string>>& subscribed_topics() const {
         return _subscribed_topics;
     }
-    bool is_subscribed_to_topic(const std::string& topic) const;
+    bool is_subscribed_to_topic(const std::string& topic) const override;
 
     // ---- committed offsets
-    group_offsets& offsets() { return _offsets; }
-    const group_offsets& offsets() const { return _offsets; }
     // Kafka's removeExpiredOffsets: an empty group's offsets expire
     // `retention_ms` after it became empty; a stable consumer group's only
     // for topics no member subscribes to any more; a group used only for
     // commits (no protocol type), `retention_ms` after each commit.
-    std::vector<storage::topic_partition> expire_offsets(int64_t now_ms, int64_t retention_ms);
+    std::vector<storage::topic_partition> expire_offsets(int64_t now_ms,
+                                                         int64_t retention_ms) override;
 
   private:
     void compute_subscribed_topics();
 
-    std::string _group_id;
     group_state _state;
     std::optional<int64_t> _current_state_timestamp;
     int32_t _generation_id = 0;
@@ -165,8 +166,13 @@ class classic_group {
     std::set<std::string> _pending_members;
     std::set<std::string> _pending_sync_members;
     std::optional<std::set<std::string>> _subscribed_topics;
-    group_offsets _offsets;
 };
+
+// The group as a classic group, or nullptr when it is of another type.
+inline std::shared_ptr<classic_group> as_classic(const shared_group& g) {
+    return g && g->type() == group_type::classic ? std::static_pointer_cast<classic_group>(g)
+                                                 : nullptr;
+}
 
 // A JoinGroup response carrying only an error (and the member id it is for).
 join_group_result join_error(const std::string& member_id, error_code ec);

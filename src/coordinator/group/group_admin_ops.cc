@@ -2,34 +2,48 @@
 // DescribeGroups.
 #include <spdlog/spdlog.h>
 
+#include <cctype>
+
 #include "common/logging/loggers.h"
 #include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
 
+namespace {
+
+std::string lower_case(std::string s) {
+    for (auto& c : s) {
+        c = char(std::tolower(uint8_t(c)));
+    }
+    return s;
+}
+
+}  // namespace
+
 std::vector<listed_group> group_metadata_manager::list_groups(const list_groups_filter& filter,
                                                               bool& loading) const {
     std::vector<listed_group> out;
-    if (!filter.classic_type) {
-        return out;
-    }
     _partitions.for_each([&](group_coordinator_shard& part, bool part_loading) {
         if (part_loading) {
             loading = true;
             return;
         }
         for (const auto& [id, g] : part.groups) {
-            if (g->is(group_state::dead)) {
+            if (g->is_dead()) {
                 continue;
             }
-            if (!filter.states.empty() && !filter.states.count(g->state())) {
+            if (!filter.types.empty() && !filter.types.count(g->type())) {
+                continue;
+            }
+            std::string state = g->state_name();
+            if (!filter.states.empty() && !filter.states.count(lower_case(state))) {
                 continue;
             }
             auto& lg = out.emplace_back();
             lg.group_id = id;
-            lg.protocol_type = g->protocol_type().value_or("");
-            lg.group_state = std::string(group_state_name(g->state()));
-            lg.group_type = "classic";
+            lg.protocol_type = g->protocol_type_name();
+            lg.group_state = std::move(state);
+            lg.group_type = std::string(group_type_name(g->type()));
         }
     });
     return out;
@@ -42,6 +56,17 @@ described_group group_metadata_manager::describe_group(const std::string& group_
     if (auto status = _partitions.status(group_id); status != error_code::none) {
         out.error = status;
         return out;
+    }
+    if (auto* part = _partitions.any(group_id)) {
+        auto it = part->groups.find(group_id);
+        if (it != part->groups.end() && it->second->type() != group_type::classic &&
+            !it->second->is_dead()) {
+            // KIP-848: DescribeGroups describes classic groups only (Kafka:
+            // "Group ... is not a classic group."); ConsumerGroupDescribe
+            // describes the others.
+            out.error = error_code::group_id_not_found;
+            return out;
+        }
     }
     auto g = group(group_id);
     if (!g || g->is(group_state::dead)) {

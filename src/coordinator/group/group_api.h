@@ -13,6 +13,7 @@
 
 #include "common/bytes.h"
 #include "common/error.h"
+#include "coordinator/group/consumer_group_member.h"
 
 namespace samsa::coordinator {
 
@@ -123,6 +124,56 @@ struct described_group {
     std::string group_state;
     std::string protocol_type;
     std::string protocol_data;
+    std::vector<member> members;
+};
+
+// ConsumerGroupHeartbeat (KIP-848). Optional fields are null when they did
+// not change since the member's last heartbeat.
+struct consumer_group_heartbeat_params {
+    std::string group_id;
+    std::string member_id;
+    // 0 joins, -1 leaves, -2 leaves for now (a static member that returns).
+    int32_t member_epoch = 0;
+    std::optional<std::string> instance_id;
+    std::optional<std::string> rack_id;
+    int32_t rebalance_timeout_ms = -1;
+    std::optional<std::vector<std::string>> subscribed_topic_names;
+    std::optional<std::string> subscribed_topic_regex;
+    std::optional<std::string> server_assignor;
+    std::optional<topic_assignment> owned;
+};
+
+struct consumer_group_heartbeat_result {
+    error_code error = error_code::none;
+    std::optional<std::string> error_message;
+    std::string member_id;
+    int32_t member_epoch = 0;
+    int32_t heartbeat_interval_ms = 0;
+    // What the member may consume now; only when it changed or was asked for.
+    std::optional<topic_assignment> assignment;
+};
+
+// ConsumerGroupDescribe (KIP-848).
+struct described_consumer_group {
+    struct member {
+        std::string member_id;
+        std::optional<std::string> instance_id;
+        std::optional<std::string> rack_id;
+        int32_t member_epoch = 0;
+        std::string client_id;
+        std::string client_host;
+        std::vector<std::string> subscribed_topic_names;
+        std::optional<std::string> subscribed_topic_regex;
+        topic_assignment assignment;
+        topic_assignment target_assignment;
+    };
+    error_code error = error_code::none;
+    std::optional<std::string> error_message;
+    std::string group_id;
+    std::string group_state;
+    int32_t group_epoch = 0;
+    int32_t assignment_epoch = 0;
+    std::string assignor_name;
     std::vector<member> members;
 };
 

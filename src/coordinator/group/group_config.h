@@ -1,8 +1,11 @@
 #pragma once
 // The broker settings the group coordinator follows, taken from the broker
 // config once at start (all of them are read-only in Kafka too).
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "common/config/broker_config.h"
 
@@ -22,6 +25,15 @@ struct group_config {
     // offsets.commit.timeout.ms: how long a commit waits for the offsets
     // partition's ISR.
     int32_t offset_commit_timeout_ms = 5000;
+    // KIP-848 consumer groups: whether ConsumerGroupHeartbeat is served
+    // (group.coordinator.rebalance.protocols has "consumer"), the members'
+    // session and heartbeat interval, the group size, the assignors (the
+    // first is the default).
+    bool consumer_protocol = true;
+    int32_t consumer_session_timeout_ms = 45000;
+    int32_t consumer_heartbeat_interval_ms = 5000;
+    int32_t consumer_max_size = std::numeric_limits<int32_t>::max();
+    std::vector<std::string> consumer_assignors = {"uniform", "range"};
     // Bytes read from the log per loading step; the reactor serves other
     // work between steps.
     int64_t load_chunk_bytes = 1 << 20;
@@ -37,6 +49,15 @@ struct group_config {
         c.offsets_retention_check_interval_ms = cfg.offsets_retention_check_interval_ms;
         c.offset_commit_timeout_ms = cfg.offsets_commit_timeout_ms;
         c.offset_metadata_max_bytes = cfg.offset_metadata_max_bytes;
+        const auto& protocols = cfg.group_coordinator_rebalance_protocols;
+        c.consumer_protocol =
+            std::find(protocols.begin(), protocols.end(), "consumer") != protocols.end();
+        c.consumer_session_timeout_ms = cfg.group_consumer_session_timeout_ms;
+        c.consumer_heartbeat_interval_ms = cfg.group_consumer_heartbeat_interval_ms;
+        c.consumer_max_size = cfg.group_consumer_max_size;
+        if (!cfg.group_consumer_assignors.empty()) {
+            c.consumer_assignors = cfg.group_consumer_assignors;
+        }
         return c;
     }
 };

@@ -19,9 +19,19 @@ namespace samsa::coordinator {
 namespace {
 
 constexpr std::array<const char*, size_t(group_api::count_)> api_names = {
-    "find_coordinator", "join_group",      "sync_group",   "heartbeat",
-    "leave_group",      "offset_commit",   "offset_fetch", "offset_delete",
-    "list_groups",      "describe_groups", "delete_groups"};
+    "find_coordinator",
+    "join_group",
+    "sync_group",
+    "heartbeat",
+    "leave_group",
+    "offset_commit",
+    "offset_fetch",
+    "offset_delete",
+    "list_groups",
+    "describe_groups",
+    "delete_groups",
+    "consumer_group_heartbeat",
+    "consumer_group_describe"};
 
 }  // namespace
 
@@ -226,7 +236,8 @@ asio::awaitable<void> group_coordinator::complete_txn(int32_t partition, int64_t
 
 asio::awaitable<offset_fetch_result> group_coordinator::fetch_offsets(
     const std::string& group_id,
-    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable) {
+    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable,
+    const std::optional<std::string>& member_id, int32_t member_epoch) {
     count(group_api::offset_fetch);
     auto shard = shard_for(group_id);
     if (!shard) {
@@ -235,10 +246,41 @@ asio::awaitable<offset_fetch_result> group_coordinator::fetch_offsets(
         co_return r;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id, &partitions, require_stable] {
-        return m->offsets().fetch_offsets(group_id, partitions, require_stable);
+    auto fn = [m, &group_id, &partitions, require_stable, &member_id, member_epoch] {
+        return m->offsets().fetch_offsets(group_id, partitions, require_stable, member_id,
+                                          member_epoch);
     };
     co_return co_await _replicas.run_on_shard<offset_fetch_result>(*shard, fn);
+}
+
+asio::awaitable<consumer_group_heartbeat_result> group_coordinator::consumer_group_heartbeat(
+    const consumer_group_heartbeat_params& req, const request_origin& origin) {
+    count(group_api::consumer_group_heartbeat);
+    auto shard = shard_for(req.group_id);
+    if (!shard) {
+        consumer_group_heartbeat_result r;
+        r.error = error_code::not_coordinator;
+        co_return r;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto image = _metadata.read();
+    auto fn = [m, &req, &origin, &image] { return m->consumers().heartbeat(req, origin, *image); };
+    co_return co_await _replicas.run_on_shard<consumer_group_heartbeat_result>(*shard, fn);
+}
+
+asio::awaitable<described_consumer_group> group_coordinator::consumer_group_describe(
+    const std::string& group_id) {
+    count(group_api::consumer_group_describe);
+    auto shard = shard_for(group_id);
+    if (!shard) {
+        described_consumer_group r;
+        r.group_id = group_id;
+        r.error = error_code::not_coordinator;
+        co_return r;
+    }
+    group_manager* m = _managers[*shard].get();
+    auto fn = [m, &group_id] { return m->consumers().describe(group_id); };
+    co_return co_await _replicas.run_on_shard<described_consumer_group>(*shard, fn);
 }
 
 asio::awaitable<error_code> group_coordinator::delete_offsets(

@@ -45,6 +45,8 @@ enum class group_api : uint8_t {
     list_groups,
     describe_groups,
     delete_groups,
+    consumer_group_heartbeat,
+    consumer_group_describe,
     count_,
 };
 
@@ -77,10 +79,15 @@ class group_coordinator {
     // A transaction marker was written to `partition` of __consumer_offsets
     // (WriteTxnMarkers): the producer's pending offsets there are decided.
     asio::awaitable<void> complete_txn(int32_t partition, int64_t producer_id, bool commit);
+    // `member_id` / `member_epoch`: OffsetFetch v9+ (KIP-848).
     asio::awaitable<offset_fetch_result> fetch_offsets(
         const std::string& group_id,
-        const std::optional<std::vector<storage::topic_partition>>& partitions,
-        bool require_stable);
+        const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable,
+        const std::optional<std::string>& member_id = std::nullopt, int32_t member_epoch = -1);
+    // KIP-848: ConsumerGroupHeartbeat and ConsumerGroupDescribe.
+    asio::awaitable<consumer_group_heartbeat_result> consumer_group_heartbeat(
+        const consumer_group_heartbeat_params& req, const request_origin& origin);
+    asio::awaitable<described_consumer_group> consumer_group_describe(const std::string& group_id);
     asio::awaitable<error_code> delete_offsets(const std::string& group_id,
                                                std::vector<offset_delete_item>& items);
     // Every group this broker coordinates; `loading` when some partition is

@@ -14,6 +14,7 @@
 
 #include "coordinator/common/coordinator_runtime.h"
 #include "coordinator/group/classic_group.h"
+#include "coordinator/group/group.h"
 #include "coordinator/group/offsets_loader.h"
 
 namespace samsa::coordinator {
@@ -38,7 +39,8 @@ class group_coordinator_shard final : public coordinator_shard {
 
     int32_t partition() const { return _partition; }
 
-    std::map<std::string, std::shared_ptr<classic_group>> groups;
+    // Every group of the partition, classic and consumer (KIP-848) alike.
+    std::map<std::string, shared_group> groups;
     // Topics deleted while loading: their offsets go once loaded.
     std::set<std::string> deleted_topics;
     // TxnOffsetCommit: offsets written by a producer whose transaction is

@@ -21,9 +21,10 @@ group_manager::group_manager(group_config config, cluster::purgatory_driver& dri
                           [this](group_coordinator_shard& part, offsets_loader& loader) {
                               finish_load(part, loader);
                           },
-                          [this](group_coordinator_shard& part) { _groups.on_unloaded(part); });
+                          [this](group_coordinator_shard& part) { unload(part); });
                   }),
       _groups(_config, driver, _wall_clock, _partitions),
+      _consumers(_config, driver, _wall_clock, _partitions),
       _offsets(_config, _wall_clock, _partitions, _groups) {
     _expiration_task = std::make_unique<callback_task>([this] {
         _offsets.expire_offsets();
@@ -67,7 +68,15 @@ bool group_manager::any_loading() const {
     return _partitions.runtime().any_loading();
 }
 
+void group_manager::unload(group_coordinator_shard& part) {
+    _groups.on_unloaded(part);
+    _consumers.on_unloaded(part);
+    part.groups.clear();
+}
+
 void group_manager::finish_load(group_coordinator_shard& part, offsets_loader& loader) {
+    // Consumer groups first: they take their offsets from the loader.
+    _consumers.on_loaded(part, loader.take_consumer_groups());
     const size_t offsets = _groups.on_loaded(part, loader.finish(_wall_clock()));
     _offsets.on_loaded(part, loader.pending_transactions());
     // An empty partition (most of them, on a fresh broker) is not news.
@@ -88,10 +97,10 @@ error_code group_manager::delete_group(const std::string& group_id) {
     if (auto err = _groups.validate_delete_group(group_id); err != error_code::none) {
         return err;
     }
-    auto group = _groups.find_group(group_id);
+    auto group = _groups.find_any_group(group_id);
     const auto offsets = _offsets.delete_all_offsets(*group);
     _groups.remove_group(group_id);
-    _partitions.write_tombstones(group_id, offsets, true);
+    _partitions.write_tombstones(group_id, offsets, group->type());
     logging::groups().info("event=group_deleted group={} offsets={}", group_id, offsets.size());
     return error_code::none;
 }

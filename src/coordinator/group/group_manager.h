@@ -7,6 +7,7 @@
 //   group_partitions         the partitions, the runtime that loads them,
 //                            and how records are appended to them;
 //   group_metadata_manager   groups and the classic rebalance protocol;
+//   consumer_group_manager   consumer groups (KIP-848);
 //   offset_metadata_manager  committed offsets, retention.
 // group_coordinator routes each request to the manager of the group's shard
 // and calls the half that serves it; what touches both halves (loading,
@@ -33,6 +34,7 @@
 
 #include "cluster/partition.h"
 #include "cluster/purgatory/purgatory_driver.h"
+#include "coordinator/group/consumer_group_manager.h"
 #include "coordinator/group/group_config.h"
 #include "coordinator/group/group_metadata_manager.h"
 #include "coordinator/group/group_partitions.h"
@@ -56,6 +58,8 @@ class group_manager {
     group_metadata_manager& groups() { return _groups; }
     const group_metadata_manager& groups() const { return _groups; }
     offset_metadata_manager& offsets() { return _offsets; }
+    consumer_group_manager& consumers() { return _consumers; }
+    const consumer_group_manager& consumers() const { return _consumers; }
 
     // ---- partition lifecycle
     // This shard now leads __consumer_offsets-`partition`: load it. Loading
@@ -81,6 +85,7 @@ class group_manager {
 
   private:
     void finish_load(group_coordinator_shard& part, offsets_loader& loader);
+    void unload(group_coordinator_shard& part);
     void arm_expiration_timer();
 
     group_config _config;
@@ -88,6 +93,7 @@ class group_manager {
     clock_fn _wall_clock;
     group_partitions _partitions;
     group_metadata_manager _groups;
+    consumer_group_manager _consumers;
     offset_metadata_manager _offsets;
     std::unique_ptr<callback_task> _expiration_task;
 };

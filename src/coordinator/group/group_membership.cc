@@ -140,7 +140,7 @@ void group_metadata_manager::propagate_assignment(classic_group& group,
     if (auto* part = _partitions.serving(group.group_id())) {
         auto it = part->groups.find(group.group_id());
         if (it != part->groups.end()) {
-            shared = it->second;
+            shared = as_classic(it->second);
         }
     }
     for (const auto& [id, m] : group.members()) {

@@ -8,6 +8,7 @@
 
 #include "common/logging/loggers.h"
 #include "common/uuid.h"
+#include "coordinator/group/consumer_group_records.h"
 #include "coordinator/group/delayed_heartbeat.h"
 #include "coordinator/group/offsets_record_serde.h"
 
@@ -42,7 +43,7 @@ group_metadata_manager::group_ptr group_metadata_manager::find_group(const std::
         return nullptr;
     }
     auto it = part->groups.find(group_id);
-    return it == part->groups.end() ? nullptr : it->second;
+    return it == part->groups.end() ? nullptr : as_classic(it->second);
 }
 
 group_metadata_manager::group_ptr group_metadata_manager::get_or_create_group(
@@ -52,16 +53,31 @@ group_metadata_manager::group_ptr group_metadata_manager::get_or_create_group(
         return nullptr;
     }
     auto& g = part->groups[group_id];
+    if (g && g->type() != group_type::classic) {
+        // An empty consumer group becomes a classic one, offsets kept (Kafka
+        // converts an empty group to the protocol of its next member); one
+        // with members is not ours.
+        if (!g->is_empty()) {
+            return nullptr;
+        }
+        auto classic = std::make_shared<classic_group>(group_id, group_state::empty, _wall_clock());
+        for (const auto& [tp, om] : g->offsets().all()) {
+            classic->offsets().put(tp, om);
+        }
+        _partitions.append(group_id, consumer_group_tombstones(group_id));
+        logging::groups().info("event=group_converted group={} from=consumer to=classic", group_id);
+        g = classic;
+    }
     if (!g) {
         g = std::make_shared<classic_group>(group_id, group_state::empty, _wall_clock());
     }
-    return g;
+    return as_classic(g);
 }
 
 void group_metadata_manager::remove_dead_group(const std::string& group_id) {
     if (auto* part = _partitions.serving(group_id)) {
         auto it = part->groups.find(group_id);
-        if (it != part->groups.end() && it->second->is(group_state::dead)) {
+        if (it != part->groups.end() && it->second->is_dead()) {
             part->groups.erase(it);
         }
     }
@@ -73,7 +89,7 @@ group_metadata_manager::group_ptr group_metadata_manager::group(const std::strin
         return nullptr;
     }
     auto g = part->groups.find(group_id);
-    return g == part->groups.end() ? nullptr : g->second;
+    return g == part->groups.end() ? nullptr : as_classic(g->second);
 }
 
 size_t group_metadata_manager::group_count() const {
@@ -89,39 +105,49 @@ void group_metadata_manager::reschedule_heartbeat(const group_ptr& group, group_
 }
 
 bool group_metadata_manager::maybe_remove_group(group_coordinator_shard& part,
-                                                const group_ptr& group) {
+                                                const shared_group& g) {
     // A group with members-to-be (pending ids, KIP-394) is about to be used.
+    auto classic = as_classic(g);
     const bool gone =
-        group->is(group_state::empty) && group->offsets().empty() && group->pending_members() == 0;
+        g->is_empty() && g->offsets().empty() && (!classic || classic->pending_members() == 0);
     if (!gone) {
         return false;
     }
-    group->transition_to(group_state::dead, _wall_clock());
-    part.groups.erase(group->group_id());
+    g->mark_dead(_wall_clock());
+    part.groups.erase(g->group_id());
     logging::groups().info("event=group_removed group={} reason=\"empty without offsets\"",
-                           group->group_id());
+                           g->group_id());
     return true;
 }
 
 // ---- DeleteGroups ---------------------------------------------------------------
 
+shared_group group_metadata_manager::find_any_group(const std::string& group_id) {
+    auto* part = _partitions.serving(group_id);
+    if (!part) {
+        return nullptr;
+    }
+    auto it = part->groups.find(group_id);
+    return it == part->groups.end() ? nullptr : it->second;
+}
+
 error_code group_metadata_manager::validate_delete_group(const std::string& group_id) {
     if (auto status = _partitions.status(group_id); status != error_code::none) {
         return status;
     }
-    group_ptr g = find_group(group_id);
-    if (!g || g->is(group_state::dead)) {
+    auto g = find_any_group(group_id);
+    if (!g || g->is_dead()) {
         return error_code::group_id_not_found;
     }
-    if (!g->is(group_state::empty)) {
+    if (!g->is_empty()) {
         return error_code::non_empty_group;
     }
     return error_code::none;
 }
 
 void group_metadata_manager::remove_group(const std::string& group_id) {
-    if (group_ptr g = find_group(group_id)) {
-        g->transition_to(group_state::dead, _wall_clock());
+    if (auto g = find_any_group(group_id)) {
+        g->mark_dead(_wall_clock());
         remove_dead_group(group_id);
     }
 }
@@ -146,12 +172,16 @@ size_t group_metadata_manager::on_loaded(group_coordinator_shard& part,
 }
 
 void group_metadata_manager::on_unloaded(group_coordinator_shard& part) {
-    auto groups = std::move(part.groups);
-    for (auto& [id, g] : groups) {
-        unload_group(*g);
+    // The consumer groups are consumer_group_manager's to unload.
+    size_t classic = 0;
+    for (auto& [id, g] : part.groups) {
+        if (auto c = as_classic(g)) {
+            unload_group(*c);
+            ++classic;
+        }
     }
     logging::groups().info("event=offsets_partition_unloaded partition={} groups={}",
-                           part.partition(), groups.size());
+                           part.partition(), classic);
 }
 
 void group_metadata_manager::unload_group(classic_group& group) {

@@ -34,8 +34,10 @@
 namespace samsa::coordinator {
 
 struct list_groups_filter {
-    std::set<group_state> states;  // empty: any
-    bool classic_type = true;      // false when a types filter excludes "classic"
+    // Lower-case state names (classic and consumer groups name theirs
+    // differently; ListGroups compares them case-insensitively); empty: any.
+    std::set<std::string> states;
+    std::set<group_type> types;  // empty: any
 };
 
 class group_metadata_manager {
@@ -62,8 +64,8 @@ class group_metadata_manager {
     // of this shard is still loading.
     std::vector<listed_group> list_groups(const list_groups_filter& filter, bool& loading) const;
     described_group describe_group(const std::string& group_id) const;
-    // DeleteGroups' checks (Kafka's validateDeleteGroup): NONE when the group
-    // exists, is served here and has no members.
+    // DeleteGroups' checks (Kafka's validateDeleteGroup), for a group of any
+    // type: NONE when it exists, is served here and has no members.
     error_code validate_delete_group(const std::string& group_id);
     // The group is Dead and gone from its partition (its records are the
     // caller's to tombstone).
@@ -76,9 +78,12 @@ class group_metadata_manager {
     // A commit keeps the member's session alive (Kafka's
     // rescheduleClassicGroupMemberHeartbeat).
     void reschedule_heartbeat(const group_ptr& group, group_member& member);
-    // Kafka's maybeDeleteGroup: an empty group without offsets and without
-    // members-to-be goes (Dead, removed from `part`). True if it went.
-    bool maybe_remove_group(group_coordinator_shard& part, const group_ptr& group);
+    // Kafka's maybeDeleteGroup: an empty group (of any type) without offsets
+    // and without members-to-be goes (Dead, removed from `part`). True if it
+    // went.
+    bool maybe_remove_group(group_coordinator_shard& part, const shared_group& g);
+    // The served group of any type, or nullptr.
+    shared_group find_any_group(const std::string& group_id);
 
     // ---- partition lifecycle (group_metadata_manager.cc)
     // The groups a load read, now served; members keep their assignment if

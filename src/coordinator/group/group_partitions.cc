@@ -1,5 +1,6 @@
 #include "coordinator/group/group_partitions.h"
 
+#include "coordinator/group/consumer_group_records.h"
 #include "coordinator/group/group_partitioner.h"
 #include "coordinator/group/offsets_record_serde.h"
 
@@ -54,13 +55,17 @@ void group_partitions::when_replicated(const std::string& group_id,
 
 void group_partitions::write_tombstones(const std::string& group_id,
                                         const std::vector<storage::topic_partition>& offsets,
-                                        bool group_tombstone) {
+                                        std::optional<group_type> group_tombstone) {
     std::vector<coordinator_record> records;
     for (const auto& tp : offsets) {
         records.push_back({encode_offset_commit_key(group_id, tp), std::nullopt});
     }
-    if (group_tombstone) {
+    if (group_tombstone == group_type::classic) {
         records.push_back({encode_group_metadata_key(group_id), std::nullopt});
+    } else if (group_tombstone == group_type::consumer) {
+        for (auto& r : consumer_group_tombstones(group_id)) {
+            records.push_back(std::move(r));
+        }
     }
     if (records.empty()) {
         return;

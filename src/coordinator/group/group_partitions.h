@@ -16,6 +16,7 @@
 
 #include "cluster/purgatory/purgatory_driver.h"
 #include "coordinator/common/coordinator_runtime.h"
+#include "coordinator/group/group.h"
 #include "coordinator/group/group_config.h"
 #include "coordinator/group/group_coordinator_shard.h"
 
@@ -55,12 +56,12 @@ class group_partitions {
     // partition so far is on every ISR replica; REQUEST_TIMED_OUT after
     // offsets.commit.timeout.ms.
     void when_replicated(const std::string& group_id, std::function<void(error_code)> done);
-    // Tombstones for `offsets` of the group, and for the group itself when
-    // `group_tombstone`. The caches are already updated: a failed tombstone
-    // leaves a record that reappears on the next load, as in Kafka.
+    // Tombstones for `offsets` of the group, and for the group itself (the
+    // records of its type) when `group_tombstone`. The caches are already updated: a failed
+    // tombstone leaves a record that reappears on the next load, as in Kafka.
     void write_tombstones(const std::string& group_id,
                           const std::vector<storage::topic_partition>& offsets,
-                          bool group_tombstone);
+                          std::optional<group_type> group_tombstone);
 
   private:
     const group_config& _config;

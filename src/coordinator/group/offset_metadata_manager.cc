@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/logging/loggers.h"
+#include "coordinator/group/consumer_group.h"
 #include "coordinator/group/offsets_record_serde.h"
 
 namespace samsa::coordinator {
@@ -40,57 +41,30 @@ error_code offset_metadata_manager::commit_offsets(
     if (auto status = _partitions.status(group_id); status != error_code::none) {
         return fail_pending(items, status);
     }
-    group_ptr group = _groups.find_group(group_id);
-    if (!group) {
+    shared_group any = _groups.find_any_group(group_id);
+    if (!any) {
         if (generation_id >= 0) {
             // A member of a generation this coordinator never saw.
             return fail_pending(items, error_code::illegal_generation);
         }
         // Not group-managed: the group only stores offsets.
-        group = _groups.get_or_create_group(group_id);
+        any = _groups.get_or_create_group(group_id);
     }
-    if (group->is(group_state::dead)) {
+    if (any->is_dead()) {
         return fail_pending(items, error_code::coordinator_not_available);
     }
-    if (group->is_static_member_fenced(group_instance_id, member_id)) {
-        return fail_pending(items, error_code::fenced_instance_id);
-    }
-    const bool simple = generation_id < 0 && group->is(group_state::empty);
-    if (txn) {
-        // Kafka's handleTxnCommitOffsets: a member, when named, must be one,
-        // and a generation, when given, the group's; the rebalance state is
-        // not consulted (the transaction's marker decides).
-        if (!simple) {
-            if (!member_id.empty() && !group->has(member_id)) {
-                return fail_pending(items, error_code::unknown_member_id);
-            }
-            if (generation_id >= 0 && generation_id != group->generation_id()) {
-                return fail_pending(items, error_code::illegal_generation);
-            }
+    if (any->type() == group_type::consumer) {
+        // KIP-848: the generation is the member's epoch.
+        auto& cg = static_cast<consumer_group&>(*any);
+        const error_code ec =
+            cg.validate_offset_commit(member_id, group_instance_id, generation_id, txn.has_value());
+        if (ec != error_code::none) {
+            return fail_pending(items, ec);
         }
-    } else if (!simple) {
-        if (!group->has(member_id)) {
-            return fail_pending(items, error_code::unknown_member_id);
-        }
-        if (generation_id != group->generation_id()) {
-            return fail_pending(items, error_code::illegal_generation);
-        }
-        switch (group->state()) {
-            case group_state::completing_rebalance:
-                // The member has its join response but not its assignment:
-                // it must finish the rebalance first.
-                return fail_pending(items, error_code::rebalance_in_progress);
-            case group_state::stable:
-            case group_state::preparing_rebalance: {
-                // A commit during PreparingRebalance is fine: the member
-                // learns of the rebalance from its next heartbeat.
-                _groups.reschedule_heartbeat(group, *group->get(member_id));
-                break;
-            }
-            case group_state::empty:
-            case group_state::dead:
-                return fail_pending(items, error_code::unknown_member_id);
-        }
+    } else if (auto ec = validate_classic_commit(*as_classic(any), generation_id, member_id,
+                                                 group_instance_id, txn.has_value());
+               ec != error_code::none) {
+        return fail_pending(items, ec);
     }
     std::vector<coordinator_record> records;
     std::vector<offset_commit_item*> written;
@@ -122,10 +96,58 @@ error_code offset_metadata_manager::commit_offsets(
         if (part) {
             part->pending_txn_offsets[txn->producer_id][{group_id, it->tp}] = it->value;
         } else {
-            group->offsets().put(it->tp, it->value);
+            any->offsets().put(it->tp, it->value);
         }
     }
     return err;
+}
+
+error_code offset_metadata_manager::validate_classic_commit(
+    classic_group& group, int32_t generation_id, const std::string& member_id,
+    const std::optional<std::string>& group_instance_id, bool transactional) {
+    if (group.is_static_member_fenced(group_instance_id, member_id)) {
+        return error_code::fenced_instance_id;
+    }
+    const bool simple = generation_id < 0 && group.is(group_state::empty);
+    if (simple) {
+        return error_code::none;
+    }
+    if (transactional) {
+        // Kafka's handleTxnCommitOffsets: a member, when named, must be one,
+        // and a generation, when given, the group's; the rebalance state is
+        // not consulted (the transaction's marker decides).
+        if (!member_id.empty() && !group.has(member_id)) {
+            return error_code::unknown_member_id;
+        }
+        if (generation_id >= 0 && generation_id != group.generation_id()) {
+            return error_code::illegal_generation;
+        }
+        return error_code::none;
+    }
+    if (!group.has(member_id)) {
+        return error_code::unknown_member_id;
+    }
+    if (generation_id != group.generation_id()) {
+        return error_code::illegal_generation;
+    }
+    switch (group.state()) {
+        case group_state::completing_rebalance:
+            // The member has its join response but not its assignment: it
+            // must finish the rebalance first.
+            return error_code::rebalance_in_progress;
+        case group_state::stable:
+        case group_state::preparing_rebalance: {
+            // A commit during PreparingRebalance is fine: the member learns
+            // of the rebalance from its next heartbeat.
+            auto shared = as_classic(_groups.find_any_group(group.group_id()));
+            _groups.reschedule_heartbeat(shared, *group.get(member_id));
+            return error_code::none;
+        }
+        case group_state::empty:
+        case group_state::dead:
+            return error_code::unknown_member_id;
+    }
+    return error_code::none;
 }
 
 void offset_metadata_manager::complete_txn(int32_t partition, int64_t producer_id, bool commit) {
@@ -144,7 +166,11 @@ void offset_metadata_manager::complete_txn(int32_t partition, int64_t producer_i
     }
     for (auto& [key, value] : pending) {
         // The group may have gone since the commit: it comes back offsets-only.
-        if (auto g = _groups.get_or_create_group(key.first)) {
+        shared_group g = _groups.find_any_group(key.first);
+        if (!g) {
+            g = _groups.get_or_create_group(key.first);
+        }
+        if (g) {
             g->offsets().put(key.second, value);
         }
     }
@@ -152,15 +178,24 @@ void offset_metadata_manager::complete_txn(int32_t partition, int64_t producer_i
 
 offset_fetch_result offset_metadata_manager::fetch_offsets(
     const std::string& group_id,
-    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable) {
+    const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable,
+    const std::optional<std::string>& member_id, int32_t member_epoch) {
     offset_fetch_result out;
     if (auto status = _partitions.status(group_id); status != error_code::none) {
         out.error = status;
         return out;
     }
-    group_ptr group = _groups.find_group(group_id);
-    if (group && group->is(group_state::dead)) {
+    shared_group group = _groups.find_any_group(group_id);
+    if (group && group->is_dead()) {
         group = nullptr;
+    }
+    if (group && group->type() == group_type::consumer && (member_id || member_epoch >= 0)) {
+        // OffsetFetch v9+ from a member (KIP-848): its epoch must be current.
+        out.error = static_cast<consumer_group&>(*group).validate_offset_fetch(
+            member_id.value_or(""), member_epoch);
+        if (out.error != error_code::none) {
+            return out;
+        }
     }
     // require_stable (KIP-447): UNSTABLE_OFFSET_COMMIT on partitions with a
     // transactional commit in flight, so a new consumer does not start
@@ -213,12 +248,12 @@ error_code offset_metadata_manager::delete_offsets(const std::string& group_id,
     if (auto status = _partitions.status(group_id); status != error_code::none) {
         return status;
     }
-    group_ptr group = _groups.find_group(group_id);
-    if (!group || group->is(group_state::dead)) {
+    shared_group group = _groups.find_any_group(group_id);
+    if (!group || group->is_dead()) {
         return error_code::group_id_not_found;
     }
-    const bool empty = group->is(group_state::empty);
-    if (!empty && group->protocol_type() != consumer_protocol_type) {
+    const bool empty = group->is_empty();
+    if (!empty && group->protocol_type_name() != consumer_protocol_type) {
         return error_code::non_empty_group;
     }
     std::vector<storage::topic_partition> removed;
@@ -241,17 +276,19 @@ error_code offset_metadata_manager::delete_offsets(const std::string& group_id,
     return error_code::none;
 }
 
-void offset_metadata_manager::cleanup_group(group_coordinator_shard& part, const group_ptr& group,
+void offset_metadata_manager::cleanup_group(group_coordinator_shard& part,
+                                            const shared_group& group,
                                             const std::vector<storage::topic_partition>& removed) {
     const bool gone = _groups.maybe_remove_group(part, group);
     if (removed.empty() && !gone) {
         return;
     }
-    _partitions.write_tombstones(group->group_id(), removed, gone);
+    _partitions.write_tombstones(group->group_id(), removed,
+                                 gone ? std::optional(group->type()) : std::nullopt);
 }
 
 std::vector<storage::topic_partition> offset_metadata_manager::delete_all_offsets(
-    classic_group& group) {
+    coordinator::group& group) {
     std::vector<storage::topic_partition> offsets;
     for (const auto& [tp, om] : group.offsets().all()) {
         offsets.push_back(tp);
@@ -261,12 +298,12 @@ std::vector<storage::topic_partition> offset_metadata_manager::delete_all_offset
 }
 
 void offset_metadata_manager::for_each_loaded_group(
-    const std::function<void(group_coordinator_shard&, const group_ptr&)>& fn) {
+    const std::function<void(group_coordinator_shard&, const shared_group&)>& fn) {
     _partitions.for_each([&](group_coordinator_shard& part, bool loading) {
         if (loading) {
             return;
         }
-        std::vector<group_ptr> groups;
+        std::vector<shared_group> groups;
         for (const auto& [id, g] : part.groups) {
             groups.push_back(g);
         }
@@ -283,7 +320,7 @@ void offset_metadata_manager::remove_offsets_of_topics(const std::set<std::strin
             part.deleted_topics.insert(topics.begin(), topics.end());
         }
     });
-    for_each_loaded_group([&](group_coordinator_shard& part, const group_ptr& g) {
+    for_each_loaded_group([&](group_coordinator_shard& part, const shared_group& g) {
         cleanup_group(part, g, g->offsets().remove_topics(topics));
     });
 }
@@ -291,7 +328,7 @@ void offset_metadata_manager::remove_offsets_of_topics(const std::set<std::strin
 size_t offset_metadata_manager::expire_offsets() {
     const int64_t now = _wall_clock();
     size_t expired = 0;
-    for_each_loaded_group([&](group_coordinator_shard& part, const group_ptr& g) {
+    for_each_loaded_group([&](group_coordinator_shard& part, const shared_group& g) {
         auto removed = g->expire_offsets(now, _config.offsets_retention_ms);
         expired += removed.size();
         cleanup_group(part, g, removed);
@@ -312,7 +349,7 @@ void offset_metadata_manager::on_loaded(
     }
     auto topics = std::move(part.deleted_topics);
     part.deleted_topics.clear();
-    std::vector<group_ptr> groups;
+    std::vector<shared_group> groups;
     for (const auto& [id, g] : part.groups) {
         groups.push_back(g);
     }

@@ -74,14 +74,17 @@ class offset_metadata_manager {
     // producer's pending offsets become the groups' (commit) or go.
     void complete_txn(int32_t partition, int64_t producer_id, bool commit);
     // `partitions` nullopt: every committed offset of the group.
+    // `member_id` / `member_epoch` (OffsetFetch v9+, KIP-848): a consumer
+    // group's member must name its current epoch (STALE_MEMBER_EPOCH);
+    // nullopt / -1 from an admin.
     offset_fetch_result fetch_offsets(
         const std::string& group_id,
-        const std::optional<std::vector<storage::topic_partition>>& partitions,
-        bool require_stable);
+        const std::optional<std::vector<storage::topic_partition>>& partitions, bool require_stable,
+        const std::optional<std::string>& member_id = std::nullopt, int32_t member_epoch = -1);
     error_code delete_offsets(const std::string& group_id, std::vector<offset_delete_item>& items);
     // DeleteGroups: every offset of the group goes; returns them (Kafka's
     // deleteAllOffsets), for the caller's tombstones.
-    std::vector<storage::topic_partition> delete_all_offsets(classic_group& group);
+    std::vector<storage::topic_partition> delete_all_offsets(coordinator::group& group);
 
     // Topics that were deleted: their offsets go (seed inventory OFS-07).
     void remove_offsets_of_topics(const std::set<std::string>& topics);
@@ -99,16 +102,22 @@ class offset_metadata_manager {
             pending_txn_offsets);
 
   private:
-    using group_ptr = group_metadata_manager::group_ptr;
+    // A classic group's checks of a commit (Kafka's ClassicGroup
+    // validateOffsetCommit and handleTxnCommitOffsets); a commit keeps the
+    // member's session alive.
+    error_code validate_classic_commit(classic_group& group, int32_t generation_id,
+                                       const std::string& member_id,
+                                       const std::optional<std::string>& group_instance_id,
+                                       bool transactional);
     // After offsets of `group` were removed: tombstones for them, and an
     // empty group left without offsets goes too (Kafka's
     // cleanupGroupMetadata), in one append.
-    void cleanup_group(group_coordinator_shard& part, const group_ptr& group,
+    void cleanup_group(group_coordinator_shard& part, const shared_group& group,
                        const std::vector<storage::topic_partition>& removed);
     // fn(part, group) for every group of every loaded partition (a copy of
     // the list, so fn may remove groups).
     void for_each_loaded_group(
-        const std::function<void(group_coordinator_shard&, const group_ptr&)>& fn);
+        const std::function<void(group_coordinator_shard&, const shared_group&)>& fn);
 
     const group_config& _config;
     clock_fn _wall_clock;

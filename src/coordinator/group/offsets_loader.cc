@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <limits>
+
 #include "common/logging/loggers.h"
 #include "coordinator/group/offsets_record_serde.h"
 #include "record/batch_iterator.h"
@@ -112,10 +114,104 @@ status offsets_loader::apply_batch(bytes_view batch) {
                 continue;
             }
             _groups[gk->group] = std::move(*v);
+        } else if (auto* uk = std::get_if<unknown_key>(&*key);
+                   uk && uk->version >= consumer_group_metadata_key_version &&
+                   uk->version <= consumer_group_current_assignment_key_version) {
+            std::optional<bytes_view> value;
+            if (r.value) {
+                value = bytes_view(*r.value);
+            }
+            auto rec = decode_consumer_group_record(uk->version, *r.key, value);
+            if (!rec) {
+                ++_skipped;
+                continue;
+            }
+            apply_consumer_group_record(std::move(*rec));
         }
-        // Other key versions belong to newer group types: not ours.
+        // Other key versions belong to other group types (share groups).
     }
     return {};
+}
+
+void offsets_loader::apply_consumer_group_record(consumer_group_record rec) {
+    auto& g = _consumer_groups[rec.group_id];
+    switch (rec.key_version) {
+        case consumer_group_metadata_key_version:
+            if (rec.tombstone) {
+                g.epoch.reset();
+            } else {
+                g.epoch = rec.epoch;
+            }
+            break;
+        case consumer_group_member_metadata_key_version:
+            if (rec.tombstone) {
+                g.members.erase(rec.member_id);
+            } else {
+                rec.member.member_id = rec.member_id;
+                g.members[rec.member_id] = std::move(rec.member);
+            }
+            break;
+        case consumer_group_target_metadata_key_version:
+            g.assignment_epoch = rec.tombstone ? 0 : rec.epoch;
+            break;
+        case consumer_group_target_member_key_version:
+            if (rec.tombstone) {
+                g.targets.erase(rec.member_id);
+            } else {
+                g.targets[rec.member_id] = std::move(rec.target);
+            }
+            break;
+        case consumer_group_current_assignment_key_version:
+            if (rec.tombstone) {
+                g.current.erase(rec.member_id);
+            } else {
+                g.current[rec.member_id] = std::move(rec.member);
+            }
+            break;
+        default:
+            break;  // partition metadata: refreshed from the image instead
+    }
+}
+
+std::vector<std::unique_ptr<consumer_group>> offsets_loader::take_consumer_groups() {
+    std::vector<std::unique_ptr<consumer_group>> out;
+    for (auto& [id, loaded] : _consumer_groups) {
+        if (!loaded.epoch) {
+            continue;
+        }
+        auto g = std::make_unique<consumer_group>(id);
+        g->set_group_epoch(*loaded.epoch);
+        g->set_assignment_epoch(loaded.assignment_epoch);
+        for (auto& [mid, m] : loaded.members) {
+            auto cur = loaded.current.find(mid);
+            if (cur != loaded.current.end()) {
+                m.member_epoch = cur->second.member_epoch;
+                m.previous_member_epoch = cur->second.previous_member_epoch;
+                m.state = cur->second.state;
+                m.assigned = std::move(cur->second.assigned);
+                m.pending_revocation = std::move(cur->second.pending_revocation);
+            }
+            g->update_member(std::move(m));
+        }
+        for (auto& [mid, target] : loaded.targets) {
+            if (g->get(mid)) {
+                g->set_target(mid, std::move(target));
+            }
+        }
+        // Its offsets, and no classic group of the same id.
+        _groups.erase(id);
+        const storage::topic_partition first{"", std::numeric_limits<int32_t>::min()};
+        for (auto it = _offsets.lower_bound({id, first});
+             it != _offsets.end() && it->first.first == id;) {
+            if (it->second) {
+                g->offsets().put(it->first.second, std::move(it->second->value));
+            }
+            it = _offsets.erase(it);
+        }
+        out.push_back(std::move(g));
+    }
+    _consumer_groups.clear();
+    return out;
 }
 
 std::unique_ptr<classic_group> restore_group(const std::string& group_id,

@@ -8,7 +8,11 @@
 //   * OffsetCommitKey      the group's committed offset of a partition;
 //   * GroupMetadataKey     the group itself (generation, protocol, leader,
 //                          members with subscriptions and assignments);
-//   * other key versions   records of newer group types: skipped.
+//   * ConsumerGroup*Key    (versions 3-8) consumer groups (KIP-848): the
+//                          group epoch, members, target and current
+//                          assignments (consumer_group_records.h);
+//   * other key versions   records of other group types (share groups):
+//                          skipped.
 //
 // Offset commits inside a transaction (TxnOffsetCommit: a transactional,
 // non-control batch) stay pending per producer id until that producer's
@@ -30,6 +34,8 @@
 #include "common/bytes.h"
 #include "common/result.h"
 #include "coordinator/group/classic_group.h"
+#include "coordinator/group/consumer_group.h"
+#include "coordinator/group/consumer_group_records.h"
 #include "coordinator/group/group_offsets.h"
 #include "protocol/generated/group_metadata_value.h"
 
@@ -45,6 +51,9 @@ class offsets_loader {
     // deleted but whose offsets remain comes back as an offsets-only (simple)
     // group. `now_ms` stamps groups that carry no state timestamp.
     std::vector<std::unique_ptr<classic_group>> finish(int64_t now_ms);
+    // The consumer groups found, each with its offsets; call before finish(),
+    // which then leaves their offsets alone.
+    std::vector<std::unique_ptr<consumer_group>> take_consumer_groups();
 
     // Transactional commits whose marker the log does not hold yet: the
     // producer id's offsets by (group, partition).
@@ -65,6 +74,17 @@ class offsets_loader {
     void apply_offset(std::map<offset_key, std::optional<offset_entry>>& into, offset_key key,
                       std::optional<offset_entry> entry);
     void end_transaction(int64_t producer_id, bool commit);
+    void apply_consumer_group_record(consumer_group_record rec);
+
+    // A consumer group as its records left it.
+    struct loaded_consumer_group {
+        std::optional<int32_t> epoch;  // nullopt: no (or a deleted) metadata record
+        int32_t assignment_epoch = 0;
+        std::map<std::string, consumer_group_member> members;  // key 5
+        std::map<std::string, consumer_group_member> current;  // key 8
+        std::map<std::string, topic_assignment> targets;       // key 7
+    };
+    std::map<std::string, loaded_consumer_group> _consumer_groups;
 
     // nullopt marks a tombstone (kept so a pending transactional commit
     // knows it lost to a later deletion).

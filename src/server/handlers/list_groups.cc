@@ -31,20 +31,22 @@ asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_r
         co_return resp;
     }
     coordinator::list_groups_filter filter;
-    if (version >= 4 && !req.states_filter.empty()) {
+    if (version >= 4) {
         for (const auto& name : req.states_filter) {
-            if (auto s = coordinator::parse_group_state(name)) {
-                filter.states.insert(*s);
-            }
-        }
-        if (filter.states.empty()) {
-            co_return resp;  // only states no group can be in
+            filter.states.insert(lower(name));
         }
     }
     if (version >= 5 && !req.types_filter.empty()) {
-        filter.classic_type = false;
         for (const auto& t : req.types_filter) {
-            filter.classic_type |= lower(t) == "classic";
+            for (auto type :
+                 {coordinator::group_type::classic, coordinator::group_type::consumer}) {
+                if (lower(t) == coordinator::group_type_name(type)) {
+                    filter.types.insert(type);
+                }
+            }
+        }
+        if (filter.types.empty()) {
+            co_return resp;  // only types no group here has (share groups)
         }
     }
     bool loading = false;

@@ -67,16 +67,17 @@ void hide_undescribable_topics(const request_context& ctx, coordinator::offset_f
     }
 }
 
-asio::awaitable<coordinator::offset_fetch_result> fetch(request_context& ctx,
-                                                        const std::string& group_id,
-                                                        const partition_list& partitions,
-                                                        bool require_stable) {
+asio::awaitable<coordinator::offset_fetch_result> fetch(
+    request_context& ctx, const std::string& group_id, const partition_list& partitions,
+    bool require_stable, const std::optional<std::string>& member_id = std::nullopt,
+    int32_t member_epoch = -1) {
     coordinator::offset_fetch_result refused;
     refused.error = !may_use_group(ctx, group_id, acl::operation::describe)
                         ? error_code::group_authorization_failed
                         : error_code::coordinator_not_available;
     auto op = ctx.broker->groups && refused.error == error_code::coordinator_not_available
-                  ? ctx.broker->groups->fetch_offsets(group_id, partitions, require_stable)
+                  ? ctx.broker->groups->fetch_offsets(group_id, partitions, require_stable,
+                                                      member_id, member_epoch)
                   : answered(std::move(refused));
     auto r = co_await std::move(op);
     hide_undescribable_topics(ctx, r, partitions.has_value());
@@ -102,7 +103,11 @@ asio::awaitable<offset_fetch_response> handle(request_context& ctx, offset_fetch
     if (version >= 8) {
         for (const auto& g : req.groups) {
             const auto partitions = partitions_of(g.topics);
-            auto r = co_await fetch(ctx, g.group_id, partitions, req.require_stable);
+            // v9+: the member's id and epoch (KIP-848), checked in a
+            // consumer group.
+            auto r = co_await fetch(ctx, g.group_id, partitions, req.require_stable,
+                                    version >= 9 ? g.member_id : std::nullopt,
+                                    version >= 9 ? g.member_epoch : -1);
             auto& go = resp.groups.emplace_back();
             go.group_id = g.group_id;
             go.error_code = to_wire(r.error);

@@ -123,14 +123,14 @@ TEST_F(group_offsets_test, describe_list_and_delete_groups) {
     bool loading = false;
     EXPECT_EQ(manager->groups().list_groups({}, loading).size(), 2u);
     list_groups_filter stable_only;
-    stable_only.states = {group_state::stable};
+    stable_only.states = {"stable"};
     auto listed = manager->groups().list_groups(stable_only, loading);
     ASSERT_EQ(listed.size(), 1u);
     EXPECT_EQ(listed[0].group_id, "g");
     EXPECT_EQ(listed[0].group_state, "Stable");
     EXPECT_EQ(listed[0].group_type, "classic");
     list_groups_filter consumer_type_only;
-    consumer_type_only.classic_type = false;
+    consumer_type_only.types = {group_type::consumer};
     EXPECT_TRUE(manager->groups().list_groups(consumer_type_only, loading).empty());
     EXPECT_FALSE(loading);
 

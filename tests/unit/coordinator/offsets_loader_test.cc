@@ -126,8 +126,8 @@ TEST(offsets_loader, transactional_commits_count_only_once_committed) {
 
 TEST(offsets_loader, records_of_other_group_types_and_garbage_are_skipped) {
     offsets_loader l;
-    kv newer{{0, 3, 0, 1, 'x'}, bytes{0, 0}};  // ConsumerGroupMetadataKey (KIP-848)
-    kv garbage{{0, 1, 0}, bytes{0}};           // a truncated OffsetCommitKey
+    kv newer{{0, 11, 0, 1, 'x'}, bytes{0, 0}};  // ShareGroupMetadataKey (KIP-932)
+    kv garbage{{0, 1, 0}, bytes{0}};            // a truncated OffsetCommitKey
     ASSERT_TRUE(l.apply_batch(batch({newer, garbage, commit("g", "t", 0, 1)})));
     EXPECT_EQ(l.records_skipped(), 1u);
     EXPECT_NE(find(l.finish(0), "g"), nullptr);

@@ -1,0 +1,242 @@
+#include "coordinator/group/consumer_group.h"
+
+namespace samsa::coordinator {
+
+const char* consumer_group_state_name(consumer_group_state s) {
+    switch (s) {
+        case consumer_group_state::empty:
+            return "Empty";
+        case consumer_group_state::assigning:
+            return "Assigning";
+        case consumer_group_state::reconciling:
+            return "Reconciling";
+        case consumer_group_state::stable:
+            return "Stable";
+        case consumer_group_state::dead:
+            return "Dead";
+    }
+    return "Dead";
+}
+
+consumer_group_state consumer_group::state() const {
+    if (_dead) {
+        return consumer_group_state::dead;
+    }
+    if (_members.empty()) {
+        return consumer_group_state::empty;
+    }
+    if (_group_epoch > _assignment_epoch) {
+        return consumer_group_state::assigning;
+    }
+    for (const auto& [id, m] : _members) {
+        if (m.member_epoch != _assignment_epoch || m.state != member_state::stable) {
+            return consumer_group_state::reconciling;
+        }
+    }
+    return consumer_group_state::stable;
+}
+
+bool consumer_group::is_subscribed_to_topic(const std::string& topic) const {
+    return _metadata.count(topic) > 0 || subscribed_topic_names().count(topic) > 0;
+}
+
+std::vector<storage::topic_partition> consumer_group::expire_offsets(int64_t now_ms,
+                                                                     int64_t retention_ms) {
+    std::set<std::string> keep;
+    for (const auto& [topic, meta] : _metadata) {
+        keep.insert(topic);
+    }
+    for (auto& t : subscribed_topic_names()) {
+        keep.insert(t);
+    }
+    return offsets().remove_expired(
+        now_ms, retention_ms, [](const offset_and_metadata& om) { return om.commit_timestamp_ms; },
+        keep);
+}
+
+consumer_group_member* consumer_group::get(const std::string& member_id) {
+    auto it = _members.find(member_id);
+    return it == _members.end() ? nullptr : &it->second;
+}
+
+const consumer_group_member* consumer_group::get(const std::string& member_id) const {
+    auto it = _members.find(member_id);
+    return it == _members.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> consumer_group::static_member_id(const std::string& instance_id) const {
+    auto it = _static_members.find(instance_id);
+    if (it == _static_members.end()) {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+consumer_group_member& consumer_group::update_member(consumer_group_member m) {
+    auto it = _members.find(m.member_id);
+    if (it != _members.end()) {
+        remove_partition_epochs(it->second.assigned);
+        remove_partition_epochs(it->second.pending_revocation);
+        if (it->second.instance_id && it->second.instance_id != m.instance_id) {
+            _static_members.erase(*it->second.instance_id);
+        }
+        if (!m.session_timer) {
+            m.session_timer = std::move(it->second.session_timer);
+        }
+        if (!m.rebalance_timer) {
+            m.rebalance_timer = std::move(it->second.rebalance_timer);
+        }
+    }
+    add_partition_epochs(m.assigned, m.member_epoch);
+    add_partition_epochs(m.pending_revocation, m.member_epoch);
+    if (m.instance_id) {
+        _static_members[*m.instance_id] = m.member_id;
+    }
+    std::string id = m.member_id;
+    auto& slot = _members[id];
+    slot = std::move(m);
+    return slot;
+}
+
+void consumer_group::remove_member(const std::string& member_id) {
+    auto it = _members.find(member_id);
+    if (it == _members.end()) {
+        return;
+    }
+    remove_partition_epochs(it->second.assigned);
+    remove_partition_epochs(it->second.pending_revocation);
+    if (it->second.instance_id) {
+        auto s = _static_members.find(*it->second.instance_id);
+        if (s != _static_members.end() && s->second == member_id) {
+            _static_members.erase(s);
+        }
+    }
+    _members.erase(it);
+    _target.erase(member_id);
+}
+
+int32_t consumer_group::partition_epoch(const uuid& topic, int32_t partition) const {
+    auto it = _partition_epochs.find({topic, partition});
+    return it == _partition_epochs.end() ? -1 : it->second;
+}
+
+void consumer_group::add_partition_epochs(const topic_assignment& a, int32_t epoch) {
+    for (const auto& [topic, parts] : a) {
+        for (int32_t p : parts) {
+            _partition_epochs[{topic, p}] = epoch;
+        }
+    }
+}
+
+void consumer_group::remove_partition_epochs(const topic_assignment& a) {
+    for (const auto& [topic, parts] : a) {
+        for (int32_t p : parts) {
+            _partition_epochs.erase({topic, p});
+        }
+    }
+}
+
+const topic_assignment& consumer_group::target_of(const std::string& member_id) const {
+    static const topic_assignment none;
+    auto it = _target.find(member_id);
+    return it == _target.end() ? none : it->second;
+}
+
+void consumer_group::set_target(const std::string& member_id, topic_assignment a) {
+    _target[member_id] = std::move(a);
+}
+
+std::set<std::string> consumer_group::subscribed_topic_names() const {
+    std::set<std::string> out;
+    for (const auto& [id, m] : _members) {
+        out.insert(m.subscribed_topic_names.begin(), m.subscribed_topic_names.end());
+    }
+    return out;
+}
+
+std::set<std::string> consumer_group::subscribed_regexes() const {
+    std::set<std::string> out;
+    for (const auto& [id, m] : _members) {
+        if (m.subscribed_topic_regex) {
+            out.insert(*m.subscribed_topic_regex);
+        }
+    }
+    return out;
+}
+
+std::set<uuid> consumer_group::subscribed_topic_ids(const consumer_group_member& m) const {
+    std::set<uuid> out;
+    auto add = [&](const std::string& name) {
+        auto it = _metadata.find(name);
+        if (it != _metadata.end()) {
+            out.insert(it->second.id);
+        }
+    };
+    for (const auto& name : m.subscribed_topic_names) {
+        add(name);
+    }
+    if (m.subscribed_topic_regex) {
+        auto r = resolved_regexes.find(*m.subscribed_topic_regex);
+        if (r != resolved_regexes.end()) {
+            for (const auto& name : r->second) {
+                add(name);
+            }
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> consumer_group::preferred_server_assignor() const {
+    std::map<std::string, int> votes;
+    for (const auto& [id, m] : _members) {
+        if (m.server_assignor) {
+            ++votes[*m.server_assignor];
+        }
+    }
+    std::optional<std::string> best;
+    int most = 0;
+    for (const auto& [name, n] : votes) {
+        if (n > most) {
+            best = name;
+            most = n;
+        }
+    }
+    return best;
+}
+
+error_code consumer_group::validate_offset_commit(const std::string& member_id,
+                                                  const std::optional<std::string>& instance_id,
+                                                  int32_t member_epoch, bool transactional) const {
+    // Epoch -1: an admin client, or a consumer outside group management,
+    // which may commit while the group has no members.
+    if (member_epoch < 0 && _members.empty()) {
+        return error_code::none;
+    }
+    if (transactional && member_epoch < 0 && member_id.empty() && !instance_id) {
+        // TxnOffsetCommit need not name the member: checked only if it does.
+        return error_code::none;
+    }
+    const consumer_group_member* m = get(member_id);
+    if (!m) {
+        return error_code::unknown_member_id;
+    }
+    if (member_epoch == m->member_epoch) {
+        return error_code::none;
+    }
+    // TxnOffsetCommit has no STALE_MEMBER_EPOCH to give.
+    return transactional ? error_code::illegal_generation : error_code::stale_member_epoch;
+}
+
+error_code consumer_group::validate_offset_fetch(const std::string& member_id,
+                                                 int32_t member_epoch) const {
+    if (member_id.empty() && member_epoch < 0) {
+        return error_code::none;
+    }
+    const consumer_group_member* m = get(member_id);
+    if (!m) {
+        return error_code::unknown_member_id;
+    }
+    return member_epoch == m->member_epoch ? error_code::none : error_code::stale_member_epoch;
+}
+
+}  // namespace samsa::coordinator

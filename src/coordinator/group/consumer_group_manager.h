@@ -1,0 +1,104 @@
+#pragma once
+// consumer_group_manager: the consumer groups (KIP-848) of the
+// __consumer_offsets partitions one shard leads, and the protocol that drives
+// them, beside group_metadata_manager's classic groups (Kafka keeps both in
+// its GroupMetadataManager; docs/consumer-groups.md).
+//
+// A member heartbeats (ConsumerGroupHeartbeat); each heartbeat
+//   1. joins, updates or removes the member; a new member or a changed
+//      subscription bumps the group epoch, and so does a change in what the
+//      subscriptions resolve to (topics created or deleted, partitions
+//      added, a regex matching a new topic);
+//   2. recomputes the target assignment with the server-side assignor when
+//      the group epoch is ahead of it;
+//   3. moves the member one step toward its target (revocation first:
+//      current_assignment_builder.h) and answers with its epoch and, when it
+//      changed, its assignment.
+// Each change is written to the group's partition as consumer group records
+// (consumer_group_records.h) before the heartbeat is answered.
+//
+// Timers: a member that does not heartbeat within
+// group.consumer.session.timeout.ms is fenced (removed, the group epoch
+// bumped); one that does not revoke within its rebalance timeout too. A
+// static member that left with epoch -2 keeps its place for its session.
+//
+// Threading: one instance per shard, used only on that shard's thread.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/purgatory/purgatory_driver.h"
+#include "coordinator/group/consumer_group.h"
+#include "coordinator/group/group_api.h"
+#include "coordinator/group/group_config.h"
+#include "coordinator/group/group_partitions.h"
+#include "metadata/metadata_image.h"
+
+namespace samsa::coordinator {
+
+class consumer_group_manager {
+  public:
+    using clock_fn = std::function<int64_t()>;
+
+    consumer_group_manager(const group_config& config, cluster::purgatory_driver& driver,
+                           clock_fn wall_clock, group_partitions& partitions);
+    consumer_group_manager(const consumer_group_manager&) = delete;
+    consumer_group_manager& operator=(const consumer_group_manager&) = delete;
+
+    // ConsumerGroupHeartbeat (consumer_group_heartbeat.cc); `image` resolves
+    // the subscriptions.
+    consumer_group_heartbeat_result heartbeat(const consumer_group_heartbeat_params& req,
+                                              const request_origin& origin,
+                                              const metadata::metadata_image& image);
+    // ConsumerGroupDescribe: topic ids are the caller's to name.
+    described_consumer_group describe(const std::string& group_id) const;
+
+    // ---- partition lifecycle
+    // Loaded groups are served; their members' sessions start now.
+    void on_loaded(group_coordinator_shard& part,
+                   std::vector<std::unique_ptr<consumer_group>> groups);
+    // The partition's consumer groups stop: their timers go.
+    void on_unloaded(group_coordinator_shard& part);
+
+    // ---- observation (tests)
+    std::shared_ptr<consumer_group> group(const std::string& group_id) const;
+
+  private:
+    struct heartbeat_context;
+
+    // The consumer group for a heartbeat: created when the member joins (an
+    // empty classic group is converted), else an error.
+    result<std::shared_ptr<consumer_group>> group_for_heartbeat(
+        const std::string& group_id, bool create, std::vector<coordinator_record>& out);
+    consumer_group_heartbeat_result leave(consumer_group& g,
+                                          const consumer_group_heartbeat_params& req);
+    // The member this heartbeat is from, created or taken over (static
+    // members) on a join; NONE or the error to answer.
+    error_code member_for_heartbeat(heartbeat_context& ctx);
+    // Resolves the subscriptions against `image`; true when what they resolve
+    // to changed.
+    bool refresh_metadata(consumer_group& g, const metadata::metadata_image& image);
+    // Recomputes every member's target; the assignment epoch becomes the
+    // group epoch.
+    error_code compute_target(consumer_group& g, std::vector<coordinator_record>& out);
+    // Removes a member (left, fenced, timed out): its records tombstoned, the
+    // group epoch bumped.
+    void remove_member(consumer_group& g, const std::string& member_id,
+                       std::vector<coordinator_record>& out);
+    void fence_member(const std::string& group_id, const std::string& member_id,
+                      const char* reason);
+
+    void schedule_session(consumer_group& g, consumer_group_member& m);
+    void schedule_rebalance_timeout(consumer_group& g, consumer_group_member& m);
+    error_code append(const std::string& group_id, std::vector<coordinator_record> records);
+
+    const group_config& _config;
+    cluster::purgatory_driver& _driver;
+    clock_fn _wall_clock;
+    group_partitions& _partitions;
+};
+
+}  // namespace samsa::coordinator

@@ -1,0 +1,77 @@
+#pragma once
+// A member of a consumer group under the KIP-848 protocol (Kafka's
+// ConsumerGroupMember): what it subscribes to, as its heartbeats say, and
+// where it stands in the reconciliation toward its target assignment.
+//
+// A member's epoch is the group epoch of the target assignment it has
+// reached; `assigned` is what it may consume now, `pending_revocation` what
+// it must give up before it may have more (revocation before assignment,
+// so that a partition never has two owners).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/timing_wheel.h"
+#include "common/uuid.h"
+
+namespace samsa::coordinator {
+
+// Partitions by topic id, as the protocol and the records carry them.
+using topic_assignment = std::map<uuid, std::set<int32_t>>;
+
+// Kafka's MemberState, with its record values (ConsumerGroupCurrentMember-
+// AssignmentValue.State).
+enum class member_state : int8_t {
+    stable = 0,
+    // It still owns partitions that its target gives to others: it must
+    // revoke them first.
+    unrevoked_partitions = 1,
+    // Its target names partitions that others have not released yet.
+    unreleased_partitions = 2,
+    unknown = -1,
+};
+
+// "STABLE", "UNREVOKED_PARTITIONS", "UNRELEASED_PARTITIONS", "UNKNOWN".
+const char* member_state_name(member_state s);
+
+struct consumer_group_member {
+    std::string member_id;
+    std::optional<std::string> instance_id;
+    std::optional<std::string> rack_id;
+    std::string client_id;
+    std::string client_host;
+    std::vector<std::string> subscribed_topic_names;
+    std::optional<std::string> subscribed_topic_regex;
+    std::optional<std::string> server_assignor;
+    int32_t rebalance_timeout_ms = -1;
+
+    int32_t member_epoch = 0;
+    int32_t previous_member_epoch = -1;
+    member_state state = member_state::stable;
+    topic_assignment assigned;
+    topic_assignment pending_revocation;
+
+    // Timers (not persisted): the session (group.consumer.session.timeout.ms)
+    // and, while revoking, the rebalance timeout.
+    std::unique_ptr<callback_task> session_timer;
+    std::unique_ptr<callback_task> rebalance_timer;
+
+    // A static member that left with epoch -2 keeps its assignment for its
+    // session, for its next instance (KIP-345 with KIP-848).
+    bool has_left_temporarily() const { return member_epoch == -2; }
+    bool subscribes_to_anything() const {
+        return !subscribed_topic_names.empty() || subscribed_topic_regex.has_value();
+    }
+};
+
+// The partitions of `a` not in `b`, and their union.
+topic_assignment assignment_minus(const topic_assignment& a, const topic_assignment& b);
+topic_assignment assignment_intersection(const topic_assignment& a, const topic_assignment& b);
+bool assignment_empty(const topic_assignment& a);
+size_t assignment_size(const topic_assignment& a);
+
+}  // namespace samsa::coordinator

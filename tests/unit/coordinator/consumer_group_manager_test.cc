@@ -1,0 +1,250 @@
+// Consumer groups (KIP-848) in the group coordinator: heartbeats, epochs,
+// revocation before assignment, leaving, fencing, static members, records
+// that survive a reload, and offsets with member epochs.
+#include <gtest/gtest.h>
+
+#include "coordinator/group_manager_fixture.h"
+
+namespace samsa::coordinator::testing {
+namespace {
+
+class consumer_group_test : public group_manager_fixture {
+  protected:
+    void SetUp() override {
+        config.consumer_session_timeout_ms = 45000;
+        config.consumer_heartbeat_interval_ms = 5000;
+        group_manager_fixture::SetUp();
+        add_topic("t", 12);
+    }
+
+    void add_topic(const std::string& name, int32_t partitions) {
+        auto t = std::make_shared<metadata::topic_image>();
+        t->name = name;
+        t->id = uuid::random();
+        t->partitions.resize(size_t(partitions));
+        image.topics_by_name[name] = t;
+        image.topics_by_id[t->id] = t;
+        ++image.offset;
+    }
+    uuid id_of(const std::string& topic) { return image.topic(topic)->id; }
+
+    consumer_group_heartbeat_result join(const std::string& member,
+                                         std::vector<std::string> topics = {"t"},
+                                         std::optional<std::string> instance = std::nullopt) {
+        consumer_group_heartbeat_params p;
+        p.group_id = "g";
+        p.member_id = member;
+        p.member_epoch = 0;
+        p.instance_id = std::move(instance);
+        p.rebalance_timeout_ms = 30000;
+        p.subscribed_topic_names = std::move(topics);
+        p.owned = topic_assignment{};
+        return manager->consumers().heartbeat(p, {"client", "/127.0.0.1", 1}, image);
+    }
+
+    consumer_group_heartbeat_result beat(const std::string& member, int32_t epoch,
+                                         std::optional<topic_assignment> owned = std::nullopt) {
+        consumer_group_heartbeat_params p;
+        p.group_id = "g";
+        p.member_id = member;
+        p.member_epoch = epoch;
+        p.owned = std::move(owned);
+        return manager->consumers().heartbeat(p, {"client", "/127.0.0.1", 1}, image);
+    }
+
+    metadata::metadata_image image;
+};
+
+TEST_F(consumer_group_test, first_member_gets_everything_at_epoch_one) {
+    auto r = join("m1");
+    ASSERT_EQ(r.error, error_code::none) << r.error_message.value_or("");
+    EXPECT_EQ(r.member_id, "m1");
+    EXPECT_EQ(r.member_epoch, 1);
+    EXPECT_EQ(r.heartbeat_interval_ms, 5000);
+    ASSERT_TRUE(r.assignment);
+    EXPECT_EQ(assignment_size(*r.assignment), 12u);
+    auto g = manager->consumers().group("g");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->state(), consumer_group_state::stable);
+    // A heartbeat with nothing new carries no assignment.
+    auto again = beat("m1", 1);
+    EXPECT_EQ(again.error, error_code::none);
+    EXPECT_FALSE(again.assignment);
+}
+
+TEST_F(consumer_group_test, a_second_member_waits_until_the_first_revokes) {
+    auto r1 = join("m1");
+    auto r2 = join("m2");
+    ASSERT_EQ(r2.error, error_code::none);
+    EXPECT_EQ(r2.member_epoch, 2);
+    // Everything m2 is to get is still m1's.
+    EXPECT_TRUE(r2.assignment && r2.assignment->empty());
+    EXPECT_EQ(manager->consumers().group("g")->state(), consumer_group_state::reconciling);
+    // m1 learns it must give six up; its epoch stays until it does.
+    auto b1 = beat("m1", 1);
+    EXPECT_EQ(b1.member_epoch, 1);
+    ASSERT_TRUE(b1.assignment);
+    EXPECT_EQ(assignment_size(*b1.assignment), 6u);
+    // OffsetCommit from the revoke callback, at the epoch it still has.
+    EXPECT_EQ(commit("g", 1, "m1", "t", 0, 10), error_code::none);
+    EXPECT_EQ(commit("g", 2, "m1", "t", 0, 10), error_code::stale_member_epoch);
+    // It reports the six gone: epoch 2, and m2 gets them.
+    auto b1b = beat("m1", 1, *b1.assignment);
+    EXPECT_EQ(b1b.member_epoch, 2);
+    auto b2 = beat("m2", 2);
+    ASSERT_TRUE(b2.assignment);
+    EXPECT_EQ(assignment_size(*b2.assignment), 6u);
+    EXPECT_TRUE(assignment_empty(assignment_intersection(*b2.assignment, *b1.assignment)));
+    EXPECT_EQ(manager->consumers().group("g")->state(), consumer_group_state::stable);
+}
+
+TEST_F(consumer_group_test, wrong_epochs_and_unknown_members_are_fenced) {
+    join("m1");
+    EXPECT_EQ(beat("m1", 7).error, error_code::fenced_member_epoch);
+    EXPECT_EQ(beat("nobody", 1).error, error_code::unknown_member_id);
+    consumer_group_heartbeat_params bad;
+    bad.group_id = "g";
+    bad.member_id = "m9";
+    bad.member_epoch = 0;
+    bad.rebalance_timeout_ms = 1000;
+    bad.owned = topic_assignment{};
+    auto r = manager->consumers().heartbeat(bad, {"client", "/127.0.0.1", 1}, image);
+    EXPECT_EQ(r.error, error_code::invalid_request);
+    EXPECT_EQ(r.error_message,
+              "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.");
+    bad.subscribed_topic_regex = "(";
+    EXPECT_EQ(manager->consumers().heartbeat(bad, {"client", "/127.0.0.1", 1}, image).error,
+              error_code::invalid_regular_expression);
+    bad.subscribed_topic_regex = "t.*";
+    bad.server_assignor = "sticky";
+    EXPECT_EQ(manager->consumers().heartbeat(bad, {"client", "/127.0.0.1", 1}, image).error,
+              error_code::unsupported_assignor);
+}
+
+TEST_F(consumer_group_test, leaving_and_session_timeouts_free_partitions) {
+    join("m1");
+    join("m2");
+    auto b1 = beat("m1", 1);
+    beat("m1", 1, *b1.assignment);
+    beat("m2", 2);
+    // m2 leaves: m1's next heartbeat gets all twelve at a new epoch.
+    auto left = beat("m2", -1);
+    EXPECT_EQ(left.error, error_code::none);
+    EXPECT_EQ(left.member_epoch, -1);
+    auto b = beat("m1", 2);
+    EXPECT_EQ(b.member_epoch, 3);
+    EXPECT_EQ(assignment_size(*b.assignment), 12u);
+    // m1 stops heartbeating: fenced after its session.
+    advance(45001);
+    auto g = manager->consumers().group("g");
+    EXPECT_EQ(g->size(), 0u);
+    EXPECT_EQ(g->state(), consumer_group_state::empty);
+    EXPECT_EQ(beat("m1", 3).error, error_code::unknown_member_id);
+}
+
+TEST_F(consumer_group_test, a_static_member_returning_gets_its_partitions_back) {
+    join("a1", {"t"}, "inst-a");
+    join("b1", {"t"}, "inst-b");
+    auto ba = beat("a1", 1);
+    beat("a1", 1, *ba.assignment);
+    auto bb = beat("b1", 2);
+    const topic_assignment mine = *bb.assignment;
+    const int32_t epoch = manager->consumers().group("g")->group_epoch();
+    // b leaves for now (-2), then a new instance under the same instance id.
+    consumer_group_heartbeat_params leave;
+    leave.group_id = "g";
+    leave.member_id = "b1";
+    leave.member_epoch = -2;
+    leave.instance_id = "inst-b";
+    EXPECT_EQ(manager->consumers().heartbeat(leave, {"c", "/h", 1}, image).member_epoch, -2);
+    // While b is away, a second live instance of a is refused.
+    EXPECT_EQ(join("a2", {"t"}, "inst-a").error, error_code::unreleased_instance_id);
+    auto back = join("b2", {"t"}, "inst-b");
+    ASSERT_EQ(back.error, error_code::none);
+    EXPECT_EQ(*back.assignment, mine);
+    EXPECT_EQ(manager->consumers().group("g")->group_epoch(), epoch);  // no rebalance
+}
+
+TEST_F(consumer_group_test, a_regex_subscription_picks_up_new_topics) {
+    consumer_group_heartbeat_params p;
+    p.group_id = "g";
+    p.member_id = "m1";
+    p.member_epoch = 0;
+    p.rebalance_timeout_ms = 30000;
+    p.subscribed_topic_regex = "re-.*";
+    p.owned = topic_assignment{};
+    auto r = manager->consumers().heartbeat(p, {"client", "/127.0.0.1", 1}, image);
+    ASSERT_EQ(r.error, error_code::none);
+    EXPECT_TRUE(r.assignment->empty());
+    add_topic("re-1", 3);
+    add_topic("are-2", 3);  // a full match only
+    auto b = beat("m1", r.member_epoch);
+    ASSERT_TRUE(b.assignment);
+    EXPECT_EQ(*b.assignment, (topic_assignment{{id_of("re-1"), {0, 1, 2}}}));
+}
+
+TEST_F(consumer_group_test, groups_survive_a_reload_of_their_partition) {
+    join("m1");
+    join("m2");
+    auto b1 = beat("m1", 1);
+    beat("m1", 1, *b1.assignment);
+    auto b2 = beat("m2", 2);
+    EXPECT_EQ(commit("g", 2, "m2", "t", 3, 42), error_code::none);
+    start_manager();  // a new coordinator replays the partition
+    auto g = manager->consumers().group("g");
+    ASSERT_NE(g, nullptr);
+    EXPECT_EQ(g->size(), 2u);
+    EXPECT_EQ(g->get("m2")->assigned, *b2.assignment);
+    EXPECT_EQ(g->get("m2")->member_epoch, 2);
+    EXPECT_EQ(committed("g", "t", 3), 42);
+    // The members go on at their epochs, after a metadata refresh.
+    EXPECT_EQ(beat("m2", 2).error, error_code::none);
+    EXPECT_EQ(beat("m1", 2).error, error_code::none);
+}
+
+TEST_F(consumer_group_test, groups_of_both_kinds_are_listed_and_told_apart) {
+    join("m1");
+    stable_group_of_one("classic");
+    bool loading = false;
+    list_groups_filter consumers;
+    consumers.types = {group_type::consumer};
+    auto listed = manager->groups().list_groups(consumers, loading);
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].group_id, "g");
+    EXPECT_EQ(listed[0].group_type, "consumer");
+    EXPECT_EQ(listed[0].protocol_type, "consumer");
+    EXPECT_EQ(listed[0].group_state, "Stable");
+    // DescribeGroups is for classic groups; ConsumerGroupDescribe for ours.
+    EXPECT_EQ(manager->groups().describe_group("g").error, error_code::group_id_not_found);
+    auto d = manager->consumers().describe("g");
+    EXPECT_EQ(d.error, error_code::none);
+    EXPECT_EQ(d.group_state, "Stable");
+    EXPECT_EQ(d.assignor_name, "uniform");
+    ASSERT_EQ(d.members.size(), 1u);
+    EXPECT_EQ(assignment_size(d.members[0].assignment), 12u);
+    EXPECT_EQ(manager->consumers().describe("classic").error, error_code::group_id_not_found);
+    // A classic group with members is not converted.
+    consumer_group_heartbeat_params p;
+    p.group_id = "classic";
+    p.member_id = "x";
+    p.rebalance_timeout_ms = 1000;
+    p.subscribed_topic_names = std::vector<std::string>{"t"};
+    p.owned = topic_assignment{};
+    EXPECT_EQ(manager->consumers().heartbeat(p, {"c", "/h", 1}, image).error,
+              error_code::group_id_not_found);
+    // An empty one (offsets only) is, offsets kept.
+    EXPECT_EQ(commit("simple", -1, "", "t", 1, 7), error_code::none);
+    p.group_id = "simple";
+    EXPECT_EQ(manager->consumers().heartbeat(p, {"c", "/h", 1}, image).error, error_code::none);
+    EXPECT_NE(manager->consumers().group("simple"), nullptr);
+    EXPECT_EQ(committed("simple", "t", 1), 7);
+    // DeleteGroups refuses a group with members, of either kind.
+    EXPECT_EQ(manager->delete_group("g"), error_code::non_empty_group);
+    beat("m1", 1);
+    EXPECT_EQ(beat("m1", -1).error, error_code::none);
+    EXPECT_EQ(manager->delete_group("g"), error_code::none);
+    EXPECT_EQ(manager->consumers().group("g"), nullptr);
+}
+
+}  // namespace
+}  // namespace samsa::coordinator::testing
