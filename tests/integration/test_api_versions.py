@@ -193,3 +193,18 @@ def test_unknown_tagged_fields_in_header_and_body_are_ignored(broker):
     resp = kw.parse_api_versions_response(resp_body, 3)
     assert resp.error_code == kw.NONE
     assert resp.api_keys[kw.API_API_VERSIONS] == API_VERSIONS_RANGE
+
+
+def test_the_consumer_group_protocol_apis_follow_the_rebalance_protocols(start_broker):
+    """KIP-848: ConsumerGroupHeartbeat (68) v0-v1 and ConsumerGroupDescribe
+    (69) v0 are offered unless group.coordinator.rebalance.protocols leaves
+    out "consumer"."""
+    with kw.KafkaConnection.to(start_broker()) as conn:
+        keys = conn.api_versions(3).api_keys
+    assert keys.get(68) == (0, 1)
+    assert keys.get(69) == (0, 0)
+    classic_only = start_broker({"group.coordinator.rebalance.protocols": "classic"})
+    with kw.KafkaConnection.to(classic_only) as conn:
+        keys = conn.api_versions(3).api_keys
+    assert 68 not in keys and 69 not in keys
+    assert keys.get(11) is not None  # JoinGroup stays

@@ -1,9 +1,12 @@
 #include "server/handlers/api_versions.h"
 
 #include "common/error.h"
+#include "coordinator/group/group_coordinator.h"
 #include "protocol/generated/api_table.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
+#include "protocol/generated/consumer_group_describe_request.h"
+#include "protocol/generated/consumer_group_heartbeat_request.h"
 #include "server/handler_registry.h"
 
 namespace samsa::server::handlers {
@@ -19,7 +22,15 @@ constexpr int16_t k_min_version = 0;
 void fill_api_keys(const request_context& ctx, api_versions_response& resp) {
     const auto listener =
         ctx.controller_listener ? listener_kind::controller : listener_kind::client;
+    // Without "consumer" in group.coordinator.rebalance.protocols, the
+    // KIP-848 APIs are not offered (as Kafka hides them).
+    const bool consumer_protocol =
+        !ctx.broker->groups || ctx.broker->groups->config().consumer_protocol;
     for (const auto& h : ctx.broker->handlers->all(listener)) {
+        if (!consumer_protocol && (h.key == protocol::consumer_group_heartbeat_request::api_key ||
+                                   h.key == protocol::consumer_group_describe_request::api_key)) {
+            continue;
+        }
         auto& k = resp.api_keys.emplace_back();
         k.api_key = h.key;
         k.min_version = h.min_version;
