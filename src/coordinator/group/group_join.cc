@@ -65,6 +65,13 @@ void group_metadata_manager::join_group(const join_group_params& req, const requ
         cb(join_error(req.member_id, error_code::invalid_session_timeout));
         return;
     }
+    if (auto any = find_any_group(req.group_id);
+        any && any->type() != group_type::classic && !any->is_empty() && !any->is_dead()) {
+        // Classic members in a consumer group (KIP-848's online upgrade) are
+        // not served: Kafka before it answered so.
+        cb(join_error(req.member_id, error_code::group_id_not_found));
+        return;
+    }
     const bool unknown_member = req.member_id.empty();
     // Only a first join creates a group: a member id names a group that exists.
     group_ptr group = unknown_member ? get_or_create_group(req.group_id) : find_group(req.group_id);

@@ -238,6 +238,10 @@ TEST_F(consumer_group_test, groups_of_both_kinds_are_listed_and_told_apart) {
     EXPECT_EQ(manager->consumers().heartbeat(p, {"c", "/h", 1}, image).error, error_code::none);
     EXPECT_NE(manager->consumers().group("simple"), nullptr);
     EXPECT_EQ(committed("simple", "t", 1), 7);
+    // A classic member cannot join a consumer group with members.
+    auto j = group_manager_fixture::join("g", "", 5);
+    ASSERT_TRUE(j->has_value());
+    EXPECT_EQ(j->value().error, error_code::group_id_not_found);
     // DeleteGroups refuses a group with members, of either kind.
     EXPECT_EQ(manager->delete_group("g"), error_code::non_empty_group);
     beat("m1", 1);
