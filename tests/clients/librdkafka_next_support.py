@@ -80,6 +80,8 @@ class Member:
         self._lock = threading.Lock()
         self.proc: Optional[subprocess.Popen] = None
         self._reader: Optional[threading.Thread] = None
+        self._log_seen = 0  # bytes of the log new_log_lines() has returned
+        self.hopeless_line: Optional[str] = None
 
     # --- process ------------------------------------------------------------
     def start(self) -> "Member":
@@ -190,6 +192,18 @@ class Member:
         except OSError:
             return ""
 
+    def new_log_lines(self) -> list[str]:
+        """The complete lines of the log written since the last call."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(self._log_seen)
+                chunk = f.read()
+        except OSError:
+            return []
+        end = chunk.rfind(b"\n") + 1
+        self._log_seen += end
+        return chunk[:end].decode(errors="replace").splitlines()
+
     def diagnostics(self, lines: int = LOG_TAIL_LINES) -> str:
         evs = self.snapshot()
         brief = [e for e in evs if e["ev"] not in ("records", "committed")]
@@ -240,9 +254,11 @@ def hopeless(m: Member) -> Optional[str]:
     for e in m.snapshot():
         if e["ev"] == "crashed" or (e["ev"] == "error" and e.get("fatal")):
             return f"{m.name}: {e}"
-    for line in m.log_text().splitlines():
-        if any(h in line for h in HOPELESS):
-            return f"{m.name}: {line}"
+    for line in m.new_log_lines():
+        if m.hopeless_line is None and any(h in line for h in HOPELESS):
+            m.hopeless_line = line
+    if m.hopeless_line:
+        return f"{m.name}: {m.hopeless_line}"
     return None
 
 
