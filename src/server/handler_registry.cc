@@ -45,6 +45,7 @@
 #include "server/handlers/consumer_group_heartbeat.h"
 #include "server/handlers/delete_groups.h"
 #include "server/handlers/describe_groups.h"
+#include "server/handlers/describe_topic_partitions.h"
 #include "server/handlers/find_coordinator.h"
 #include "server/handlers/heartbeat.h"
 #include "server/handlers/join_group.h"
@@ -127,6 +128,7 @@ handler_registry::handler_registry() {
         handlers::delete_groups_handler(),
         handlers::consumer_group_heartbeat_handler(),
         handlers::consumer_group_describe_handler(),
+        handlers::describe_topic_partitions_handler(),
 
         handlers::vote_handler(),
         handlers::begin_quorum_epoch_handler(),

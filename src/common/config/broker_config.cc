@@ -352,6 +352,7 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.group_min_session_timeout_ms = v.get_int("group.min.session.timeout.ms");
     c.group_max_session_timeout_ms = v.get_int("group.max.session.timeout.ms");
     c.group_max_size = v.get_int("group.max.size");
+    c.max_request_partition_size_limit = v.get_int("max.request.partition.size.limit");
     if (auto st = read_consumer_group_keys(v, c); !st) {
         return st.err();
     }

@@ -171,6 +171,7 @@ struct broker_config {
     int32_t group_min_session_timeout_ms = 0;
     int32_t group_max_session_timeout_ms = 0;
     int32_t group_max_size = 0;
+    int32_t max_request_partition_size_limit = 2000;
     // KIP-848 consumer groups.
     std::vector<std::string> group_coordinator_rebalance_protocols;
     int32_t group_consumer_session_timeout_ms = 0;
