@@ -1,36 +1,137 @@
-// libFuzzer target: the records of __transaction_state as the transaction
-// coordinator reads them back when it loads a partition. The first byte
-// picks the part; the rest is its bytes:
+// libFuzzer target: the records coordinators read back when they load a
+// partition. The first byte picks the part; the rest is its bytes:
 //   0  a TransactionLogKey (int16 version, then the key)
 //   1  a TransactionLogValue (int16 version, then the value), re-encoded
 //      when it decodes, and the re-encoding must decode to the same state
+//   2  a consumer group record of __consumer_offsets (KIP-848): the next
+//      byte picks the key version (3-8), the one after splits key from
+//      value (255: a tombstone); a record that decodes is written again by
+//      the coordinator's own builder and must decode to the same record
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 
+#include "coordinator/group/consumer_group_records.h"
 #include "coordinator/txn/transaction_log_serde.h"
 
 using namespace samsa;
+using namespace samsa::coordinator;
 using namespace samsa::coordinator::txn;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    if (size < 1) {
-        return 0;
-    }
-    const bytes_view body(data + 1, size - 1);
-    if (data[0] % 2 == 0) {
+namespace {
+
+void check_transaction_log(bytes_view body, bool value) {
+    if (!value) {
         (void)decode_transaction_log_key(body);
-        return 0;
+        return;
     }
     auto m = decode_transaction_log_value(body);
     if (!m) {
-        return 0;
+        return;
     }
     auto again = decode_transaction_log_value(encode_transaction_log_value(*m));
     if (!again || again->producer_id != m->producer_id ||
         again->producer_epoch != m->producer_epoch || again->state != m->state ||
         again->partitions != m->partitions || again->txn_timeout_ms != m->txn_timeout_ms) {
         std::abort();
+    }
+}
+
+// The record as the coordinator would write it now.
+std::optional<coordinator_record> rewrite(const consumer_group_record& r) {
+    switch (r.key_version) {
+        case consumer_group_metadata_key_version:
+            return consumer_group_epoch_record(r.group_id, r.epoch);
+        case consumer_group_target_metadata_key_version:
+            return consumer_group_target_epoch_record(r.group_id, r.epoch);
+        case consumer_group_target_member_key_version:
+            return consumer_group_target_member_record(r.group_id, r.member_id, r.target);
+        case consumer_group_member_metadata_key_version:
+        case consumer_group_current_assignment_key_version: {
+            consumer_group_member m;
+            m.member_id = r.member_id;
+            m.instance_id = r.member.instance_id;
+            m.rack_id = r.member.rack_id;
+            m.client_id = r.member.client_id;
+            m.client_host = r.member.client_host;
+            m.subscribed_topic_names = r.member.subscribed_topic_names;
+            m.subscribed_topic_regex = r.member.subscribed_topic_regex;
+            m.server_assignor = r.member.server_assignor;
+            m.rebalance_timeout_ms = r.member.rebalance_timeout_ms;
+            m.member_epoch = r.member.member_epoch;
+            m.previous_member_epoch = r.member.previous_member_epoch;
+            m.state = r.member.state;
+            m.assigned = r.member.assigned;
+            m.pending_revocation = r.member.pending_revocation;
+            return r.key_version == consumer_group_member_metadata_key_version
+                       ? consumer_group_member_record(r.group_id, m)
+                       : consumer_group_current_assignment_record(r.group_id, m);
+        }
+        default:
+            return std::nullopt;
+    }
+}
+
+bool same(const consumer_group_record& a, const consumer_group_record& b) {
+    const auto& x = a.member;
+    const auto& y = b.member;
+    return a.group_id == b.group_id && a.member_id == b.member_id && a.epoch == b.epoch &&
+           a.target == b.target && x.instance_id == y.instance_id && x.rack_id == y.rack_id &&
+           x.client_id == y.client_id && x.client_host == y.client_host &&
+           x.subscribed_topic_names == y.subscribed_topic_names &&
+           x.subscribed_topic_regex == y.subscribed_topic_regex &&
+           x.server_assignor == y.server_assignor &&
+           x.rebalance_timeout_ms == y.rebalance_timeout_ms && x.member_epoch == y.member_epoch &&
+           x.previous_member_epoch == y.previous_member_epoch && x.state == y.state &&
+           x.assigned == y.assigned && x.pending_revocation == y.pending_revocation;
+}
+
+void check_consumer_group_record(const uint8_t* data, size_t size) {
+    if (size < 2) {
+        return;
+    }
+    const int16_t version = int16_t(consumer_group_metadata_key_version + data[0] % 6);
+    const size_t split = data[1] == 255 ? size - 2 : std::min<size_t>(data[1], size - 2);
+    const bytes_view key(data + 2, split);
+    std::optional<bytes_view> value;
+    if (data[1] != 255) {
+        value = bytes_view(data + 2 + split, size - 2 - split);
+    }
+    auto r = decode_consumer_group_record(version, key, value);
+    if (!r || r->tombstone) {
+        return;
+    }
+    auto again = rewrite(*r);
+    if (!again) {
+        return;
+    }
+    std::optional<bytes_view> v;
+    if (again->value) {
+        v = bytes_view(*again->value);
+    }
+    auto back = decode_consumer_group_record(version, again->key, v);
+    if (!back || !same(*r, *back)) {
+        std::abort();
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size < 1) {
+        return 0;
+    }
+    switch (data[0] % 3) {
+        case 0:
+            check_transaction_log(bytes_view(data + 1, size - 1), false);
+            break;
+        case 1:
+            check_transaction_log(bytes_view(data + 1, size - 1), true);
+            break;
+        default:
+            check_consumer_group_record(data + 1, size - 1);
+            break;
     }
     return 0;
 }

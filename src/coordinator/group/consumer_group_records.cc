@@ -52,7 +52,10 @@ template <typename In>
 topic_assignment from_wire(const std::vector<In>& in) {
     topic_assignment out;
     for (const auto& t : in) {
-        out[t.topic_id].insert(t.partitions.begin(), t.partitions.end());
+        // A topic without partitions assigns nothing (and is not written).
+        if (!t.partitions.empty()) {
+            out[t.topic_id].insert(t.partitions.begin(), t.partitions.end());
+        }
     }
     return out;
 }
