@@ -25,6 +25,26 @@ TEST_F(group_offsets_test, members_commit_with_their_generation) {
     EXPECT_EQ(commit("g", 2, m1, "t", 0, 45), error_code::rebalance_in_progress);
 }
 
+// Kafka's ClassicGroup.validateOffsetCommit in each rebalance state, for a
+// member committing from its revoke callback: the generation is checked
+// first (ILLEGAL_GENERATION), then CompletingRebalance refuses
+// (REBALANCE_IN_PROGRESS); PreparingRebalance accepts the current one.
+TEST_F(group_offsets_test, commits_while_a_generation_is_revoked_get_kafkas_errors) {
+    const std::string m1 = stable_group_of_one("g");
+    join("g", "");  // a newcomer: PreparingRebalance
+    ASSERT_EQ(state("g"), group_state::preparing_rebalance);
+    EXPECT_EQ(commit("g", 1, m1, "t", 0, 1), error_code::none);
+    EXPECT_EQ(commit("g", 0, m1, "t", 0, 1), error_code::illegal_generation);
+    EXPECT_EQ(commit("g", 2, m1, "t", 0, 1), error_code::illegal_generation);
+    auto j1 = join("g", m1);  // m1 rejoins: the join completes
+    advance(1);
+    ASSERT_EQ(state("g"), group_state::completing_rebalance);
+    EXPECT_EQ(commit("g", 1, m1, "t", 0, 2), error_code::illegal_generation);
+    EXPECT_EQ(commit("g", 2, m1, "t", 0, 2), error_code::rebalance_in_progress);
+    EXPECT_EQ(commit("g", 2, "stranger", "t", 0, 2), error_code::unknown_member_id);
+    EXPECT_EQ(committed("g", "t", 0), 1);
+}
+
 TEST_F(group_offsets_test, simple_commits_need_a_group_without_members) {
     EXPECT_EQ(commit("simple", -1, "", "t", 0, 10), error_code::none);
     EXPECT_EQ(committed("simple", "t", 0), 10);
