@@ -4,6 +4,7 @@
 // AlterConsumerGroupOffsets, DeleteGroups — each one bounded admin call.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,14 +27,22 @@ struct group_member {
     std::string client_id;
     std::string host;
     std::vector<topic_partition> assignment;
+    // Consumer groups (KIP-848) only.
+    std::optional<int32_t> current_epoch;
+    std::optional<int32_t> target_epoch;
+    std::vector<topic_partition> target_assignment;
 };
 
 struct group_description {
     std::string group_id;
-    std::string state;  // "Dead" also for a group the coordinator does not know
+    std::string type = "Classic";  // or "Consumer" (KIP-848), as Kafka's GroupType prints
+    std::string state;             // "Dead" also for a group the coordinator does not know
     std::string assignor;
     broker_info coordinator;
     std::vector<group_member> members;
+    // Consumer groups (KIP-848) only.
+    std::optional<int32_t> group_epoch;
+    std::optional<int32_t> target_assignment_epoch;
 };
 
 result<std::vector<group_listing>> list_groups(kafka_client& client);

@@ -8,9 +8,11 @@
 #include <set>
 
 #include "tools/commands.h"
+#include "tools/consumer_group_describe.h"
 #include "tools/group_admin.h"
 #include "tools/group_offsets_delete.h"
 #include "tools/group_offsets_reset.h"
+#include "tools/group_types_list.h"
 #include "tools/kafka_client.h"
 #include "tools/text_table.h"
 
@@ -28,6 +30,8 @@ struct groups_options {
     bool members = false, offsets = false, verbose = false;
     CLI::Option* state = nullptr;  // a flag with --describe, a filter with --list
     std::string state_filter;
+    CLI::Option* type = nullptr;  // with --list: show types, optionally only these
+    std::string type_filter;
     std::vector<std::string> topics;
     bool all_topics = false;
     bool to_earliest = false, to_latest = false, to_current = false;
@@ -68,7 +72,8 @@ bool announce_state(const group_description& g, size_t rows, bool& failed) {
     }
     if (g.state == "Empty") {
         std::fprintf(stderr, "\nConsumer group '%s' has no active members.\n", g.group_id.c_str());
-    } else if (g.state == "PreparingRebalance" || g.state == "CompletingRebalance") {
+    } else if (g.state == "PreparingRebalance" || g.state == "CompletingRebalance" ||
+               g.state == "Assigning" || g.state == "Reconciling") {
         std::fprintf(stderr, "\nWarning: Consumer group '%s' is rebalancing.\n",
                      g.group_id.c_str());
     }
@@ -152,8 +157,15 @@ int describe_members(const group_description& g, bool verbose, bool& failed) {
     }
     cols.insert(cols.end(), {{"HOST", 15}, {"CLIENT-ID", 15}, {"#PARTITIONS", 15}});
     if (verbose) {
-        cols.push_back({"ASSIGNMENT", 0});
+        // Kafka 4's columns; a classic group's members have no epochs.
+        cols.insert(cols.end(), {{"CURRENT-EPOCH", 15},
+                                 {"CURRENT-ASSIGNMENT", 20},
+                                 {"TARGET-EPOCH", 15},
+                                 {"TARGET-ASSIGNMENT", 0}});
     }
+    auto epoch = [](const std::optional<int32_t>& e) {
+        return e ? std::to_string(*e) : std::string(k_missing);
+    };
     text_table table(cols);
     for (const auto& m : g.members) {
         std::vector<std::string> row = {g.group_id, m.consumer_id};
@@ -162,7 +174,8 @@ int describe_members(const group_description& g, bool verbose, bool& failed) {
         }
         row.insert(row.end(), {m.host, m.client_id, std::to_string(m.assignment.size())});
         if (verbose) {
-            row.push_back(assignment_text(m.assignment));
+            row.insert(row.end(), {epoch(m.current_epoch), assignment_text(m.assignment),
+                                   epoch(m.target_epoch), assignment_text(m.target_assignment)});
         }
         table.add_row(std::move(row));
     }
@@ -170,19 +183,27 @@ int describe_members(const group_description& g, bool verbose, bool& failed) {
     return 0;
 }
 
-int describe_state(const group_description& g, bool& failed) {
+int describe_state(const group_description& g, bool verbose, bool& failed) {
     if (!announce_state(g, 1, failed)) {
         return 0;
     }
     std::string coordinator = g.coordinator.host + ":" + std::to_string(g.coordinator.port) +
                               "  (" + std::to_string(g.coordinator.id) + ")";
-    text_table table({{"GROUP", 15},
-                      {"COORDINATOR (ID)", 25},
-                      {"ASSIGNMENT-STRATEGY", 20},
-                      {"STATE", 20},
-                      {"#MEMBERS", 0}});
-    table.add_row({g.group_id, coordinator, g.assignor.empty() ? k_missing : g.assignor, g.state,
-                   std::to_string(g.members.size())});
+    std::vector<table_column> cols = {
+        {"GROUP", 15}, {"COORDINATOR (ID)", 25}, {"ASSIGNMENT-STRATEGY", 20}, {"STATE", 20}};
+    std::vector<std::string> row = {g.group_id, coordinator,
+                                    g.assignor.empty() ? k_missing : g.assignor, g.state};
+    if (verbose) {
+        // Kafka 4: the group's epochs (consumer groups; "-" for classic ones).
+        cols.insert(cols.end(), {{"GROUP-EPOCH", 15}, {"TARGET-ASSIGNMENT-EPOCH", 25}});
+        row.push_back(g.group_epoch ? std::to_string(*g.group_epoch) : k_missing);
+        row.push_back(g.target_assignment_epoch ? std::to_string(*g.target_assignment_epoch)
+                                                : k_missing);
+    }
+    cols.push_back({"#MEMBERS", 0});
+    row.push_back(std::to_string(g.members.size()));
+    text_table table(cols);
+    table.add_row(std::move(row));
     std::printf("\n%s", table.render().c_str());
     return 0;
 }
@@ -205,7 +226,63 @@ result<std::vector<std::string>> target_groups(kafka_client& client, const group
     return o.groups;
 }
 
+// "a, B,c" -> {"a", "b", "c"}.
+std::set<std::string> lower_list(const std::string& text) {
+    std::set<std::string> out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t comma = text.find(',', start);
+        std::string s = text.substr(start, comma - start);
+        s.erase(0, s.find_first_not_of(' '));
+        s.erase(s.find_last_not_of(' ') + 1);
+        std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+        if (!s.empty()) {
+            out.insert(s);
+        }
+        start = comma == std::string::npos ? text.size() : comma + 1;
+    }
+    return out;
+}
+
+// --list --type [t1,t2] (with or without --state): GROUP, TYPE (and STATE)
+// from ListGroups v5, as kafka-consumer-groups.sh prints them.
+int run_list_with_types(const groups_options& o) {
+    const auto types = lower_list(o.type_filter);
+    for (const auto& t : types) {
+        if (t != "classic" && t != "consumer") {
+            return fail("Invalid types list '" + o.type_filter +
+                        "'. Valid types are: Classic, Consumer");
+        }
+    }
+    const bool with_state = o.state->count() > 0;
+    auto listed = list_groups_with_types(o.client, types, lower_list(o.state_filter));
+    if (!listed) {
+        return fail(listed.err());
+    }
+    size_t width = 15;
+    for (const auto& l : *listed) {
+        width = std::max(width, l.group_id.size());
+    }
+    std::vector<table_column> cols = {{"GROUP", width + 10}, {"TYPE", with_state ? 20 : 0}};
+    if (with_state) {
+        cols.push_back({"STATE", 0});
+    }
+    text_table table(cols);
+    for (const auto& l : *listed) {
+        std::vector<std::string> row = {l.group_id, l.type};
+        if (with_state) {
+            row.push_back(l.state);
+        }
+        table.add_row(std::move(row));
+    }
+    std::printf("%s", table.render().c_str());
+    return 0;
+}
+
 int run_list(kafka_client& client, const groups_options& o) {
+    if (o.type->count() > 0) {
+        return run_list_with_types(o);
+    }
     auto listed = list_groups(client);
     if (!listed) {
         return fail(listed.err());
@@ -218,17 +295,7 @@ int run_list(kafka_client& client, const groups_options& o) {
         return 0;
     }
     // --state [s1,s2]: a table of groups and states, filtered when states are named.
-    std::set<std::string> wanted;
-    size_t start = 0;
-    while (start < o.state_filter.size()) {
-        size_t comma = o.state_filter.find(',', start);
-        std::string s = o.state_filter.substr(start, comma - start);
-        s.erase(0, s.find_first_not_of(' '));
-        s.erase(s.find_last_not_of(' ') + 1);
-        std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-        wanted.insert(s);
-        start = comma == std::string::npos ? o.state_filter.size() : comma + 1;
-    }
+    const std::set<std::string> wanted = lower_list(o.state_filter);
     size_t width = 15;
     for (const auto& l : *listed) {
         width = std::max(width, l.group_id.size());
@@ -256,12 +323,18 @@ int run_describe(kafka_client& client, const groups_options& o) {
     }
     bool failed = false;
     for (const auto& id : *groups) {
-        auto g = describe_group(client, id);
+        // A consumer group (KIP-848) first, as Kafka's admin client asks.
+        auto consumer = describe_consumer_group(o.client, id);
+        if (!consumer) {
+            return fail(consumer.err());
+        }
+        auto g = *consumer ? result<group_description>(std::move(**consumer))
+                           : describe_group(client, id);
         if (!g) {
             return fail(g.err());
         }
         int code = o.members              ? describe_members(*g, o.verbose, failed)
-                   : o.state->count() > 0 ? describe_state(*g, failed)
+                   : o.state->count() > 0 ? describe_state(*g, o.verbose, failed)
                                           : describe_offsets(client, *g, failed);
         if (code != 0) {
             return code;
@@ -410,7 +483,13 @@ tool_command add_groups_command(CLI::App& app) {
                                "With --describe: the group's state and coordinator; with --list: "
                                "show states, optionally only these (e.g. Stable,Empty)")
                    ->expected(0, 1);
-    cmd->add_flag("--verbose", o->verbose, "With --describe --members: each member's partitions");
+    o->type = cmd->add_option("--type", o->type_filter,
+                              "With --list: show group types (KIP-848), optionally only these "
+                              "(classic, consumer)")
+                  ->expected(0, 1);
+    cmd->add_flag("--verbose", o->verbose,
+                  "With --describe --members: each member's epochs and partitions; with "
+                  "--describe --state: the group's epochs");
     cmd->add_option("--topic", o->topics,
                     "With --reset-offsets or --delete-offsets: topic, or topic:0,1 for some "
                     "partitions (repeatable)");

@@ -325,3 +325,45 @@ def test_consumer_protocol_static_member_gets_its_partitions_back(group_broker, 
     assert not ownership_overlaps(ms), ownership_overlaps(ms)
     assert not problems_in(ms), problems_in(ms)
     print(f"static-1 back {t_back - t_close:.1f}s after closing")
+
+
+# --- e. samsa groups with a consumer group ------------------------------------
+
+def test_groups_verb_shows_a_consumer_group_with_its_epochs(group_broker, members):
+    """`samsa groups` as kafka-consumer-groups.sh 4.x shows a KIP-848 group:
+    --list --type, --describe --state --verbose (group and target epochs),
+    --describe --members --verbose (each member's epochs and assignments)."""
+    from samsa_cli import on
+
+    bs = group_broker.bootstrap
+    topic = "rdk215-cli"
+    create_topics(bs, {topic: 4})
+    group = "rdk215-cli-group"
+    m = members.start("cli-1", bs, group, [topic], CONSUMER)
+    wait_for(lambda: balanced([m], partitions_of(topic, 4), [4]), JOIN_TIMEOUT_S,
+             "one consumer-protocol member with 4 partitions", [m])
+
+    listed = on(group_broker, "groups", "--list", "--type").ok().stdout.splitlines()
+    assert listed[0].split() == ["GROUP", "TYPE"]
+    assert [group, "Consumer"] in [l.split() for l in listed[1:]]
+    only_classic = on(group_broker, "groups", "--list", "--type", "classic").ok()
+    assert group not in only_classic.stdout
+
+    def described(*extra):
+        res = on(group_broker, "groups", "--describe", "--group", group, *extra).ok()
+        return [l.split() for l in res.stdout.splitlines() if l.strip()]
+
+    state = described("--state", "--verbose")
+    assert state[0] == ["GROUP", "COORDINATOR", "(ID)", "ASSIGNMENT-STRATEGY", "STATE",
+                        "GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"]
+    row = state[1]
+    assert row[0] == group and row[3] == "uniform" and row[4] == "Stable", row
+    assert row[5] == row[6] and int(row[5]) >= 1 and row[7] == "1", row
+
+    rows = described("--members", "--verbose")
+    assert rows[0] == ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+                       "CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
+    assert rows[1][3] == "cli-1" and rows[1][4] == "4", rows
+    assert rows[1][6] == rows[1][8] == f"{topic}:0,1,2,3", rows
+    assert rows[1][5] == rows[1][7] == row[5], rows
+    m.close()
