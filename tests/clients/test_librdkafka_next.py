@@ -367,3 +367,83 @@ def test_groups_verb_shows_a_consumer_group_with_its_epochs(group_broker, member
     assert rows[1][6] == rows[1][8] == f"{topic}:0,1,2,3", rows
     assert rows[1][5] == rows[1][7] == row[5], rows
     m.close()
+
+
+# --- f. the coordinator restarts under a consumer group -----------------------
+
+def test_consumer_group_survives_a_coordinator_kill(group_broker, members):
+    """The broker (the group's coordinator) is killed -9 and restarted: the
+    group comes back from its records in __consumer_offsets, the members
+    heartbeat on at their epochs and keep their partitions (no partition
+    moves), and every record is read; only records whose commit the kill
+    may have caught are read again."""
+    import signal
+
+    bs = group_broker.bootstrap
+    topic = "kip848-restart"
+    create_topics(bs, {topic: 6})
+    all_tps = partitions_of(topic, 6)
+    group = "kip848-restart-group"
+    m1 = members.start("restart-1", bs, group, [topic], CONSUMER)
+    m2 = members.start("restart-2", bs, group, [topic], CONSUMER)
+    ms = [m1, m2]
+    split = wait_for(lambda: balanced(ms, all_tps, [3, 3]), JOIN_TIMEOUT_S,
+                     "two members with 3 partitions each", ms)
+    before = [f"before-{i}" for i in range(120)]
+    produce_values(bs, topic, before)
+    wait_for(lambda: set(before) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
+             "the first 120 records consumed", ms)
+    marks = [m.mark() for m in ms]
+
+    group_broker.kill(signal.SIGKILL)
+    group_broker.wait()
+    group_broker.start()
+
+    after = [f"after-{i}" for i in range(120)]
+    produce_values(bs, topic, after)
+    wait_for(lambda: set(after) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
+             "the next 120 records consumed after the restart", ms)
+    assert {m.name: m.assignment() for m in ms} == split
+    for m, mark in zip(ms, marks):
+        moves = [e for e in m.snapshot()[mark:] if e["ev"] in ("revoked", "lost")]
+        assert not moves, f"{m.name} lost partitions over the restart: {moves}" + summary(ms)
+    for m in ms:
+        m.close()
+    assert set(consumed_values(ms)) == set(before + after)
+    assert not ownership_overlaps(ms), ownership_overlaps(ms)
+
+
+# --- g. a group moves from the classic protocol to the consumer protocol ------
+
+def test_a_classic_group_stopped_and_restarted_on_the_consumer_protocol(group_broker, members):
+    """Offline upgrade: classic members consume and commit, all close (the
+    group is empty); members on the consumer protocol join the same group id
+    and go on from the committed offsets: nothing read twice, nothing lost."""
+    bs = group_broker.bootstrap
+    topic = "kip848-upgrade"
+    create_topics(bs, {topic: 4})
+    all_tps = partitions_of(topic, 4)
+    group = "kip848-upgrade-group"
+    first = [f"first-{i}" for i in range(100)]
+    produce_values(bs, topic, first)
+    c1 = members.start("classic-1", bs, group, [topic], CLASSIC)
+    c2 = members.start("classic-2", bs, group, [topic], CLASSIC)
+    wait_for(lambda: set(first) <= set(consumed_values([c1, c2])), DRAIN_TIMEOUT_S,
+             "the first 100 records consumed by the classic members", [c1, c2])
+    c1.close()
+    c2.close()
+
+    second = [f"second-{i}" for i in range(100)]
+    produce_values(bs, topic, second)
+    n1 = members.start("consumer-1", bs, group, [topic], CONSUMER)
+    n2 = members.start("consumer-2", bs, group, [topic], CONSUMER)
+    ms = [c1, c2, n1, n2]
+    wait_for(lambda: balanced([n1, n2], all_tps, [2, 2]), JOIN_TIMEOUT_S,
+             "two consumer-protocol members with 2 partitions each", ms)
+    wait_for(lambda: set(second) <= set(consumed_values([n1, n2])), DRAIN_TIMEOUT_S,
+             "the next 100 records consumed by the consumer-protocol members", ms)
+    n1.close()
+    n2.close()
+    assert not duplicates(ms), f"records read twice: {duplicates(ms)[:20]}" + summary(ms)
+    assert not set(first) & set(consumed_values([n1, n2])), "the upgrade went back in the log"
+    assert not problems_in(ms), problems_in(ms)
