@@ -60,7 +60,7 @@ result<config_map> current_configs(const controller_state& s, const resource_key
         }
         default:
             return error(error_code::invalid_request,
-                         fmt::format("Unsupported resource type {}.", r.type));
+                         fmt::format("Unknown resource type {}", r.type));
     }
 }
 
@@ -205,7 +205,8 @@ controller_plan<protocol::incremental_alter_configs_response> plan_incremental_a
             continue;
         }
         if (dup.count(r)) {
-            answer(plan.response, r, error(error_code::invalid_request, "Duplicate resource."));
+            answer(plan.response, r,
+                   error(error_code::invalid_request, "Each resource must appear at most once."));
             continue;
         }
         auto current = current_configs(s, r);
@@ -267,7 +268,8 @@ controller_plan<protocol::alter_configs_response> plan_alter_configs(
             continue;
         }
         if (dup.count(r)) {
-            answer(plan.response, r, error(error_code::invalid_request, "Duplicate resource."));
+            answer(plan.response, r,
+                   error(error_code::invalid_request, "Each resource must appear at most once."));
             continue;
         }
         auto current = current_configs(s, r);

@@ -148,3 +148,22 @@ def test_the_log_file_rotates_at_its_size_keeping_its_backups(start_broker, tmp_
     # Nothing is lost between the files: the newest lines are in server.log.
     wait_until(lambda: "partition=rotate-29-0" in path.read_text()
                + (tmp_path / "server.1.log").read_text(), 15, "the last topic's lines")
+
+
+def test_legacy_alter_configs_refuses_broker_loggers_as_kafka_does(broker):
+    """AlterConfigs (v0, not the incremental API) has no BROKER_LOGGER: Kafka
+    answers INVALID_REQUEST 'Unknown resource type 8'."""
+    import kafka_wire as kw
+
+    body = kw.array([kw.int8(8) + kw.string(str(broker.node_id)) +
+                     kw.array([kw.string("kafka.log") + kw.string("DEBUG")])])
+    body += kw.boolean(False)
+    with kw.KafkaConnection.to(broker) as conn:
+        r = kw.Reader(conn.roundtrip(33, 0, body))
+    r.int32()  # throttle
+    assert r.array_length(False) == 1
+    assert r.int16() == kw.INVALID_REQUEST
+    assert r.string() == "Unknown resource type 8"
+    assert r.int8() == 8 and r.string() == str(broker.node_id)
+    r.end()
+    assert loggers(broker)["kafka.log"] == "INFO"
