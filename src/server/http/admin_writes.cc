@@ -9,6 +9,7 @@
 
 #include "common/logging/loggers.h"
 #include "metadata/metadata_image.h"
+#include "net/blocking_call.h"
 #include "protocol/generated/create_topics_request.h"
 #include "protocol/generated/create_topics_response.h"
 #include "protocol/generated/delete_topics_request.h"
@@ -275,11 +276,9 @@ struct offset_target {
     error_code error = error_code::none;
 };
 
-// Each partition's earliest (timestamp -2) or latest (-1) offset, by
-// ListOffsets as a consumer asks (replica -1, read uncommitted).
-result<std::map<int32_t, std::pair<int64_t, error_code>>> list_offsets(
-    const admin_writes& w, const local_caller& who, const std::string& topic,
-    const std::vector<int32_t>& partitions, int64_t timestamp) {
+protocol::list_offsets_request list_offsets_request_for(const std::string& topic,
+                                                        const std::vector<int32_t>& partitions,
+                                                        int64_t timestamp) {
     protocol::list_offsets_request r;
     r.replica_id = -1;
     auto& t = r.topics.emplace_back();
@@ -289,6 +288,18 @@ result<std::map<int32_t, std::pair<int64_t, error_code>>> list_offsets(
         lp.partition_index = p;
         lp.timestamp = timestamp;
     }
+    return r;
+}
+
+// Each partition's earliest (timestamp -2) or latest (-1) offset, by
+// ListOffsets as a consumer asks (replica -1, read uncommitted): this
+// broker's handler first (with the caller's principal, so its ACLs apply),
+// then, for the partitions another broker leads, that broker over the same
+// listener when it is a PLAINTEXT one (as an admin client asks each leader).
+result<std::map<int32_t, std::pair<int64_t, error_code>>> list_offsets(
+    const admin_writes& w, const local_caller& who, const std::string& topic,
+    const std::vector<int32_t>& partitions, int64_t timestamp) {
+    auto r = list_offsets_request_for(topic, partitions, timestamp);
     auto resp = call_local<protocol::list_offsets_response>(w.target, who, r, 7, k_call_timeout);
     if (!resp) {
         return resp.err();
@@ -297,6 +308,34 @@ result<std::map<int32_t, std::pair<int64_t, error_code>>> list_offsets(
     for (const auto& rt : resp->topics) {
         for (const auto& rp : rt.partitions) {
             out[rp.partition_index] = {rp.offset, error_code(rp.error_code)};
+        }
+    }
+    const auto image = w.target.broker->metadata.read();
+    const auto* t = image->topic(topic);
+    std::map<int32_t, std::vector<int32_t>> by_leader;
+    for (const auto& [p, answer] : out) {
+        if (t && answer.second == error_code::not_leader_or_follower &&
+            size_t(p) < t->partitions.size() && t->partitions[size_t(p)].leader >= 0) {
+            by_leader[t->partitions[size_t(p)].leader].push_back(p);
+        }
+    }
+    for (const auto& [leader, ps] : by_leader) {
+        auto b = image->brokers.find(leader);
+        const auto* e =
+            b == image->brokers.end() ? nullptr : b->second.endpoint(w.target.listener_name);
+        if (!e || e->security_protocol != 0) {
+            continue;  // not reachable in plaintext: the partition keeps its error
+        }
+        net::blocking_target to{e->host, e->port, "samsa-admin-api", k_call_timeout};
+        auto remote = net::call_blocking<protocol::list_offsets_response>(
+            to, list_offsets_request_for(topic, ps, timestamp), 7);
+        if (!remote) {
+            continue;
+        }
+        for (const auto& rt : remote->topics) {
+            for (const auto& rp : rt.partitions) {
+                out[rp.partition_index] = {rp.offset, error_code(rp.error_code)};
+            }
         }
     }
     return out;
