@@ -49,21 +49,8 @@ std::optional<coordinator_record> rewrite(const consumer_group_record& r) {
             return consumer_group_target_member_record(r.group_id, r.member_id, r.target);
         case consumer_group_member_metadata_key_version:
         case consumer_group_current_assignment_key_version: {
-            consumer_group_member m;
+            consumer_group_member m = r.member.clone();
             m.member_id = r.member_id;
-            m.instance_id = r.member.instance_id;
-            m.rack_id = r.member.rack_id;
-            m.client_id = r.member.client_id;
-            m.client_host = r.member.client_host;
-            m.subscribed_topic_names = r.member.subscribed_topic_names;
-            m.subscribed_topic_regex = r.member.subscribed_topic_regex;
-            m.server_assignor = r.member.server_assignor;
-            m.rebalance_timeout_ms = r.member.rebalance_timeout_ms;
-            m.member_epoch = r.member.member_epoch;
-            m.previous_member_epoch = r.member.previous_member_epoch;
-            m.state = r.member.state;
-            m.assigned = r.member.assigned;
-            m.pending_revocation = r.member.pending_revocation;
             return r.key_version == consumer_group_member_metadata_key_version
                        ? consumer_group_member_record(r.group_id, m)
                        : consumer_group_current_assignment_record(r.group_id, m);

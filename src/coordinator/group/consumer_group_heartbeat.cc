@@ -90,25 +90,6 @@ std::optional<consumer_group_heartbeat_result> invalid(const consumer_group_hear
     return std::nullopt;
 }
 
-consumer_group_member copy_member(const consumer_group_member& m) {
-    consumer_group_member out;
-    out.member_id = m.member_id;
-    out.instance_id = m.instance_id;
-    out.rack_id = m.rack_id;
-    out.client_id = m.client_id;
-    out.client_host = m.client_host;
-    out.subscribed_topic_names = m.subscribed_topic_names;
-    out.subscribed_topic_regex = m.subscribed_topic_regex;
-    out.server_assignor = m.server_assignor;
-    out.rebalance_timeout_ms = m.rebalance_timeout_ms;
-    out.member_epoch = m.member_epoch;
-    out.previous_member_epoch = m.previous_member_epoch;
-    out.state = m.state;
-    out.assigned = m.assigned;
-    out.pending_revocation = m.pending_revocation;
-    return out;
-}
-
 bool same_metadata(const consumer_group_member& a, const consumer_group_member& b) {
     return a.instance_id == b.instance_id && a.rack_id == b.rack_id && a.client_id == b.client_id &&
            a.client_host == b.client_host && a.subscribed_topic_names == b.subscribed_topic_names &&
@@ -202,7 +183,7 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
         records.push_back(consumer_group_member_record(g.group_id(), m));
     }
     const std::string member_id = m.member_id;
-    g.update_member(copy_member(m));
+    g.update_member(m.clone());
     if (ctx.bump) {
         g.refreshed_at_image = -1;
     }
@@ -279,8 +260,8 @@ error_code consumer_group_manager::member_for_heartbeat(heartbeat_context& ctx) 
                 return error_code::fenced_member_epoch;
             }
         }
-        ctx.before = copy_member(*m);
-        ctx.member = copy_member(*m);
+        ctx.before = m->clone();
+        ctx.member = m->clone();
         return error_code::none;
     }
     // Joining (epoch 0).
@@ -293,7 +274,7 @@ error_code consumer_group_manager::member_for_heartbeat(heartbeat_context& ctx) 
             }
             // The instance returns under a new member id: it takes over the
             // old member's assignment, and nobody else's moves.
-            consumer_group_member taken = copy_member(*old);
+            consumer_group_member taken = old->clone();
             topic_assignment target = g.target_of(*holder);
             taken.member_id = member_id;
             taken.member_epoch = 0;
@@ -316,8 +297,8 @@ error_code consumer_group_manager::member_for_heartbeat(heartbeat_context& ctx) 
     if (const consumer_group_member* m = g.get(member_id)) {
         // Rejoining under its id (after being fenced, or a lost response):
         // it starts again, having given up what it owned.
-        ctx.before = copy_member(*m);
-        ctx.member = copy_member(*m);
+        ctx.before = m->clone();
+        ctx.member = m->clone();
         ctx.member.member_epoch = 0;
         ctx.member.previous_member_epoch = -1;
         ctx.member.state = member_state::stable;
@@ -361,7 +342,7 @@ consumer_group_heartbeat_result consumer_group_manager::leave(
     if (req.member_epoch == static_leave_epoch) {
         // It comes back as a new instance: its assignment waits for it for a
         // session timeout.
-        consumer_group_member left = copy_member(*m);
+        consumer_group_member left = m->clone();
         left.previous_member_epoch = left.member_epoch;
         left.member_epoch = static_leave_epoch;
         records.push_back(consumer_group_current_assignment_record(g.group_id(), left));

@@ -16,6 +16,25 @@ const char* member_state_name(member_state s) {
     return "UNKNOWN";
 }
 
+consumer_group_member consumer_group_member::clone() const {
+    consumer_group_member out;
+    out.member_id = member_id;
+    out.instance_id = instance_id;
+    out.rack_id = rack_id;
+    out.client_id = client_id;
+    out.client_host = client_host;
+    out.subscribed_topic_names = subscribed_topic_names;
+    out.subscribed_topic_regex = subscribed_topic_regex;
+    out.server_assignor = server_assignor;
+    out.rebalance_timeout_ms = rebalance_timeout_ms;
+    out.member_epoch = member_epoch;
+    out.previous_member_epoch = previous_member_epoch;
+    out.state = state;
+    out.assigned = assigned;
+    out.pending_revocation = pending_revocation;
+    return out;
+}
+
 topic_assignment assignment_minus(const topic_assignment& a, const topic_assignment& b) {
     topic_assignment out;
     for (const auto& [topic, parts] : a) {

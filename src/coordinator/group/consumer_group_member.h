@@ -60,6 +60,9 @@ struct consumer_group_member {
     std::unique_ptr<callback_task> session_timer;
     std::unique_ptr<callback_task> rebalance_timer;
 
+    // The member without its timers (which only the group's copy owns).
+    consumer_group_member clone() const;
+
     // A static member that left with epoch -2 keeps its assignment for its
     // session, for its next instance (KIP-345 with KIP-848).
     bool has_left_temporarily() const { return member_epoch == -2; }

@@ -14,29 +14,10 @@ bool still_owns_any(const std::optional<topic_assignment>& owned,
     return !assignment_empty(assignment_intersection(*owned, revoking));
 }
 
-consumer_group_member copy_of(const consumer_group_member& m) {
-    consumer_group_member out;
-    out.member_id = m.member_id;
-    out.instance_id = m.instance_id;
-    out.rack_id = m.rack_id;
-    out.client_id = m.client_id;
-    out.client_host = m.client_host;
-    out.subscribed_topic_names = m.subscribed_topic_names;
-    out.subscribed_topic_regex = m.subscribed_topic_regex;
-    out.server_assignor = m.server_assignor;
-    out.rebalance_timeout_ms = m.rebalance_timeout_ms;
-    out.member_epoch = m.member_epoch;
-    out.previous_member_epoch = m.previous_member_epoch;
-    out.state = m.state;
-    out.assigned = m.assigned;
-    out.pending_revocation = m.pending_revocation;
-    return out;
-}
-
 // Kafka's computeNextAssignment: from what the member has, toward `target`.
 consumer_group_member next_assignment(const consumer_group_member& m, const reconcile_input& in) {
     const topic_assignment& target = *in.target;
-    consumer_group_member out = copy_of(m);
+    consumer_group_member out = m.clone();
     topic_assignment keep = assignment_intersection(m.assigned, target);
     topic_assignment revoke = assignment_minus(m.assigned, target);
     if (!assignment_empty(revoke) && still_owns_any(*in.owned, revoke)) {
@@ -76,11 +57,11 @@ consumer_group_member reconcile(const consumer_group_member& member, const recon
             // Waiting for the member to give partitions up: a heartbeat
             // without them moves it on, toward the latest target.
             if (!still_owns_any(*in.owned, member.pending_revocation)) {
-                consumer_group_member released = copy_of(member);
+                consumer_group_member released = member.clone();
                 released.pending_revocation.clear();
                 return next_assignment(released, in);
             }
-            return copy_of(member);
+            return member.clone();
         case member_state::unreleased_partitions:
             // Others may have released what it waits for.
             return next_assignment(member, in);
@@ -92,9 +73,9 @@ consumer_group_member reconcile(const consumer_group_member& member, const recon
             if (member.state == member_state::unknown) {
                 return next_assignment(member, in);
             }
-            return copy_of(member);
+            return member.clone();
     }
-    return copy_of(member);
+    return member.clone();
 }
 
 }  // namespace samsa::coordinator
