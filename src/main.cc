@@ -17,7 +17,7 @@
 namespace {
 
 // Kafka's scripts and the verbs that take their flags.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_kafka_scripts{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 19> k_kafka_scripts{{
     {"kafka-server-start", "server"},
     {"kafka-topics", "topics"},
     {"kafka-console-producer", "produce"},
@@ -36,6 +36,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_kafka_
     {"kafka-log-dirs", "log-dirs"},
     {"kafka-get-offsets", "get-offsets"},
     {"kafka-storage", "storage"},
+    {"kafka-features", "features"},
 }};
 
 // The verb (one or two words) for the name this process was called by:

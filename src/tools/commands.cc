@@ -27,6 +27,7 @@ std::vector<tool_command> add_tool_commands(CLI::App& app) {
     out.push_back(add_metadata_quorum_command(app));
     out.push_back(add_log_dirs_command(app));
     out.push_back(add_get_offsets_command(app));
+    out.push_back(add_features_command(app));
     out.push_back(add_storage_command(app));
 
     auto* perf = app.add_subcommand("perf", "Throughput and latency tests (produce, consume, e2e)");

@@ -45,6 +45,7 @@ tool_command add_acls_command(CLI::App& app);
 tool_command add_metadata_quorum_command(CLI::App& app);
 tool_command add_log_dirs_command(CLI::App& app);
 tool_command add_get_offsets_command(CLI::App& app);
+tool_command add_features_command(CLI::App& app);
 tool_command add_storage_command(CLI::App& app);
 tool_command add_perf_produce_command(CLI::App& perf);
 tool_command add_perf_consume_command(CLI::App& perf);

@@ -304,3 +304,20 @@ def test_groups_delete_offsets(start_broker):
     assert got == {0: OFFSET_INVALID, 1: 2}
     res = on(broker, "groups", "--delete-offsets", "--group", "nobody", "--topic", "committed")
     assert res.returncode == 1 and "Error: 'nobody' does not exist." in res.stdout, res.stdout
+
+
+def test_features_describe_prints_the_finalized_metadata_version(broker):
+    """kafka-features.sh describe: each supported feature with its range and
+    finalized level (metadata.version in Kafka's names) and the metadata epoch,
+    from ApiVersions v3 (KIP-584); either order of verb and options."""
+    out = on(broker, "features", "describe").ok().stdout
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    fields = dict(f.split(": ", 1) for f in lines[0].split("\t"))
+    assert fields["Feature"] == "metadata.version"
+    assert fields["SupportedMinVersion"] == "3.3-IV3"
+    assert fields["SupportedMaxVersion"] == "3.6-IV2"
+    assert fields["FinalizedVersionLevel"] == "3.6-IV2"
+    assert int(fields["Epoch"]) >= 0
+    again = cli("features", "--bootstrap-server", broker.bootstrap, "describe").ok().stdout
+    assert again.split("\tEpoch")[0] == out.split("\tEpoch")[0]

@@ -42,7 +42,7 @@ def test_the_install_lays_out_binary_scripts_config_unit_and_docs(installed):
     for script in ["kafka-topics.sh", "kafka-server-start.sh", "kafka-console-consumer.sh",
                    "kafka-consumer-groups.sh", "kafka-configs.sh",
                    "kafka-reassign-partitions.sh", "kafka-storage.sh", "kafka-metadata-quorum.sh",
-                   "kafka-log-dirs.sh", "kafka-get-offsets.sh"]:
+                   "kafka-log-dirs.sh", "kafka-get-offsets.sh", "kafka-features.sh"]:
         link = installed / "bin" / script
         assert link.is_symlink() and os.readlink(link) == "samsa", script
     assert (installed / "etc/samsa/server.properties").read_text() == \

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "coordinator/group/group_coordinator.h"
+#include "metadata/metadata_version.h"
 #include "protocol/generated/api_table.h"
 #include "protocol/generated/api_versions_request.h"
 #include "protocol/generated/api_versions_response.h"
@@ -57,6 +58,23 @@ bool valid_software_field(const std::string& s) {
     return true;
 }
 
+// KIP-584: the features this broker supports and those the cluster has
+// finalized (FeatureLevelRecords in the metadata log), at the image's offset.
+void fill_features(const request_context& ctx, api_versions_response& resp) {
+    auto& mv = resp.supported_features.emplace_back();
+    mv.name = metadata::metadata_version_feature;
+    mv.min_version = metadata::min_supported_metadata_version;
+    mv.max_version = metadata::max_supported_metadata_version;
+    const auto image = ctx.broker->metadata.read();
+    resp.finalized_features_epoch = image->offset;
+    for (const auto& [name, level] : image->features) {
+        auto& f = resp.finalized_features.emplace_back();
+        f.name = name;
+        f.min_version_level = level;
+        f.max_version_level = level;
+    }
+}
+
 asio::awaitable<api_versions_response> handle(request_context& ctx, api_versions_request& req) {
     api_versions_response resp;
     if (ctx.header.api_version >= 3 && (!valid_software_field(req.client_software_name) ||
@@ -65,6 +83,9 @@ asio::awaitable<api_versions_response> handle(request_context& ctx, api_versions
         co_return resp;
     }
     fill_api_keys(ctx, resp);
+    if (ctx.header.api_version >= 3) {
+        fill_features(ctx, resp);
+    }
     co_return resp;
 }
 
