@@ -74,6 +74,8 @@
 #include "protocol/generated/elect_leaders_response.h"
 #include "protocol/generated/incremental_alter_configs_request.h"
 #include "protocol/generated/incremental_alter_configs_response.h"
+#include "protocol/generated/unregister_broker_request.h"
+#include "protocol/generated/unregister_broker_response.h"
 
 namespace samsa::metadata {
 
@@ -176,6 +178,11 @@ class controller {
     protocol::delete_acls_response do_delete_acls(const protocol::delete_acls_request& r);
     protocol::alter_partition_reassignments_response do_alter_partition_reassignments(
         const protocol::alter_partition_reassignments_request& r);
+    // UnregisterBroker (KIP-631; kafka-cluster.sh unregister): the broker's
+    // ISR memberships and leaderships go as when it is fenced, then its
+    // registration (controller_brokers.cc).
+    protocol::unregister_broker_response do_unregister_broker(
+        const protocol::unregister_broker_request& r);
     result<producer_id_block> do_allocate_producer_ids(int32_t count);
     protocol::broker_registration_response do_broker_registration(
         const protocol::broker_registration_request& r);

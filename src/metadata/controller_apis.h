@@ -201,6 +201,18 @@ struct controller_api<protocol::alter_partition_reassignments_request> {
     }
 };
 
+// The response is its one entry: a top-level error and message.
+template <>
+struct controller_api<protocol::unregister_broker_request> {
+    using response = protocol::unregister_broker_response;
+    static constexpr auto operation = &controller::do_unregister_broker;
+    static void name_entries(const protocol::unregister_broker_request&, response&) {}
+    template <typename R, typename F>
+    static void for_each_entry(R& r, F&& f) {
+        f(r);
+    }
+};
+
 // ---- what follows from an entry
 
 namespace detail {

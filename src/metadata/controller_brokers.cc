@@ -105,6 +105,39 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
     return resp;
 }
 
+protocol::unregister_broker_response controller::do_unregister_broker(
+    const protocol::unregister_broker_request& req) {
+    protocol::unregister_broker_response resp;
+    if (!_active) {
+        resp.error_code = to_wire(error_code::not_controller);
+        return resp;
+    }
+    auto it = _image->brokers.find(req.broker_id);
+    if (it == _image->brokers.end()) {
+        resp.error_code = to_wire(error_code::broker_id_not_registered);
+        resp.error_message =
+            "Broker ID " + std::to_string(req.broker_id) + " is not currently registered";
+        return resp;
+    }
+    // As Kafka's handleBrokerUnregistered: out of every ISR it is in (its
+    // partitions led by others where possible), then the registration.
+    auto records = plan_fence_broker(*_image, req.broker_id, [this](const std::string& t) {
+        return unclean_election_allowed(t);
+    });
+    protocol::unregister_broker_record r;
+    r.broker_id = req.broker_id;
+    r.broker_epoch = it->second.epoch;
+    records.push_back(metadata_record(r));
+    if (auto c = commit(std::move(records)); !c) {
+        resp.error_code = to_wire(c.err().code);
+        resp.error_message = c.err().message;
+        return resp;
+    }
+    _session_deadlines.erase(req.broker_id);
+    logging::controller().info("event=broker_unregistered node_id={}", req.broker_id);
+    return resp;
+}
+
 bool controller::unclean_election_allowed(const std::string& topic) const {
     const auto broker = effective_broker_config(_config.values, *_image, _config.node_id);
     auto overrides = _image->topic_configs.find(topic);

@@ -55,6 +55,7 @@
 #include "server/handlers/offset_delete.h"
 #include "server/handlers/offset_fetch.h"
 #include "server/handlers/sync_group.h"
+#include "server/handlers/unregister_broker.h"
 // The metadata quorum and the controller (controller listener).
 #include "server/handlers/allocate_producer_ids.h"
 #include "server/handlers/alter_partition.h"
@@ -129,6 +130,7 @@ handler_registry::handler_registry() {
         handlers::consumer_group_heartbeat_handler(),
         handlers::consumer_group_describe_handler(),
         handlers::describe_topic_partitions_handler(),
+        handlers::unregister_broker_handler(),
 
         handlers::vote_handler(),
         handlers::begin_quorum_epoch_handler(),

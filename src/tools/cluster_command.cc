@@ -1,7 +1,8 @@
 // `samsa cluster --describe`: the cluster id, the active controller, the
 // brokers and the metadata quorum (leader, epoch, high watermark, each voter's
 // log end offset), as kafka-cluster.sh (cluster-id) and kafka-metadata-quorum.sh
-// show them.
+// show them. `samsa cluster unregister --id N`: kafka-cluster.sh unregister,
+// for a broker decommissioned for good (UnregisterBroker, KIP-631).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -10,6 +11,8 @@
 #include "net/blocking_call.h"
 #include "protocol/generated/describe_quorum_request.h"
 #include "protocol/generated/describe_quorum_response.h"
+#include "protocol/generated/unregister_broker_request.h"
+#include "protocol/generated/unregister_broker_response.h"
 
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
@@ -22,6 +25,8 @@ namespace {
 struct cluster_options {
     client_options client;
     bool describe = false;
+    CLI::App* unregister = nullptr;
+    int32_t unregister_id = -1;
 };
 
 // DescribeQuorum through the first bootstrap server (any node answers it,
@@ -68,7 +73,29 @@ void print_quorum(const cluster_options& o) {
     std::printf("%s", table.render().c_str());
 }
 
+// As kafka-cluster.sh unregister prints it.
+int run_unregister(const cluster_options& o) {
+    auto to = plaintext_target(o.client, "samsa-cluster");
+    if (!to) {
+        return fail(to.err());
+    }
+    protocol::unregister_broker_request req;
+    req.broker_id = o.unregister_id;
+    auto resp = net::call_blocking<protocol::unregister_broker_response>(*to, req, 0);
+    if (!resp) {
+        return fail(resp.err());
+    }
+    if (resp->error_code != 0) {
+        return fail(error(error_code(resp->error_code), resp->error_message.value_or("")));
+    }
+    std::printf("Broker %d is no longer registered.\n", o.unregister_id);
+    return 0;
+}
+
 int run_cluster(const cluster_options& o) {
+    if (o.unregister->parsed()) {
+        return run_unregister(o);
+    }
     auto client =
         kafka_client::create(client_kind::producer, o.client, {{"client.id", "samsa-cluster"}});
     if (!client) {
@@ -103,6 +130,11 @@ tool_command add_cluster_command(CLI::App& app) {
     auto* cmd = add_verb(app, "cluster", "Describe the cluster: id, controller, brokers");
     add_client_options(*cmd, o->client);
     cmd->add_flag("--describe", o->describe, "Describe the cluster (the default action)");
+    o->unregister = cmd->add_subcommand("unregister",
+                                        "Unregister a broker that is gone for good "
+                                        "(kafka-cluster.sh unregister)");
+    o->unregister->add_option("--id", o->unregister_id, "The broker's node id")->required();
+    o->unregister->fallthrough();
     return {cmd, [o] { return run_cluster(*o); }};
 }
 
