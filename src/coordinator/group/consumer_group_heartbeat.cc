@@ -19,6 +19,8 @@ namespace {
 
 constexpr int32_t leave_epoch = -1;
 constexpr int32_t static_leave_epoch = -2;
+// The shortest interval a member waiting for released partitions is given.
+constexpr int32_t waiting_heartbeat_floor_ms = 50;
 
 consumer_group_heartbeat_result failed(error_code ec, std::string message = {}) {
     consumer_group_heartbeat_result r;
@@ -88,6 +90,20 @@ std::optional<consumer_group_heartbeat_result> invalid(const consumer_group_hear
                           " is not supported. Supported assignors: " + names + ".");
     }
     return std::nullopt;
+}
+
+// The interval the member is told to heartbeat at. One waiting for
+// partitions others still own (UNRELEASED_PARTITIONS) can only learn of their
+// release from a heartbeat of its own: it asks again soon, so that it gets
+// them within a fraction of an interval of their release rather than up to a
+// whole one later. Every other member heartbeats at the configured interval.
+// The interval is the response's to set, heartbeat by heartbeat (KIP-848).
+int32_t heartbeat_interval_for(const consumer_group_member& m, const group_config& config) {
+    const int32_t interval = config.consumer_heartbeat_interval_ms;
+    if (m.state != member_state::unreleased_partitions) {
+        return interval;
+    }
+    return std::min(interval, std::max(waiting_heartbeat_floor_ms, interval / 10));
 }
 
 bool same_metadata(const consumer_group_member& a, const consumer_group_member& b) {
@@ -231,7 +247,7 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
     consumer_group_heartbeat_result out;
     out.member_id = member_id;
     out.member_epoch = current->member_epoch;
-    out.heartbeat_interval_ms = _config.consumer_heartbeat_interval_ms;
+    out.heartbeat_interval_ms = heartbeat_interval_for(*current, _config);
     // Kafka sends the assignment on a join, on a full request (after an
     // error the client sends every field) and when it changed.
     const bool full_request = req.rebalance_timeout_ms != -1 &&

@@ -77,8 +77,9 @@ TEST_F(consumer_group_test, a_second_member_waits_until_the_first_revokes) {
     auto r2 = join("m2");
     ASSERT_EQ(r2.error, error_code::none);
     EXPECT_EQ(r2.member_epoch, 2);
-    // Everything m2 is to get is still m1's.
+    // Everything m2 is to get is still m1's: it asks again soon.
     EXPECT_TRUE(r2.assignment && r2.assignment->empty());
+    EXPECT_EQ(r2.heartbeat_interval_ms, 500);
     EXPECT_EQ(manager->consumers().group("g")->state(), consumer_group_state::reconciling);
     // m1 learns it must give six up; its epoch stays until it does.
     auto b1 = beat("m1", 1);
@@ -94,6 +95,7 @@ TEST_F(consumer_group_test, a_second_member_waits_until_the_first_revokes) {
     auto b2 = beat("m2", 2);
     ASSERT_TRUE(b2.assignment);
     EXPECT_EQ(assignment_size(*b2.assignment), 6u);
+    EXPECT_EQ(b2.heartbeat_interval_ms, 5000);
     EXPECT_TRUE(assignment_empty(assignment_intersection(*b2.assignment, *b1.assignment)));
     EXPECT_EQ(manager->consumers().group("g")->state(), consumer_group_state::stable);
 }
