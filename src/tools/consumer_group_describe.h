@@ -13,7 +13,8 @@
 namespace samsa::tools {
 
 // nullopt when the group is not a consumer group (classic, unknown, or a
-// broker without the API).
+// broker without the API), or when the client config is not PLAINTEXT (the
+// raw call speaks only that; a note on stderr says so).
 result<std::optional<group_description>> describe_consumer_group(const client_options& o,
                                                                  const std::string& group);
 

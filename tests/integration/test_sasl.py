@@ -244,3 +244,37 @@ def test_a_negative_reauth_setting_stops_the_broker(certs, brokers):
     b.start(wait_ready=False)
     assert b.wait(30) != 0
     assert "connections.max.reauth.ms" in b.log_text()
+
+
+def test_groups_describe_over_sasl_falls_back_to_the_admin_client(certs, brokers, tmp_path):
+    """`samsa groups --describe` with a SASL client config: the consumer
+    group (KIP-848) lookup speaks PLAINTEXT only, so it says it skipped it
+    and describes the classic group through the admin client."""
+    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+    from samsa_cli import cli
+
+    broker = sasl_broker(certs, {"offsets.topic.replication.factor": 1})
+    brokers.append(broker)
+    broker.start()
+    topic = "sasl-described-topic"
+    # The group's offsets committed over the PLAINTEXT listener.
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "sasl-described",
+                  "enable.auto.commit": False})
+    try:
+        c.assign([TopicPartition(topic, 0)])
+        c.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
+    finally:
+        c.close()
+    conf = tmp_path / "client.properties"
+    conf.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                    "sasl.username=alice\nsasl.password=alice-secret\n")
+    res = cli("groups", "--bootstrap-server", f"127.0.0.1:{broker.sasl_port}",
+              "--command-config", str(conf), "--describe", "--group", "sasl-described",
+              "--state")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "consumer-protocol groups are not described" in res.stderr
+    assert "Consumer group 'sasl-described' has no active members." in res.stderr
+    assert "sasl-described" in res.stdout
