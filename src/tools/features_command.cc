@@ -86,8 +86,7 @@ tool_command add_features_command(CLI::App& app) {
     auto o = std::make_shared<features_options>();
     auto* cmd = add_verb(app, "features", "The cluster's feature flags (kafka-features.sh)");
     add_client_options(*cmd, o->client);
-    cmd->add_subcommand("describe", "Describe the supported and finalized features")
-        ->fallthrough();
+    cmd->add_subcommand("describe", "Describe the supported and finalized features")->fallthrough();
     cmd->require_subcommand(1);
     return {cmd, [o] { return run_features_describe(*o); }};
 }

@@ -354,8 +354,8 @@ config_def build() {
         "(Kafka: cluster-wide).");
 
     // ---- Topics ----
-    def("max.request.partition.size.limit", k_int, "2000", validator::at_least(1), low,
-        read_only, "Most partitions one DescribeTopicPartitions response carries (KIP-966).");
+    def("max.request.partition.size.limit", k_int, "2000", validator::at_least(1), low, read_only,
+        "Most partitions one DescribeTopicPartitions response carries (KIP-966).");
     def("num.partitions", k_int, "1", validator::at_least(1), medium, read_only,
         "Default number of partitions of a new topic.");
     def("default.replication.factor", k_int, "1", none(), medium, read_only,
