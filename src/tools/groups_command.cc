@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "common/ascii.h"
 #include "tools/commands.h"
 #include "tools/consumer_group_describe.h"
 #include "tools/group_admin.h"
@@ -235,9 +236,8 @@ std::set<std::string> lower_list(const std::string& text) {
         std::string s = text.substr(start, comma - start);
         s.erase(0, s.find_first_not_of(' '));
         s.erase(s.find_last_not_of(' ') + 1);
-        std::transform(s.begin(), s.end(), s.begin(), ::tolower);
         if (!s.empty()) {
-            out.insert(s);
+            out.insert(ascii_lower(s));
         }
         start = comma == std::string::npos ? text.size() : comma + 1;
     }
@@ -302,9 +302,7 @@ int run_list(kafka_client& client, const groups_options& o) {
     }
     text_table table({{"GROUP", width + 10}, {"STATE", 0}});
     for (const auto& l : *listed) {
-        std::string lower = l.state;
-        std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-        if (wanted.empty() || wanted.count(lower)) {
+        if (wanted.empty() || wanted.count(ascii_lower(l.state))) {
             table.add_row({l.group_id, l.state});
         }
     }

@@ -2,23 +2,11 @@
 // DescribeGroups.
 #include <spdlog/spdlog.h>
 
-#include <cctype>
-
+#include "common/ascii.h"
 #include "common/logging/loggers.h"
 #include "coordinator/group/group_metadata_manager.h"
 
 namespace samsa::coordinator {
-
-namespace {
-
-std::string lower_case(std::string s) {
-    for (auto& c : s) {
-        c = char(std::tolower(uint8_t(c)));
-    }
-    return s;
-}
-
-}  // namespace
 
 std::vector<listed_group> group_metadata_manager::list_groups(const list_groups_filter& filter,
                                                               bool& loading) const {
@@ -36,7 +24,7 @@ std::vector<listed_group> group_metadata_manager::list_groups(const list_groups_
                 continue;
             }
             std::string state = g->state_name();
-            if (!filter.states.empty() && !filter.states.count(lower_case(state))) {
+            if (!filter.states.empty() && !filter.states.count(ascii_lower(state))) {
                 continue;
             }
             auto& lg = out.emplace_back();

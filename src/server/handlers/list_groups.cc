@@ -2,8 +2,7 @@
 
 #include "server/handlers/group_handler_support.h"
 
-#include <cctype>
-
+#include "common/ascii.h"
 #include "common/error.h"
 #include "coordinator/group/group_coordinator.h"
 #include "protocol/generated/list_groups_request.h"
@@ -16,13 +15,6 @@ namespace {
 using protocol::list_groups_request;
 using protocol::list_groups_response;
 
-std::string lower(std::string s) {
-    for (auto& c : s) {
-        c = char(std::tolower(uint8_t(c)));
-    }
-    return s;
-}
-
 asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_request& req) {
     const int16_t version = ctx.header.api_version;
     list_groups_response resp;
@@ -33,14 +25,14 @@ asio::awaitable<list_groups_response> handle(request_context& ctx, list_groups_r
     coordinator::list_groups_filter filter;
     if (version >= 4) {
         for (const auto& name : req.states_filter) {
-            filter.states.insert(lower(name));
+            filter.states.insert(ascii_lower(name));
         }
     }
     if (version >= 5 && !req.types_filter.empty()) {
         for (const auto& t : req.types_filter) {
             for (auto type :
                  {coordinator::group_type::classic, coordinator::group_type::consumer}) {
-                if (lower(t) == coordinator::group_type_name(type)) {
+                if (ascii_lower(t) == coordinator::group_type_name(type)) {
                     filter.types.insert(type);
                 }
             }
