@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "common/config/broker_config_def_shorthand.h"
 #include "common/config/listener.h"
 #include "common/config/quorum_voters.h"
 #include "common/logging/loggers.h"
@@ -26,27 +27,7 @@ validator level_overrides() {
                              });
 }
 
-constexpr auto k_int = config_type::int32;
-constexpr auto k_short = config_type::int16;
-constexpr auto k_long = config_type::int64;
-constexpr auto k_double = config_type::float64;
-constexpr auto k_bool = config_type::boolean;
-constexpr auto k_string = config_type::string;
-constexpr auto k_list = config_type::list;
-
-constexpr auto high = importance::high;
-constexpr auto medium = importance::medium;
-constexpr auto low = importance::low;
-
-constexpr auto read_only = update_mode::read_only;
-constexpr auto cluster_wide = update_mode::cluster_wide;
-
-const std::string k_long_max = std::to_string(std::numeric_limits<int64_t>::max());
-const std::string k_int_max = std::to_string(std::numeric_limits<int32_t>::max());
-
-validator none() {
-    return {};
-}
+using namespace def_shorthand;
 
 validator protocol_map_validator() {
     return validator::custom("NAME:PROTOCOL pairs, comma separated",
@@ -102,10 +83,7 @@ validator voters_validator() {
 
 config_def build() {
     config_def d;
-    auto def = [&d](const char* name, config_type t, default_value dv, validator v, importance i,
-                    update_mode m, const char* doc) {
-        d.define(config_key{name, t, std::move(dv), std::move(v), i, m, doc});
-    };
+    auto def = definer(d);
     const auto required = default_value::required();
     const auto null = default_value::null();
 

@@ -1,34 +1,14 @@
 // The group coordinator's broker keys (classic groups, KIP-848 consumer
 // groups, committed offsets), with Kafka 4's names and defaults.
-#include <limits>
-#include <string>
-
 #include "common/config/broker_config_def.h"
+#include "common/config/broker_config_def_shorthand.h"
 
 namespace samsa::config {
 
-namespace {
-
-constexpr auto k_int = config_type::int32;
-constexpr auto k_short = config_type::int16;
-constexpr auto k_long = config_type::int64;
-constexpr auto k_list = config_type::list;
-constexpr auto high = importance::high;
-constexpr auto medium = importance::medium;
-constexpr auto read_only = update_mode::read_only;
-
-validator none() {
-    return {};
-}
-
-}  // namespace
+using namespace def_shorthand;
 
 void define_group_coordinator_keys(config_def& d) {
-    auto def = [&d](const char* name, config_type t, default_value dv, validator v, importance i,
-                    update_mode m, const char* doc) {
-        d.define(config_key{name, t, std::move(dv), std::move(v), i, m, doc});
-    };
-    const std::string k_int_max = std::to_string(std::numeric_limits<int32_t>::max());
+    auto def = definer(d);
 
     // ---- Group coordinator ----
     def("offsets.topic.num.partitions", k_int, "50", validator::at_least(1), high, read_only,
