@@ -17,9 +17,11 @@ LIST_GROUPS = 16
 DESCRIBE_GROUPS = 15
 DELETE_GROUPS = 42
 OFFSET_DELETE = 47
+CONSUMER_GROUP_HEARTBEAT = 68
 
 FIRST_FLEXIBLE = {FIND_COORDINATOR: 3, OFFSET_COMMIT: 8, OFFSET_FETCH: 6, JOIN_GROUP: 6,
-                  LIST_GROUPS: 3, DESCRIBE_GROUPS: 5, DELETE_GROUPS: 2, OFFSET_DELETE: 99}
+                  LIST_GROUPS: 3, DESCRIBE_GROUPS: 5, DELETE_GROUPS: 2, OFFSET_DELETE: 99,
+                  CONSUMER_GROUP_HEARTBEAT: 0}
 
 # Kafka error codes.
 NONE = 0
@@ -27,6 +29,7 @@ COORDINATOR_NOT_AVAILABLE = 15
 NOT_COORDINATOR = 16
 ILLEGAL_GENERATION = 22
 UNKNOWN_MEMBER_ID = 25
+UNSUPPORTED_VERSION = 35
 INVALID_REQUEST = 42
 NON_EMPTY_GROUP = 68
 GROUP_ID_NOT_FOUND = 69
@@ -290,3 +293,61 @@ def offset_fetch(conn, group: str, topics: Optional[dict[str, Sequence[int]]],
     error = r.int16() if version >= 2 else None
     r.end()
     return error, out
+
+
+def offset_commit_flexible(conn, group: str, offsets: dict[tuple[str, int], int],
+                           generation_or_epoch: int, member_id: str, version: int) -> dict:
+    """OffsetCommit v8-v9: {(topic, partition): error}. From v9 the
+    generation field is a KIP-848 member epoch."""
+    assert version >= 8
+    by_topic: dict[str, list] = {}
+    for (t, p), o in offsets.items():
+        by_topic.setdefault(t, []).append(kw.int32(p) + struct_q(o) + kw.int32(-1) +
+                                          kw.compact_string(None) + kw.EMPTY_TAGS)
+    body = (kw.compact_string(group) + kw.int32(generation_or_epoch) +
+            kw.compact_string(member_id) + kw.compact_string(None) +
+            kw.compact_array([kw.compact_string(t) + kw.compact_array(ps) + kw.EMPTY_TAGS
+                              for t, ps in by_topic.items()]) + kw.EMPTY_TAGS)
+    r = roundtrip(conn, OFFSET_COMMIT, version, body)
+    r.int32()  # throttle
+    out = {}
+    for _ in range(r.uvarint() - 1):
+        t = r.compact_string()
+        for _ in range(r.uvarint() - 1):
+            p = r.int32()
+            out[(t, p)] = r.int16()
+            r.tagged_fields()
+        r.tagged_fields()
+    r.tagged_fields()
+    r.end()
+    return out
+
+
+def consumer_group_heartbeat(conn, group: str, member_id: str, member_epoch: int,
+                             topics: Optional[Sequence[str]] = None,
+                             rebalance_timeout_ms: int = 5000) -> dict:
+    """ConsumerGroupHeartbeat v1 (KIP-848): a join (epoch 0, with `topics`),
+    a heartbeat, or a leave (epoch -1). Returns the response's fields, the
+    assignment as {topic_id: [partitions]} or None."""
+    owned = [] if member_epoch == 0 else None
+    body = (kw.compact_string(group) + kw.compact_string(member_id) + kw.int32(member_epoch) +
+            kw.compact_string(None) + kw.compact_string(None) +
+            kw.int32(rebalance_timeout_ms if member_epoch == 0 else -1) +
+            kw.compact_array(None if topics is None else [kw.compact_string(t) for t in topics]) +
+            kw.compact_string(None) + kw.compact_string(None) + kw.compact_array(owned) +
+            kw.EMPTY_TAGS)
+    r = roundtrip(conn, CONSUMER_GROUP_HEARTBEAT, 1, body)
+    out = {"throttle_ms": r.int32(), "error_code": r.int16(), "error_message": r.compact_string(),
+           "member_id": r.compact_string(), "member_epoch": r.int32(),
+           "heartbeat_interval_ms": r.int32(), "assignment": None}
+    if r.int8() >= 0:
+        assignment = {}
+        for _ in range(r.uvarint() - 1):
+            topic_id = r.uuid()
+            assignment[topic_id] = [r.int32() for _ in range(r.uvarint() - 1)]
+            r.tagged_fields()
+        r.tagged_fields()
+        out["assignment"] = assignment
+    r.tagged_fields()
+    r.end()
+    return out

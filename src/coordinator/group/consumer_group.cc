@@ -206,7 +206,8 @@ std::optional<std::string> consumer_group::preferred_server_assignor() const {
 
 error_code consumer_group::validate_offset_commit(const std::string& member_id,
                                                   const std::optional<std::string>& instance_id,
-                                                  int32_t member_epoch, bool transactional) const {
+                                                  int32_t member_epoch, bool transactional,
+                                                  int16_t api_version) const {
     // Epoch -1: an admin client, or a consumer outside group management,
     // which may commit while the group has no members.
     if (member_epoch < 0 && _members.empty()) {
@@ -219,6 +220,11 @@ error_code consumer_group::validate_offset_commit(const std::string& member_id,
     const consumer_group_member* m = get(member_id);
     if (!m) {
         return error_code::unknown_member_id;
+    }
+    // KIP-848: before v9 OffsetCommit carries a generation, not a member
+    // epoch, so a member of this protocol must not use it.
+    if (!transactional && api_version < first_member_epoch_offset_commit_version) {
+        return error_code::unsupported_version;
     }
     if (member_epoch == m->member_epoch) {
         return error_code::none;

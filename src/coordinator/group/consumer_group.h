@@ -24,6 +24,9 @@
 
 namespace samsa::coordinator {
 
+// The first OffsetCommit version whose generation field is a member epoch.
+inline constexpr int16_t first_member_epoch_offset_commit_version = 9;
+
 enum class consumer_group_state { empty, assigning, reconciling, stable, dead };
 
 // Kafka's names: "Empty", "Assigning", "Reconciling", "Stable", "Dead".
@@ -105,10 +108,13 @@ class consumer_group final : public group {
     // ---- offsets (Kafka's ConsumerGroup.validateOffsetCommit / Fetch)
     // Epoch -1 without members: an admin's or a simple consumer's commit.
     // Else the member must exist (UNKNOWN_MEMBER_ID) and name its current
-    // epoch (STALE_MEMBER_EPOCH).
+    // epoch (STALE_MEMBER_EPOCH). `api_version`: OffsetCommit's, which a
+    // consumer-protocol member must send at v9 or above (UNSUPPORTED_VERSION);
+    // TxnOffsetCommit has no such floor.
     error_code validate_offset_commit(const std::string& member_id,
                                       const std::optional<std::string>& instance_id,
-                                      int32_t member_epoch, bool transactional) const;
+                                      int32_t member_epoch, bool transactional,
+                                      int16_t api_version) const;
     error_code validate_offset_fetch(const std::string& member_id, int32_t member_epoch) const;
 
   private:

@@ -164,7 +164,7 @@ asio::awaitable<leave_group_result> group_coordinator::leave_group(
 asio::awaitable<error_code> group_coordinator::commit_offsets(
     const std::string& group_id, int32_t generation_id, const std::string& member_id,
     const std::optional<std::string>& group_instance_id, std::vector<offset_commit_item>& items,
-    std::optional<txn_producer> txn) {
+    int16_t api_version, std::optional<txn_producer> txn) {
     count(group_api::offset_commit);
     auto shard = shard_for(group_id);
     if (!shard) {
@@ -176,9 +176,10 @@ asio::awaitable<error_code> group_coordinator::commit_offsets(
         co_return error_code::not_coordinator;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items, &txn] {
+    auto fn = [m, &group_id, generation_id, &member_id, &group_instance_id, &items, api_version,
+               &txn] {
         return m->offsets().commit_offsets(group_id, generation_id, member_id, group_instance_id,
-                                           items, txn);
+                                           items, api_version, txn);
     };
     const error_code ec = co_await _replicas.run_on_shard<error_code>(*shard, fn);
     bool appended = false;

@@ -71,10 +71,12 @@ class group_coordinator {
     asio::awaitable<leave_group_result> leave_group(const std::string& group_id,
                                                     const std::vector<leaving_member>& members);
     // With `txn`: TxnOffsetCommit (pending until the producer's marker).
+    // `api_version`: the request's.
     asio::awaitable<error_code> commit_offsets(const std::string& group_id, int32_t generation_id,
                                                const std::string& member_id,
                                                const std::optional<std::string>& group_instance_id,
                                                std::vector<offset_commit_item>& items,
+                                               int16_t api_version,
                                                std::optional<txn_producer> txn = std::nullopt);
     // A transaction marker was written to `partition` of __consumer_offsets
     // (WriteTxnMarkers): the producer's pending offsets there are decided.

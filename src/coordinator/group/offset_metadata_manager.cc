@@ -36,7 +36,7 @@ offset_metadata_manager::offset_metadata_manager(const group_config& config, clo
 error_code offset_metadata_manager::commit_offsets(
     const std::string& group_id, int32_t generation_id, const std::string& member_id,
     const std::optional<std::string>& group_instance_id, std::vector<offset_commit_item>& items,
-    const std::optional<txn_producer>& txn) {
+    int16_t api_version, const std::optional<txn_producer>& txn) {
     // An empty group id is allowed here, as in Kafka.
     if (auto status = _partitions.status(group_id); status != error_code::none) {
         return fail_pending(items, status);
@@ -56,8 +56,8 @@ error_code offset_metadata_manager::commit_offsets(
     if (any->type() == group_type::consumer) {
         // KIP-848: the generation is the member's epoch.
         auto& cg = static_cast<consumer_group&>(*any);
-        const error_code ec =
-            cg.validate_offset_commit(member_id, group_instance_id, generation_id, txn.has_value());
+        const error_code ec = cg.validate_offset_commit(member_id, group_instance_id, generation_id,
+                                                        txn.has_value(), api_version);
         if (ec != error_code::none) {
             return fail_pending(items, ec);
         }

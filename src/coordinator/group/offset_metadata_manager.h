@@ -65,10 +65,11 @@ class offset_metadata_manager {
     // members. Fills each item's error.
     // With `txn` (TxnOffsetCommit), the offsets are written in a transactional
     // batch of that producer and stay pending until its marker.
+    // `api_version`: the request's (a consumer group checks OffsetCommit's).
     error_code commit_offsets(const std::string& group_id, int32_t generation_id,
                               const std::string& member_id,
                               const std::optional<std::string>& group_instance_id,
-                              std::vector<offset_commit_item>& items,
+                              std::vector<offset_commit_item>& items, int16_t api_version,
                               const std::optional<txn_producer>& txn = std::nullopt);
     // A transaction marker reached `partition` of __consumer_offsets: the
     // producer's pending offsets become the groups' (commit) or go.

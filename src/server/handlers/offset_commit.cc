@@ -68,7 +68,7 @@ asio::awaitable<offset_commit_response> handle(request_context& ctx, offset_comm
     } else {
         const int32_t generation = version >= 1 ? req.generation_id_or_member_epoch : -1;
         co_await ctx.broker->groups->commit_offsets(req.group_id, generation, req.member_id,
-                                                    req.group_instance_id, items);
+                                                    req.group_instance_id, items, version);
     }
     offset_commit_response resp;
     size_t i = 0;

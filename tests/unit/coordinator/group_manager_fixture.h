@@ -149,11 +149,13 @@ class group_manager_fixture : public ::testing::Test {
 
     error_code commit(const std::string& group, int32_t generation, const std::string& member_id,
                       const std::string& topic, int32_t partition_index, int64_t offset,
-                      std::string metadata = "") {
+                      std::string metadata = "",
+                      int16_t api_version = first_member_epoch_offset_commit_version) {
         std::vector<offset_commit_item> items(1);
         items[0].tp = {topic, partition_index};
         items[0].value = {offset, -1, std::move(metadata), wall, std::nullopt};
-        manager->offsets().commit_offsets(group, generation, member_id, std::nullopt, items);
+        manager->offsets().commit_offsets(group, generation, member_id, std::nullopt, items,
+                                          api_version);
         return items[0].error;
     }
 
