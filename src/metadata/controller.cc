@@ -179,11 +179,10 @@ auto controller::run(Plan&& plan_fn) {
 result<int64_t> controller::do_register_broker(const broker_registration& reg) {
     std::vector<metadata_record> records;
     if (!_image->features.count(metadata_version_feature)) {
-        // A fresh log: bootstrap the metadata.version its records are written in.
-        protocol::feature_level_record f;
-        f.name = metadata_version_feature;
-        f.feature_level = written_metadata_version;
-        records.emplace_back(std::move(f));
+        // A fresh log: first the metadata.version its records are written in,
+        // and what the log was formatted with (Kafka's bootstrap records).
+        records = _bootstrap;
+        logging::controller().info("event=metadata_bootstrapped records={}", records.size());
     }
     const int64_t epoch = _log->end_offset() + int64_t(records.size());
     protocol::register_broker_record r;

@@ -41,6 +41,7 @@
 #include <map>
 #include "common/config/broker_config.h"
 #include "common/result.h"
+#include "metadata/bootstrap_metadata.h"
 #include "metadata/controller_plan.h"
 #include "metadata/metadata_cache.h"
 #include "metadata/metadata_image.h"
@@ -112,6 +113,11 @@ class controller {
     // Replaces the writer (before start()): the quorum's writer runs on this
     // controller's thread, so it is built after the controller.
     void set_log(metadata_log_writer& log) { _log = &log; }
+    // What a fresh log starts with (before start(); bootstrap_metadata.h):
+    // metadata.version unless told otherwise.
+    void set_bootstrap_records(std::vector<metadata_record> records) {
+        _bootstrap = std::move(records);
+    }
     // Controller thread. This node became the active controller (`committed`:
     // the image of everything committed, which the working image restarts
     // from) or stopped being it (operations then answer NOT_CONTROLLER).
@@ -130,7 +136,7 @@ class controller {
 
     // ---- operations (any thread; each runs on the controller thread)
 
-    // Records this broker (and, on a fresh log, the metadata.version feature),
+    // Records this broker (and, on a fresh log, the bootstrap records first),
     // unfenced at once: a one-node cluster has no one to catch up with. The
     // broker epoch is the offset of the RegisterBrokerRecord.
     asio::awaitable<result<int64_t>> register_broker(broker_registration registration);
@@ -278,6 +284,7 @@ class controller {
     // unclean.leader.election.enable of a topic, as the image configures it.
     bool unclean_election_allowed(const std::string& topic) const;
     std::mt19937 _rng;
+    std::vector<metadata_record> _bootstrap = default_bootstrap_records();
     std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> _work;
     std::thread _thread;
     bool _running = false;

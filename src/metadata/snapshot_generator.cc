@@ -26,6 +26,13 @@ bytes encode_control(const Record& r) {
 
 result<bytes> encode_snapshot(const metadata_image& image, raft::raft_epoch epoch,
                               int64_t last_contained_log_timestamp_ms, int64_t now_ms) {
+    return encode_snapshot_records(image_to_records(image), epoch, last_contained_log_timestamp_ms,
+                                   now_ms);
+}
+
+result<bytes> encode_snapshot_records(const std::vector<metadata_record>& records,
+                                      raft::raft_epoch epoch,
+                                      int64_t last_contained_log_timestamp_ms, int64_t now_ms) {
     bytes data;
     int64_t next_offset = 0;
     auto add = [&](raft::raft_batch b) -> status {
@@ -49,7 +56,6 @@ result<bytes> encode_snapshot(const metadata_image& image, raft::raft_epoch epoc
         return st.err();
     }
 
-    auto records = image_to_records(image);
     for (size_t i = 0; i < records.size(); i += k_records_per_batch) {
         raft::raft_batch b;
         for (size_t j = i; j < std::min(records.size(), i + k_records_per_batch); ++j) {

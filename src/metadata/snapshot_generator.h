@@ -14,10 +14,12 @@
 //   }
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "common/bytes.h"
 #include "common/result.h"
 #include "metadata/metadata_image.h"
+#include "metadata/metadata_record_serde.h"
 #include "raft/raft_log.h"
 
 namespace samsa::metadata {
@@ -52,5 +54,10 @@ class snapshot_generator {
 // `epoch`. `last_contained_log_timestamp_ms` goes in the header.
 result<bytes> encode_snapshot(const metadata_image& image, raft::raft_epoch epoch,
                               int64_t last_contained_log_timestamp_ms, int64_t now_ms);
+// The same layout around any records (bootstrap.checkpoint holds a fresh
+// log's first records this way, as Kafka's BootstrapDirectory writes them).
+result<bytes> encode_snapshot_records(const std::vector<metadata_record>& records,
+                                      raft::raft_epoch epoch,
+                                      int64_t last_contained_log_timestamp_ms, int64_t now_ms);
 
 }  // namespace samsa::metadata

@@ -391,6 +391,14 @@ status server::open_quorum() {
     static no_metadata_writer unset;
     _controller = std::make_unique<metadata::controller>(_cfg, unset, _context.metadata, base,
                                                          /*publishes=*/false);
+    if (_cfg.is_controller()) {
+        // What `samsa storage format` gave a fresh log (--add-scram users).
+        auto bootstrap = metadata::read_bootstrap_records(_cfg.metadata_log_dir);
+        if (!bootstrap) {
+            return bootstrap.err();
+        }
+        _controller->set_bootstrap_records(std::move(*bootstrap));
+    }
     _quorum =
         std::make_unique<quorum::metadata_quorum>(_cfg, _controller->io(), _context.metadata, base);
     if (auto st = _quorum->open(); !st) {

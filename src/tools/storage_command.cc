@@ -7,12 +7,18 @@
 //   format -t ID -c CONFIG [-g]  writes meta.properties (cluster.id ID, node.id,
 //                                a directory.id each) into every directory; one
 //                                already formatted stops it unless
-//                                --ignore-formatted
+//                                --ignore-formatted. The metadata directory also
+//                                gets bootstrap.checkpoint: the records a fresh
+//                                metadata log starts with, metadata.version and
+//                                each --add-scram user (KIP-554), so that the
+//                                first admin of a SCRAM-only cluster exists
+//                                before any listener can be reached
 //
 // A broker formats empty directories itself on first start (server --cluster-id),
 // so format is needed only where scripts written for Kafka run it; what it writes
 // is what the broker would (common/config/meta_properties.h).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -24,8 +30,10 @@
 #include "common/config/broker_config.h"
 #include "common/config/meta_properties.h"
 #include "common/uuid.h"
+#include "metadata/bootstrap_metadata.h"
 #include "tools/commands.h"
 #include "tools/kafka_client.h"
+#include "tools/scram_argument.h"
 
 namespace samsa::tools {
 
@@ -39,6 +47,7 @@ struct storage_options {
     std::vector<std::string> overrides;
     bool ignore_formatted = false;
     bool standalone = false;
+    std::vector<std::string> add_scram;
 };
 
 struct storage_layout {
@@ -140,6 +149,14 @@ int run_format(const storage_options& o) {
         return fail("Cluster ID string " + o.cluster_id +
                     " does not appear to be a valid UUID: it must be 22 base64url characters");
     }
+    std::vector<metadata::metadata_record> bootstrap = metadata::default_bootstrap_records();
+    for (const auto& a : o.add_scram) {
+        auto r = parse_scram_argument(a);
+        if (!r) {
+            return fail(r.err());
+        }
+        bootstrap.emplace_back(std::move(*r));
+    }
     auto dirs = directories(o);
     if (!dirs) {
         return fail(dirs.err());
@@ -176,6 +193,16 @@ int run_format(const storage_options& o) {
     if (!identity) {
         return fail(identity.err());
     }
+    if (std::find(fresh.begin(), fresh.end(), dirs->metadata_dir) != fresh.end()) {
+        if (auto st = metadata::write_bootstrap_records(dirs->metadata_dir.string(), bootstrap);
+            !st) {
+            // Without its bootstrap records the directory would start a cluster
+            // without the --add-scram users: leave it unformatted instead.
+            std::error_code ec;
+            fs::remove(dirs->metadata_dir / config::k_meta_properties_file, ec);
+            return fail(st.err());
+        }
+    }
     for (const auto& d : identity->dirs) {
         if (d.created) {
             std::printf("Formatting %s directory %s with cluster.id %s.\n",
@@ -209,6 +236,10 @@ tool_command add_storage_command(CLI::App& app) {
     format->add_flag("-s,--standalone", o->standalone,
                      "Format as a quorum of this controller alone; the config's quorum must be "
                      "that (controller.quorum.voters or .bootstrap.servers naming this node)");
+    format->add_option("-S,--add-scram", o->add_scram,
+                       "A SCRAM user the cluster starts with: "
+                       "'SCRAM-SHA-256=[name=alice,password=alice-secret]' (also iterations=, "
+                       "salt= and saltedpassword= in base64); repeatable");
     format->add_option("--override", o->overrides, "Override a config key, key=value");
     return {cmd, [o, uuid_cmd, info] {
                 if (uuid_cmd->parsed()) {

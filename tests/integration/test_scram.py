@@ -12,6 +12,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
 from kafka_wire import KafkaConnection, Reader, compact_array, compact_string, int8, int32, uvarint
+from samsa_cli import cli
 from samsa_harness import Broker, free_ports, wait_until
 from test_tls import kcat_round_trip, round_trip
 
@@ -21,8 +22,8 @@ FAILED = ("Authentication failed during authentication due to invalid credential
           "mechanism ")
 
 
-def scram_broker():
-    b = Broker()
+def scram_broker(cluster_id=None):
+    b = Broker(cluster_id=cluster_id)
     b.port, b.controller_port, b.sasl_port = free_ports(3)
     b.extra_properties.update({
         "listeners": f"PLAINTEXT://127.0.0.1:{b.port},"
@@ -216,3 +217,29 @@ def test_the_configs_verb_manages_scram_users(broker, tmp_path):
     props.write_text("security.protocol=SASL_PLAINTEXT\n")
     assert "PLAINTEXT only" in on(broker, *users, "--describe", "--command-config",
                                   str(props)).failed().error
+
+
+def test_users_added_at_format_time_exist_from_the_first_start():
+    """kafka-storage.sh format --add-scram (KIP-554): the users are in the
+    cluster before anything could reach a listener to create them."""
+    cluster_id = cli("storage", "random-uuid").ok().stdout.strip()
+    b = scram_broker(cluster_id)
+    try:
+        config = str(b.properties_path)
+        bad = cli("storage", "format", "-t", cluster_id, "-c", config,
+                  "--add-scram", "SCRAM-SHA-256=[name=admin,password=x,iterations=100]").failed()
+        assert ("The 'iterations' value must be >= 4096 for add-scram using SCRAM_SHA_256"
+                in bad.stderr), bad.stderr
+        assert not (b.data_dir / "meta.properties").exists()
+        cli("storage", "format", "-t", cluster_id, "-c", config,
+            "--add-scram", "SCRAM-SHA-256=[name=admin,password=admin-secret]",
+            "-S", "SCRAM-SHA-512=[name=ops,iterations=8192,password=ops-secret]").ok()
+        assert (b.data_dir / "bootstrap.checkpoint").exists()
+        b.start()
+        assert describe(b) == {"admin": (0, None, {SHA256: 4096}),
+                               "ops": (0, None, {SHA512: 8192})}
+        round_trip(scram(b, "admin", "admin-secret"), "bootstrap-256")
+        round_trip(scram(b, "ops", "ops-secret", "SCRAM-SHA-512"), "bootstrap-512")
+        refused_with(scram(b, "admin", "wrong"), FAILED + "SCRAM-SHA-256")
+    finally:
+        b.cleanup()
