@@ -352,7 +352,25 @@ list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level 
     }
     const int64_t bound =
         isolation == isolation_level::read_committed ? last_stable_offset() : high_watermark();
+    // A new leader's high watermark may still lag the offset its epoch began
+    // at (KIP-207): "latest", or a time past what is fetchable, would then
+    // answer an end below what consumers already read from the old leader.
+    auto lagging = [&]() -> std::optional<samsa::error> {
+        if (_leader_epoch_start_offset <= high_watermark()) {
+            return std::nullopt;
+        }
+        return samsa::error(
+            error_code::offset_not_available,
+            fmt::format("Failed to fetch offsets for partition {} with leader epoch {} as this "
+                        "partition's high watermark ({}) is lagging behind the start offset from "
+                        "the beginning of this epoch ({}).",
+                        _tp_name, _leader_epoch, high_watermark(), _leader_epoch_start_offset));
+    };
     if (timestamp == storage::latest_timestamp) {
+        if (auto e = lagging()) {
+            out.error = *e;
+            return out;
+        }
         // Consumers see the high watermark (or LSO) as the end, not the LEO.
         out.offset = bound;
         auto epoch = _log->leader_epochs().latest_epoch();
@@ -367,6 +385,12 @@ list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level 
     const bool from_log_start =
         timestamp == storage::earliest_timestamp || timestamp == storage::earliest_local_timestamp;
     if (!*found || ((**found).offset >= bound && !from_log_start)) {
+        if (!from_log_start) {
+            if (auto e = lagging()) {
+                out.error = *e;
+                return out;
+            }
+        }
         // Nothing at or after the timestamp below the bound: Kafka answers -1/-1.
         return out;
     }

@@ -85,7 +85,12 @@ asio::awaitable<list_offsets_response> handle(request_context& ctx, list_offsets
     co_await dispatch_to_shards(rm, items, on_shard);
     for (auto& it : items) {
         auto& pr = resp.topics[it.topic_index].partitions[it.partition_index];
-        pr.error_code = to_wire(it.result.error.code);
+        // OFFSET_NOT_AVAILABLE (a new leader's lagging high watermark) came
+        // with v5; older clients retry on LEADER_NOT_AVAILABLE, as Kafka answers them.
+        pr.error_code =
+            to_wire(version < 5 && it.result.error.code == error_code::offset_not_available
+                        ? error_code::leader_not_available
+                        : it.result.error.code);
         if (version == 0) {
             if (it.result.offset >= 0) {
                 pr.old_style_offsets.push_back(it.result.offset);

@@ -264,5 +264,39 @@ TEST_F(replication_test, diverging_truncation_stops_where_the_logs_agree) {
     EXPECT_EQ(_follower->last_log_epoch(), 5);
 }
 
+// KIP-207: while a new leader's high watermark lags the offset its epoch began
+// at, "latest" (and a time past what is fetchable) is OFFSET_NOT_AVAILABLE,
+// never an end below what consumers read from the previous leader.
+TEST_F(replication_test, a_new_epoch_answers_offset_not_available_until_the_hw_catches_up) {
+    const int64_t first = produce(4);
+    follower_fetch(2, first);
+    follower_fetch(3, first);
+    ASSERT_EQ(_leader->high_watermark(), first);
+    const int64_t end = produce(3);  // not yet replicated: the high watermark stays at `first`
+    lead(_leader.get(), {1, 2, 3}, {1, 2, 3}, 6);
+    ASSERT_EQ(_leader->high_watermark(), first);
+    auto latest =
+        _leader->list_offsets(storage::latest_timestamp, isolation_level::read_uncommitted, 6);
+    EXPECT_EQ(latest.error.code, error_code::offset_not_available) << latest.error.message;
+    auto later =
+        _leader->list_offsets(wall_clock_ms() + 60'000, isolation_level::read_uncommitted, 6);
+    EXPECT_EQ(later.error.code, error_code::offset_not_available);
+    // The start of the log is there to read.
+    auto earliest =
+        _leader->list_offsets(storage::earliest_timestamp, isolation_level::read_uncommitted, 6);
+    EXPECT_EQ(earliest.error.code, error_code::none);
+    EXPECT_EQ(earliest.offset, 0);
+    auto fetch6 = [&](int32_t replica, int64_t offset) {
+        return _leader->read_for_follower(node_id{replica}, kafka_offset{offset}, 1 << 20, true,
+                                          leader_epoch{6}, leader_epoch{-1}, wall_clock_ms());
+    };
+    fetch6(2, end);
+    fetch6(3, end);
+    ASSERT_EQ(_leader->high_watermark(), end);
+    latest = _leader->list_offsets(storage::latest_timestamp, isolation_level::read_uncommitted, 6);
+    EXPECT_EQ(latest.error.code, error_code::none);
+    EXPECT_EQ(latest.offset, end);
+}
+
 }  // namespace
 }  // namespace samsa::cluster
