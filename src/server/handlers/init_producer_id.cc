@@ -50,7 +50,8 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
         auto r = co_await ctx.broker->transactions->init_producer_id(
             *req.transactional_id, req.transaction_timeout_ms, req.producer_id, req.producer_epoch);
         if (r.error != error_code::none) {
-            co_return failed(r.error);
+            // KIP-588: PRODUCER_FENCED came with v4.
+            co_return failed(txn_error_for_version(r.error, ctx.header.api_version, 4));
         }
         init_producer_id_response resp;
         resp.producer_id = r.producer_id;

@@ -24,7 +24,7 @@ class init_producer_id_test : public broker_test {
   protected:
     init_producer_id_response init(int64_t producer_id = -1, int16_t epoch = -1,
                                    std::optional<std::string> transactional_id = std::nullopt,
-                                   int32_t transaction_timeout_ms = 60000) {
+                                   int32_t transaction_timeout_ms = 60000, int16_t version = 4) {
         init_producer_id_request req;
         req.transactional_id = std::move(transactional_id);
         req.transaction_timeout_ms = transaction_timeout_ms;
@@ -39,7 +39,7 @@ class init_producer_id_test : public broker_test {
             if (transactional) {
                 find_txn_coordinator(*req.transactional_id);
             }
-            resp = broker().call<init_producer_id_response>(req, 4);
+            resp = broker().call<init_producer_id_response>(req, version);
             return resp.error_code != int16_t(error_code::coordinator_load_in_progress) &&
                    resp.error_code != int16_t(error_code::coordinator_not_available) &&
                    resp.error_code != int16_t(error_code::not_coordinator);
@@ -114,6 +114,9 @@ TEST_F(init_producer_id_test, transactional_id_with_its_current_id_and_epoch_bum
     EXPECT_EQ(b.producer_id, a.producer_id);
     EXPECT_EQ(b.producer_epoch, a.producer_epoch + 1);
     EXPECT_ERROR(init(a.producer_id + 1000, 0, id).error_code, error_code::producer_fenced);
+    // KIP-588: PRODUCER_FENCED came with v4; a v3 client hears INVALID_PRODUCER_EPOCH.
+    EXPECT_ERROR(init(a.producer_id + 1000, 0, id, 60000, 3).error_code,
+                 error_code::invalid_producer_epoch);
 }
 
 TEST_F(init_producer_id_test,
