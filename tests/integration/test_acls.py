@@ -15,7 +15,7 @@ from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType,
                          ResourcePatternFilter, ResourceType)
 from kafka.errors import ClusterAuthorizationFailedError, InvalidRequestError, SecurityDisabledError
 
-from kafka_wire import KafkaConnection, Reader, array, boolean, string
+from kafka_wire import KafkaConnection, Reader, array, boolean, int32, string
 from samsa_cli import on
 from samsa_harness import Broker, free_ports, wait_until
 from test_sasl import sasl_authenticate, sasl_handshake
@@ -319,3 +319,23 @@ def test_nodes_refused_cluster_action_say_why(brokers):
     b.wait_for_log('principal="User:ANONYMOUS" host=127.0.0.1 operation=CLUSTER_ACTION '
                    'resource=CLUSTER:kafka-cluster api=BrokerRegistration', 30)
     assert "event=broker_unfenced" not in b.log_text()
+
+
+def test_elect_leaders_v0_refusal_is_on_every_partition(broker):
+    """ElectLeaders v0 has no top-level error: a refused caller must read the
+    refusal on each partition it named, as Kafka answers (KafkaApis)."""
+    create_topics(broker, "elect-v0")
+    with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
+        assert sasl_handshake(conn, "PLAIN")[0] == 0
+        assert sasl_authenticate(conn, b"\0alice\0alice-secret")[0] == 0
+        body = array([string("elect-v0") + array([int32(0)])]) + int32(10000)
+        r = Reader(conn.roundtrip(43, 0, body))
+        r.int32()  # throttle
+        results = {}
+        for _ in range(r.int32()):
+            topic = r.string()
+            for _ in range(r.int32()):
+                p, code, _message = r.int32(), r.int16(), r.string()
+                results[(topic, p)] = code
+        r.end()
+    assert results == {("elect-v0", 0): 31}  # CLUSTER_AUTHORIZATION_FAILED
