@@ -1,4 +1,5 @@
 #include "server/handlers/describe_topic_partitions.h"
+#include "server/handlers/visible_leader.h"
 
 #include <algorithm>
 #include <set>
@@ -98,7 +99,9 @@ asio::awaitable<describe_topic_partitions_response> handle(request_context& ctx,
             const auto& reg = topic->partitions[size_t(p)];
             auto& po = out.partitions.emplace_back();
             po.partition_index = reg.partition;
-            po.leader_id = reg.leader;
+            const auto leader = visible_leader_of(*image, reg.leader, ctx.listener_name, true);
+            po.leader_id = leader.id;
+            po.error_code = to_wire(leader.error);
             po.leader_epoch = reg.leader_epoch;
             po.replica_nodes = reg.replicas;
             po.isr_nodes = reg.isr;
@@ -106,9 +109,6 @@ asio::awaitable<describe_topic_partitions_response> handle(request_context& ctx,
             po.eligible_leader_replicas = std::vector<int32_t>{};
             po.last_known_elr = std::vector<int32_t>{};
             po.offline_replicas = reg.offline_replicas;
-            if (reg.leader < 0) {
-                po.error_code = to_wire(error_code::leader_not_available);
-            }
         }
         if (p < count) {
             auto& c = resp.next_cursor.emplace();

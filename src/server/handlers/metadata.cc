@@ -1,4 +1,5 @@
 #include "server/handlers/metadata.h"
+#include "server/handlers/visible_leader.h"
 
 #include "server/quorum/visible_controller.h"
 
@@ -25,7 +26,7 @@ using protocol::metadata_response;
 using topic_response = metadata_response::metadata_response_topic;
 
 void add_topic(const metadata::topic_image& t, const metadata::metadata_image& image,
-               metadata_response& resp) {
+               const std::string& listener_name, int16_t version, metadata_response& resp) {
     auto& out = resp.topics.emplace_back();
     out.name = t.name;
     out.topic_id = t.id;
@@ -33,14 +34,13 @@ void add_topic(const metadata::topic_image& t, const metadata::metadata_image& i
     for (const auto& p : t.partitions) {
         auto& po = out.partitions.emplace_back();
         po.partition_index = p.partition;
-        po.leader_id = p.leader;
+        const auto leader = visible_leader_of(image, p.leader, listener_name, version >= 6);
+        po.leader_id = leader.id;
+        po.error_code = to_wire(leader.error);
         po.leader_epoch = p.leader_epoch;
         po.replica_nodes = p.replicas;
         po.isr_nodes = p.isr;
         po.offline_replicas = p.offline_replicas;
-        if (p.leader < 0) {
-            po.error_code = to_wire(error_code::leader_not_available);
-        }
     }
 }
 
@@ -160,7 +160,7 @@ asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request
     if (all_topics) {
         for (const auto& [name, t] : image->topics_by_name) {
             if (may_describe(name, on_denial::quiet)) {
-                add_topic(*t, *image, resp);
+                add_topic(*t, *image, ctx.listener_name, ctx.header.api_version, resp);
             }
         }
         co_return resp;
@@ -202,7 +202,7 @@ asio::awaitable<metadata_response> answer(request_context& ctx, metadata_request
             out.topic_id = rt.topic_id;
             out.error_code = to_wire(error_code::topic_authorization_failed);
         } else if (t) {
-            add_topic(*t, *image, resp);
+            add_topic(*t, *image, ctx.listener_name, ctx.header.api_version, resp);
         } else {
             add_missing_topic(rt.name, rt.topic_id, resp);
             if (rt.name && may_auto_create(ctx, req, *rt.name)) {
