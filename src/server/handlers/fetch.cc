@@ -6,7 +6,9 @@
 #include "cluster/replica_manager.h"
 #include "common/client_quotas.h"
 #include "common/clock.h"
+#include "common/config/topic_config.h"
 #include "common/metrics/thread_stats.h"
+#include "metadata/config_view.h"
 #include "protocol/generated/fetch_request.h"
 #include "protocol/generated/fetch_response.h"
 #include "server/authorization.h"
@@ -233,6 +235,32 @@ void authorize_targets(const request_context& ctx, std::vector<fetch_target>& ta
     }
 }
 
+// zstd came with Fetch v10 (KIP-110): an older consumer of a topic whose
+// compression.type is zstd gets UNSUPPORTED_COMPRESSION_TYPE for its
+// partitions, as Kafka answers, not batches it cannot decompress.
+void refuse_zstd_topics(const request_context& ctx, const metadata::metadata_image& image,
+                        std::vector<fetch_target>& targets) {
+    const config::config_set broker = metadata::effective_broker_config(
+        ctx.broker->config->values, image, ctx.broker->settings.node_id);
+    static const std::map<std::string, std::string> none;
+    std::map<std::string, bool> zstd;  // by topic
+    for (auto& t : targets) {
+        if (t.key.topic.empty() || t.error != error_code::none) {
+            continue;
+        }
+        auto [it, fresh] = zstd.try_emplace(t.key.topic, false);
+        if (fresh) {
+            auto overrides = image.topic_configs.find(t.key.topic);
+            auto resolved = config::resolve_topic_config(
+                overrides == image.topic_configs.end() ? none : overrides->second, broker);
+            it->second = resolved && resolved->config.compression_type == "zstd";
+        }
+        if (it->second) {
+            t.error = error_code::unsupported_compression_type;
+        }
+    }
+}
+
 // A throttled consumer's answer (Kafka's FetchContext.getThrottledResponse):
 // no partitions; an incremental fetch keeps its session, and a full fetch's
 // new session is dropped, the client opening another when it fetches again.
@@ -340,6 +368,9 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto* home = reactor_pool::current();
     auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
     authorize_targets(ctx, plan.targets, replica_id >= 0);
+    if (consumer && version < 10) {
+        refuse_zstd_topics(ctx, *image, plan.targets);
+    }
     if (replica_id < 0 && version >= 11) {
         replica_id = consumer_may_use_follower;
     }

@@ -77,6 +77,20 @@ TEST_F(fetch_test, returns_produced_records_by_name_before_v13) {
     EXPECT_GT(p.records.size(), 0u);
 }
 
+// KIP-110: zstd came with Fetch v10; an older consumer of a zstd topic is told
+// so rather than sent batches it cannot read.
+TEST_F(fetch_test, a_zstd_topic_before_v10_is_unsupported_compression_type) {
+    const auto name = unique_name("fetch-zstd");
+    broker().create_topic(name, 1, 1, {{"compression.type", "zstd"}});
+    ASSERT_ERROR(broker().produce(name, 0, 2).error_code, error_code::none);
+    auto old = only(broker().call<fetch_response>(request(name, {}, part(0, 0)), 9));
+    EXPECT_ERROR(old.error_code, error_code::unsupported_compression_type);
+    EXPECT_EQ(old.records.size(), 0u);
+    auto v10 = only(broker().call<fetch_response>(request(name, {}, part(0, 0)), 10));
+    EXPECT_ERROR(v10.error_code, error_code::none);
+    EXPECT_GT(v10.records.size(), 0u);
+}
+
 TEST_F(fetch_test, fetch_at_log_end_is_empty) {
     const auto name = unique_name("fetch-end");
     const uuid id = broker().create_topic(name);
