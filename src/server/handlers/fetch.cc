@@ -1,4 +1,5 @@
 #include "server/handlers/fetch.h"
+#include "server/handlers/current_leader.h"
 
 #include <map>
 
@@ -433,6 +434,14 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         }
         auto& pd = topic->partitions.emplace_back();
         fill_partition(pd, t, results[i], isolation);
+        if (version >= 16 && (results[i].error.code == error_code::not_leader_or_follower ||
+                              results[i].error.code == error_code::fenced_leader_epoch)) {
+            // KIP-951: where to go instead, without a metadata round trip.
+            const auto leader = current_leader_of(*image, t.key.topic, t.key.partition);
+            pd.current_leader.leader_id = leader.id;
+            pd.current_leader.leader_epoch = leader.epoch;
+            add_leader_endpoint(resp.node_endpoints, *image, leader.id, ctx.listener_name);
+        }
         if (preferred[i] >= 0) {
             pd.preferred_read_replica = preferred[i];
         }

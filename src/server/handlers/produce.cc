@@ -1,4 +1,5 @@
 #include "server/handlers/produce.h"
+#include "server/handlers/current_leader.h"
 
 #include "server/produce_sequencer.h"
 
@@ -339,6 +340,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     std::string first_error;  // for the log line of an acks=0 close
     for (auto& it : items) {
         fill(*it.out, it.result);
+        if (version >= 10 && it.result.error.code == error_code::not_leader_or_follower) {
+            // KIP-951: where to go instead, without a metadata round trip.
+            const auto leader = current_leader_of(*image, it.tp.topic, it.tp.partition);
+            it.out->current_leader.leader_id = leader.id;
+            it.out->current_leader.leader_epoch = leader.epoch;
+            add_leader_endpoint(resp.node_endpoints, *image, leader.id, ctx.listener_name);
+        }
         if (it.result.error.code != error_code::none && first_error.empty()) {
             first_error = fmt::format("{}: {} {}", it.tp.to_string(),
                                       error_name(it.result.error.code), it.result.error.message);
