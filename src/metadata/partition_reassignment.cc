@@ -1,12 +1,12 @@
 #include "metadata/partition_reassignment.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "metadata/leader_election.h"
 
@@ -72,20 +72,27 @@ protocol::partition_change_record settle(const metadata_image& image, const topi
 }
 
 // A target the controller can take: not empty, no broker twice, every broker
-// registered. The reason it cannot, or an empty string.
+// registered. The reason it cannot (Kafka's validateManualPartitionAssignment,
+// which walks the brokers in id order), or an empty string.
 std::string invalid_target(const metadata_image& image, const std::vector<int32_t>& target) {
     if (target.empty()) {
-        return "The replica list is empty.";
+        return "The manual partition assignment includes an empty replica list.";
     }
-    std::set<int32_t> seen;
-    for (int32_t r : target) {
-        if (!seen.insert(r).second) {
-            return fmt::format("The replica list {} has a duplicate replica.", target);
-        }
+    std::vector<int32_t> sorted = target;
+    std::sort(sorted.begin(), sorted.end());
+    std::optional<int32_t> previous;
+    for (int32_t r : sorted) {
         if (!image.brokers.count(r)) {
-            return fmt::format("The replica list {} contains the unregistered broker {}.", target,
-                               r);
+            return fmt::format(
+                "The manual partition assignment includes broker {}, but no such broker is "
+                "registered.",
+                r);
         }
+        if (previous == r) {
+            return fmt::format(
+                "The manual partition assignment includes the broker {} more than once.", r);
+        }
+        previous = r;
     }
     return {};
 }
@@ -124,10 +131,15 @@ controller_plan<alter_partition_reassignments_response> plan_alter_partition_rea
                 out.error_code = to_wire(ec);
                 out.error_message = std::move(message);
             };
-            if (!topic || rp.partition_index < 0 ||
-                size_t(rp.partition_index) >= topic->partitions.size()) {
+            // Kafka's messages (ReplicationControlManager.alterPartitionReassignment).
+            if (!topic) {
                 fail(error_code::unknown_topic_or_partition,
-                     "This server does not host this topic-partition.");
+                     "Unable to find a topic named " + t.name + ".");
+                continue;
+            }
+            if (rp.partition_index < 0 || size_t(rp.partition_index) >= topic->partitions.size()) {
+                fail(error_code::unknown_topic_or_partition,
+                     fmt::format("Unable to find partition {}:{}.", t.name, rp.partition_index));
                 continue;
             }
             if (!seen.insert({t.name, rp.partition_index}).second) {
@@ -138,7 +150,7 @@ controller_plan<alter_partition_reassignments_response> plan_alter_partition_rea
             if (!rp.replicas) {
                 if (!reassigning(p)) {
                     fail(error_code::no_reassignment_in_progress,
-                         "No reassignment is in progress for this partition.");
+                         "No partition reassignment is in progress.");
                     continue;
                 }
                 plan.records.emplace_back(
