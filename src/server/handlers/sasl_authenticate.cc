@@ -30,15 +30,19 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
             ctx.peer, ctx.listener_name, s->mechanism, e.message);
         return resp;
     };
-    if (s && !s->bad_reauth_mechanism.empty()) {
+    if (!s) {
+        // Not a SASL listener: Kafka's KafkaApis answer (the connection stays).
+        resp.error_code = to_wire(error_code::illegal_sasl_state);
+        resp.error_message = "SaslAuthenticate request received after successful authentication";
+        co_return resp;
+    }
+    if (!s->bad_reauth_mechanism.empty()) {
         co_return fail(error(error_code::sasl_authentication_failed, s->bad_reauth_mechanism));
     }
-    if (!s || s->st != sasl_session::state::authenticate || !s->exchange) {
+    if (s->st != sasl_session::state::authenticate || !s->exchange) {
         resp.error_code = to_wire(error_code::illegal_sasl_state);
         resp.error_message = "SaslAuthenticate before a SaslHandshake chose a mechanism";
-        if (s) {
-            s->close_after_response = true;
-        }
+        s->close_after_response = true;
         co_return resp;
     }
     if (ctx.header.api_version >= 1) {
