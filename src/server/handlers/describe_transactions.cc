@@ -29,6 +29,11 @@ asio::awaitable<describe_transactions_response> handle(request_context& ctx,
             s.error_code = to_wire(error_code::coordinator_not_available);
             continue;
         }
+        if (id.empty()) {
+            // Kafka's TransactionCoordinator.handleDescribeTransactions.
+            s.error_code = to_wire(error_code::invalid_request);
+            continue;
+        }
         auto [ec, m] = co_await txns->describe(id);
         s.error_code = to_wire(ec);
         if (ec != error_code::none) {
