@@ -33,6 +33,11 @@ asio::awaitable<list_transactions_response> handle(request_context& ctx,
     }
     bool loading = false;
     auto listed = co_await txns->list(states, req.producer_id_filters, loading);
+    if (!req.state_filters.empty() && states.empty()) {
+        // Only unknown state names: Kafka filters by the names asked for, so
+        // none matches (an empty filter would list every transaction).
+        listed.clear();
+    }
     if (loading) {
         resp.error_code = to_wire(error_code::coordinator_load_in_progress);
     }
