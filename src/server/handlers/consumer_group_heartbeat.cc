@@ -32,6 +32,12 @@ asio::awaitable<consumer_group_heartbeat_response> handle(request_context& ctx,
     if (!may_use_group(ctx, req.group_id)) {
         co_return failed(error_code::group_authorization_failed);
     }
+    if (ctx.header.api_version >= 1 && req.member_id.empty()) {
+        // From v1 the member generates its id, joining too (KIP-1082).
+        auto resp = failed(error_code::invalid_request);
+        resp.error_message = "MemberId can't be empty.";
+        co_return resp;
+    }
     coordinator::consumer_group_heartbeat_params params;
     params.group_id = req.group_id;
     params.member_id = req.member_id;
