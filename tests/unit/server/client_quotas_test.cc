@@ -1,7 +1,9 @@
 // AlterClientQuotas (key 49) and DescribeClientQuotas (key 48) against the
 // in-process broker, and a Produce over its client's producer_byte_rate
-// answered with Kafka's throttle time. Each test names client ids of its own,
-// so no other test's requests (client id "samsa-unit") meet a quota.
+// answered with Kafka's throttle time; entities and filters Kafka refuses
+// (ClientQuotaControlManager.validateEntity, ClientQuotasImage.describe) get
+// its codes and messages. Each test names client ids of its own, so no other
+// test's requests (client id "samsa-unit") meet a quota.
 #include <gtest/gtest.h>
 
 #include "broker_fixture.h"
@@ -123,6 +125,73 @@ TEST_F(client_quotas_test, validate_only_and_bad_values_change_nothing) {
     EXPECT_ERROR(unknown.error_code, error_code::invalid_request);
     EXPECT_EQ(unknown.error_message.value_or(""), "Invalid configuration key no_such_quota");
     EXPECT_TRUE(quotas_of(client).empty());
+}
+
+TEST_F(client_quotas_test, invalid_entities_are_refused_per_entry) {
+    using entity_data = alter_client_quotas_request::entry_data::entity_data;
+    auto entry = [](std::vector<entity_data> entity) {
+        alter_client_quotas_request::entry_data e;
+        e.entity = std::move(entity);
+        auto& op = e.ops.emplace_back();
+        op.key = "producer_byte_rate";
+        op.value = 1000;
+        op.remove = false;
+        return e;
+    };
+    auto part = [](const std::string& type, std::optional<std::string> name) {
+        entity_data d;
+        d.entity_type = type;
+        d.entity_name = std::move(name);
+        return d;
+    };
+    const auto client = unique_name("quota-client");
+    alter_client_quotas_request req;
+    req.entries.push_back(entry({}));
+    req.entries.push_back(entry({part("no-such-type", client)}));
+    req.entries.push_back(entry({part("client-id", "")}));
+    auto resp = broker().call<alter_client_quotas_response>(req, 1);
+    ASSERT_EQ(resp.entries.size(), 3u);
+    const char* messages[] = {
+        "Invalid empty client quota entity",
+        "Unhandled client quota entity type: no-such-type",
+        "Empty client-id not supported",
+    };
+    for (size_t i = 0; i < 3; ++i) {
+        SCOPED_TRACE(i);
+        EXPECT_ERROR(resp.entries[i].error_code, error_code::invalid_request);
+        EXPECT_EQ(resp.entries[i].error_message.value_or(""), messages[i]);
+    }
+    EXPECT_TRUE(quotas_of(client).empty());
+}
+
+TEST_F(client_quotas_test, invalid_describe_filters_are_refused) {
+    auto describe = [&](std::vector<std::pair<std::string, int8_t>> components) {
+        describe_client_quotas_request req;
+        for (const auto& [type, match_type] : components) {
+            auto& c = req.components.emplace_back();
+            c.entity_type = type;
+            c.match_type = match_type;
+            c.match = std::nullopt;
+        }
+        return broker().call<describe_client_quotas_response>(req, 1);
+    };
+    auto twice = describe({{"client-id", 1}, {"client-id", 2}});
+    EXPECT_ERROR(twice.error_code, error_code::invalid_request);
+    EXPECT_EQ(twice.error_message.value_or(""),
+              "Entity type client-id cannot appear more than once in the filter.");
+    EXPECT_FALSE(twice.entries.has_value());
+
+    auto unknown = describe({{"no-such-type", 2}});
+    EXPECT_ERROR(unknown.error_code, error_code::unsupported_version);
+    EXPECT_EQ(unknown.error_message.value_or(""), "Unsupported entity type no-such-type");
+    EXPECT_FALSE(unknown.entries.has_value());
+
+    auto mixed = describe({{"ip", 2}, {"user", 2}});
+    EXPECT_ERROR(mixed.error_code, error_code::invalid_request);
+    EXPECT_EQ(mixed.error_message.value_or(""),
+              "Invalid entity filter component combination. IP filter component should not be "
+              "used with user or clientId filter component.");
+    EXPECT_FALSE(mixed.entries.has_value());
 }
 
 TEST_F(client_quotas_test, a_produce_over_the_clients_byte_rate_is_told_to_wait) {
