@@ -1,23 +1,13 @@
 #include "metadata/bootstrap_metadata.h"
 
-#include <chrono>
 #include <string_view>
 
+#include "common/clock.h"
 #include "metadata/snapshot_generator.h"
 #include "raft/raft_batch_codec.h"
 #include "storage/file_util.h"
 
 namespace samsa::metadata {
-
-namespace {
-
-int64_t wall_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-}  // namespace
 
 std::vector<metadata_record> default_bootstrap_records() {
     protocol::feature_level_record f;
@@ -74,7 +64,7 @@ result<std::vector<metadata_record>> read_bootstrap_records(const std::string& d
 
 status write_bootstrap_records(const std::string& dir,
                                const std::vector<metadata_record>& records) {
-    const int64_t now = wall_ms();
+    const int64_t now = wall_clock_ms();
     auto data = encode_snapshot_records(records, raft::raft_epoch{0}, now, now);
     if (!data) {
         return data.err();
