@@ -134,6 +134,11 @@ def test_the_sasl_exchange_on_the_wire(broker):
         assert sasl_handshake(conn, "PLAIN") == (0, ["PLAIN"])
         assert sasl_authenticate(conn, b"\0alice\0alice-secret")[0] == 0
         assert conn.metadata(12).brokers
+        # Another SaslAuthenticate without a handshake: Kafka's answer, and the
+        # connection stays.
+        assert sasl_authenticate(conn, b"\0alice\0alice-secret") == (
+            34, "SaslAuthenticate request received after successful authentication")
+        assert conn.metadata(12).brokers
     # A failed one: SASL_AUTHENTICATION_FAILED with Kafka's message, then closed.
     with KafkaConnection("127.0.0.1", broker.sasl_port) as conn:
         sasl_handshake(conn, "PLAIN")

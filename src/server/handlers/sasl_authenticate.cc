@@ -30,8 +30,10 @@ asio::awaitable<sasl_authenticate_response> handle(request_context& ctx,
             ctx.peer, ctx.listener_name, s->mechanism, e.message);
         return resp;
     };
-    if (!s) {
-        // Not a SASL listener: Kafka's KafkaApis answer (the connection stays).
+    if (!s || (s->st == sasl_session::state::authenticated && !s->exchange)) {
+        // Not a SASL listener, or one whose client already authenticated and
+        // began no re-authentication: Kafka's KafkaApis answer, and the
+        // connection stays.
         resp.error_code = to_wire(error_code::illegal_sasl_state);
         resp.error_message = "SaslAuthenticate request received after successful authentication";
         co_return resp;
