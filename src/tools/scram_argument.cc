@@ -1,7 +1,5 @@
 #include "tools/scram_argument.h"
 
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -144,8 +142,8 @@ result<protocol::user_scram_credential_record> parse_scram_argument(const std::s
                    std::to_string(sasl::scram_max_iterations) + " for add-scram using " + shown);
     }
     if (!salt) {
-        salt.emplace(32);
-        if (RAND_bytes(salt->data(), int(salt->size())) != 1) {
+        salt = sasl::scram_random_salt();
+        if (!salt) {
             return error(error_code::unknown_server_error, "could not draw a random salt");
         }
     }

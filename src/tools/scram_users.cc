@@ -1,7 +1,5 @@
 #include "tools/scram_users.h"
 
-#include <openssl/rand.h>
-
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -150,10 +148,11 @@ int alter_scram_users(const client_options& opts, const std::string& user,
         u.name = user;
         u.mechanism = int8_t(*m);
         u.iterations = cred->first;
-        u.salt.resize(32);
-        if (RAND_bytes(u.salt.data(), int(u.salt.size())) != 1) {
+        auto salt = security::sasl::scram_random_salt();
+        if (!salt) {
             return fail("could not draw a random salt");
         }
+        u.salt = std::move(*salt);
         u.salted_password =
             security::sasl::scram_salted_password(*m, cred->second, u.salt, u.iterations);
     }

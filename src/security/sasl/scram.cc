@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include <cassert>
 
@@ -82,6 +83,14 @@ std::string base64_encode(bytes_view data) {
                                   int(data.size()));
     out.resize(size_t(n));
     return out;
+}
+
+std::optional<bytes> scram_random_salt() {
+    bytes salt(32);
+    if (RAND_bytes(salt.data(), int(salt.size())) != 1) {
+        return std::nullopt;
+    }
+    return salt;
 }
 
 std::optional<bytes> base64_decode(std::string_view text_in) {

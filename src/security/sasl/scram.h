@@ -44,6 +44,10 @@ bytes scram_hmac(scram_mechanism m, bytes_view key, bytes_view data);
 bytes scram_salted_password(scram_mechanism m, std::string_view password, bytes_view salt,
                             int32_t iterations);
 
+// A fresh random salt (32 bytes) for a new credential; nullopt if the
+// system's random source fails.
+std::optional<bytes> scram_random_salt();
+
 // What the controller records for an upsertion (it receives SaltedPassword).
 scram_credential scram_credential_from_salted(scram_mechanism m, bytes salt,
                                               bytes_view salted_password, int32_t iterations);
