@@ -100,7 +100,12 @@ void raft_node::on_leader_high_watermark() {
 }
 
 void raft_node::answer_parked_fetches(bool only_expired) {
-    _answer_parked = false;
+    // Only answering all of them settles a pending "answer the parked": the
+    // expired ones alone would leave a follower waiting out its max wait for
+    // the high watermark this very poll moved (a flush after append.linger.ms).
+    if (!only_expired) {
+        _answer_parked = false;
+    }
     std::vector<parked_fetch> due;
     std::erase_if(_parked, [&](parked_fetch& p) {
         if (only_expired && _now < p.deadline) {

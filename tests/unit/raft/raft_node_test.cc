@@ -376,6 +376,40 @@ TEST(raft_node, leader_answers_a_diverging_fetch_with_the_end_of_the_common_epoc
     EXPECT_FALSE(n.high_watermark());
 }
 
+// A follower that fetched the leader's last entry before the leader flushed
+// it parks at the log end; the flush after append.linger.ms commits the entry
+// and must answer that fetch at once with the new high watermark, not when
+// its max wait runs out.
+TEST(raft_node, leader_flush_that_commits_answers_a_parked_fetch_at_once) {
+    node_fixture f(1, {1, 2, 3});
+    f.start();
+    elect(f, at(3000));
+    raft_node& n = *f.node;
+    n.poll(at(3000) + f.config.append_linger);  // the LeaderChange record is durable
+    auto waiting = [](int64_t offset) {
+        auto r = fetch(node_id{2}, e1, offset, offset == 0 ? e0 : e1);
+        r.max_wait = raft_ms{500};
+        return r;
+    };
+    n.handle(node_id{2}, waiting(0), at(3100));
+    n.handle(node_id{2}, waiting(1), at(3101));
+    ASSERT_EQ(n.high_watermark(), o(1));
+    f.transport.sent.clear();
+
+    ASSERT_TRUE(n.append(records({"a"}), at(3200)));
+    n.handle(node_id{2}, waiting(1), at(3201));
+    ASSERT_EQ(f.transport.take<fetch_response>().size(), 1u) << "the new entry is sent";
+    n.handle(node_id{2}, waiting(2), at(3202));
+    EXPECT_TRUE(f.transport.take<fetch_response>().empty()) << "parked: not durable here yet";
+
+    n.poll(at(3200) + f.config.append_linger);
+    EXPECT_EQ(n.high_watermark(), o(2));
+    auto answers = f.transport.take<fetch_response>();
+    ASSERT_EQ(answers.size(), 1u) << "answered by the flush, not after 500 ms";
+    ASSERT_TRUE(answers[0].second.high_watermark);
+    EXPECT_EQ(*answers[0].second.high_watermark, o(2));
+}
+
 TEST(raft_node, leader_serves_its_snapshot_below_its_log_start) {
     node_fixture f(1, {1});
     raft_node& n = f.start();
