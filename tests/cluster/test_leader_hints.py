@@ -8,6 +8,7 @@ import kafka_wire as kw
 from samsa_harness import wait_until
 from test_idempotence import record_batch
 
+UNKNOWN_TOPIC_OR_PARTITION = 3
 NOT_LEADER_OR_FOLLOWER = 6
 
 
@@ -61,8 +62,14 @@ def test_a_produce_to_a_follower_names_the_leader_and_its_endpoint(cluster):
     part = wait_until(placed, 30, "a leader and two in-sync replicas")
     follower = c.node(2 if part.leader == 1 else 1)
     leader = c.node(part.leader)
-    with kw.KafkaConnection.to(follower) as conn:
-        error, current, endpoints = produce_v10(conn, "hinted", record_batch(-1, -1, -1, [b"x"]))
+    # The metadata answer above may come from the leader before the follower
+    # has applied the topic's records; until it has, the follower does not
+    # know the topic and answers UNKNOWN_TOPIC_OR_PARTITION, as Kafka does.
+    def answered():
+        with kw.KafkaConnection.to(follower) as conn:
+            answer = produce_v10(conn, "hinted", record_batch(-1, -1, -1, [b"x"]))
+        return answer if answer[0] != UNKNOWN_TOPIC_OR_PARTITION else None
+    error, current, endpoints = wait_until(answered, 30, "the follower to know the topic")
     assert error == NOT_LEADER_OR_FOLLOWER
     assert current is not None and current[0] == leader.node_id and current[1] >= 0
     assert endpoints == {leader.node_id: (leader.host, leader.port)}
