@@ -224,9 +224,18 @@ status server::start() {
         return st;
     }
     if (_cfg.is_broker()) {
+        // The heartbeat that unfences this broker can come before its own
+        // metadata has the record that does: a client asking in between would
+        // be told of no broker at all (librdkafka then waits for a controller
+        // it never learns of). So listeners open once both agree.
+        auto visible = [this] {
+            auto image = _context.metadata.read();
+            auto self = image->brokers.find(_cfg.node_id);
+            return self != image->brokers.end() && !self->second.fenced;
+        };
         auto waited = _lifecycle->wait_until_unfenced(
             std::chrono::milliseconds(_cfg.initial_broker_registration_timeout_ms),
-            _start_interrupted);
+            _start_interrupted, visible);
         if (!waited) {
             stop();
             return waited;

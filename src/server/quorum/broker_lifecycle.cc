@@ -44,9 +44,10 @@ void broker_lifecycle::stop() {
 }
 
 status broker_lifecycle::wait_until_unfenced(std::chrono::milliseconds timeout,
-                                             const std::atomic<bool>& interrupted) const {
+                                             const std::atomic<bool>& interrupted,
+                                             const std::function<bool()>& visible) const {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!_unfenced.load()) {
+    while (!_unfenced.load() || !visible()) {
         if (interrupted.load()) {
             return error(error_code::broker_not_available,
                          "shutdown requested while waiting to be registered");

@@ -31,11 +31,13 @@ class broker_lifecycle {
                      protocol::broker_registration_request registration);
 
     void start();
-    // Blocks the calling thread until the controller unfences this broker;
+    // Blocks the calling thread until the controller unfences this broker
+    // and `visible()` holds (this node's own metadata shows it unfenced);
     // REQUEST_TIMED_OUT after `timeout` (initial.broker.registration.timeout.ms);
     // BROKER_NOT_AVAILABLE once `interrupted` (a shutdown signal) is set.
     status wait_until_unfenced(std::chrono::milliseconds timeout,
-                               const std::atomic<bool>& interrupted) const;
+                               const std::atomic<bool>& interrupted,
+                               const std::function<bool()>& visible) const;
     // Blocks until the controller agreed to the shutdown or `timeout` passed.
     void controlled_shutdown(std::chrono::milliseconds timeout);
     // Ends the loop (call before the executor stops).
