@@ -8,10 +8,12 @@
 #include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/redirect_error.hpp>
+#include <asio/ssl/host_name_verification.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/write.hpp>
 
 #include "common/bytes.h"
+#include "common/logging/loggers.h"
 #include "protocol/generated/api_table.h"
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
@@ -27,18 +29,21 @@ constexpr int32_t k_max_response_bytes = 256 * 1024 * 1024;
 
 std::shared_ptr<kafka_rpc_client> kafka_rpc_client::create(
     asio::any_io_executor ex, std::string host, uint16_t port, std::string client_id,
-    std::chrono::milliseconds request_timeout) {
-    return std::shared_ptr<kafka_rpc_client>(new kafka_rpc_client(
-        std::move(ex), std::move(host), port, std::move(client_id), request_timeout));
+    std::chrono::milliseconds request_timeout, std::shared_ptr<const security::client_tls> tls) {
+    return std::shared_ptr<kafka_rpc_client>(new kafka_rpc_client(std::move(ex), std::move(host),
+                                                                  port, std::move(client_id),
+                                                                  request_timeout, std::move(tls)));
 }
 
 kafka_rpc_client::kafka_rpc_client(asio::any_io_executor ex, std::string host, uint16_t port,
-                                   std::string client_id, std::chrono::milliseconds request_timeout)
+                                   std::string client_id, std::chrono::milliseconds request_timeout,
+                                   std::shared_ptr<const security::client_tls> tls)
     : _ex(ex),
       _host(std::move(host)),
       _port(port),
       _client_id(std::move(client_id)),
       _request_timeout(request_timeout),
+      _tls(std::move(tls)),
       _socket(ex),
       _wake(ex) {}
 
@@ -81,6 +86,10 @@ void kafka_rpc_client::enqueue(pending p) {
         _running = true;
         const uint64_t generation = ++_generation;
         _socket = asio::ip::tcp::socket(_ex);
+        _tls_stream.reset();
+        if (_tls) {
+            _tls_stream.emplace(_ex, *_tls->context);
+        }
         auto self = shared_from_this();
         asio::co_spawn(
             _ex, [self, generation]() { return self->run(generation); }, asio::detached);
@@ -94,6 +103,9 @@ void kafka_rpc_client::fail_all(const std::string& why) {
     _running = false;
     std::error_code ignored;
     _socket.close(ignored);
+    if (_tls_stream) {
+        _tls_stream->lowest_layer().close(ignored);
+    }
     _wake.cancel();
     std::deque<pending> failed = std::move(_in_flight);
     for (auto& p : _unsent) {
@@ -112,8 +124,9 @@ asio::awaitable<void> kafka_rpc_client::run(uint64_t generation) {
     asio::ip::tcp::resolver resolver(_ex);
     auto endpoints = co_await resolver.async_resolve(_host, std::to_string(_port),
                                                      asio::redirect_error(asio::use_awaitable, ec));
+    asio::ip::tcp::socket& socket = _tls_stream ? _tls_stream->next_layer() : _socket;
     if (!ec && generation == _generation) {
-        co_await asio::async_connect(_socket, endpoints,
+        co_await asio::async_connect(socket, endpoints,
                                      asio::redirect_error(asio::use_awaitable, ec));
     }
     if (generation != _generation) {
@@ -123,7 +136,25 @@ asio::awaitable<void> kafka_rpc_client::run(uint64_t generation) {
         fail_all("connect: " + ec.message());
         co_return;
     }
-    _socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    if (_tls_stream) {
+        ec = co_await handshake();
+        if (generation != _generation) {
+            co_return;
+        }
+        if (ec) {
+            // Retried on the callers' timers: said once, until one succeeds.
+            if (!_handshake_failure_logged) {
+                _handshake_failure_logged = true;
+                logging::network().warn(
+                    "event=tls_handshake_failed peer={}:{} client_id={} error=\"{}\"", _host, _port,
+                    _client_id, ec.message());
+            }
+            fail_all("TLS handshake: " + ec.message());
+            co_return;
+        }
+        _handshake_failure_logged = false;
+    }
     asio::co_spawn(
         _ex, [self, generation]() { return self->read_loop(generation); }, asio::detached);
     for (;;) {
@@ -133,8 +164,11 @@ asio::awaitable<void> kafka_rpc_client::run(uint64_t generation) {
             p.sent = std::chrono::steady_clock::now();
             auto frame = std::make_shared<bytes>(std::move(p.frame));
             _in_flight.push_back(std::move(p));
-            co_await asio::async_write(_socket, asio::buffer(*frame),
-                                       asio::redirect_error(asio::use_awaitable, ec));
+            auto write = on_stream([&](auto& stream) {
+                return asio::async_write(stream, asio::buffer(*frame),
+                                         asio::redirect_error(asio::use_awaitable, ec));
+            });
+            co_await std::move(write);
             if (generation != _generation) {
                 co_return;
             }
@@ -162,8 +196,11 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
     for (;;) {
         uint8_t size_buf[4];
         std::error_code ec;
-        co_await asio::async_read(_socket, asio::buffer(size_buf),
-                                  asio::redirect_error(asio::use_awaitable, ec));
+        auto read_size = on_stream([&](auto& stream) {
+            return asio::async_read(stream, asio::buffer(size_buf),
+                                    asio::redirect_error(asio::use_awaitable, ec));
+        });
+        co_await std::move(read_size);
         if (generation != _generation) {
             co_return;
         }
@@ -178,8 +215,11 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
         }
         std::shared_ptr<uint8_t[]> frame(new uint8_t[size_t(size)]);
         const bytes_view frame_bytes(frame.get(), size_t(size));
-        co_await asio::async_read(_socket, asio::buffer(frame.get(), size_t(size)),
-                                  asio::redirect_error(asio::use_awaitable, ec));
+        auto read_frame = on_stream([&](auto& stream) {
+            return asio::async_read(stream, asio::buffer(frame.get(), size_t(size)),
+                                    asio::redirect_error(asio::use_awaitable, ec));
+        });
+        co_await std::move(read_frame);
         if (generation != _generation) {
             co_return;
         }
@@ -205,6 +245,23 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
         p.done(rpc_answer{std::move(frame), body});
         _wake.cancel();  // the writer re-arms its timeout for the next in flight
     }
+}
+
+asio::awaitable<std::error_code> kafka_rpc_client::handshake() {
+    // The server name (SNI) and, with ssl.endpoint.identification.algorithm=https,
+    // the name the certificate must carry (a DNS name or an IP address).
+    std::error_code not_an_address;
+    (void)asio::ip::make_address(_host, not_an_address);
+    if (not_an_address) {  // SNI names hosts, never addresses (RFC 6066)
+        SSL_set_tlsext_host_name(_tls_stream->native_handle(), _host.c_str());
+    }
+    if (_tls->verify_hostname) {
+        _tls_stream->set_verify_callback(asio::ssl::host_name_verification(_host));
+    }
+    std::error_code ec;
+    co_await _tls_stream->async_handshake(asio::ssl::stream_base::client,
+                                          asio::redirect_error(asio::use_awaitable, ec));
+    co_return ec;
 }
 
 }  // namespace samsa::net

@@ -12,20 +12,27 @@
 // its own timers). A request unanswered after `request_timeout` breaks the
 // connection, since an answer can no longer be matched in order after it.
 //
+// With `tls` the connection is TLS (the peer's listener is SSL): the
+// handshake follows the connect, and a peer that fails verification fails
+// the requests as a broken connection would.
+//
 // All of its state lives on its executor (a strand of one thread); the
 // callback runs there too.
 #include <asio/any_io_executor.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/ssl/stream.hpp>
 #include <asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/bytes.h"
 #include "common/result.h"
+#include "security/tls_context.h"
 
 namespace samsa::net {
 
@@ -40,9 +47,10 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
   public:
     using callback = std::function<void(result<rpc_answer>)>;
 
-    static std::shared_ptr<kafka_rpc_client> create(asio::any_io_executor ex, std::string host,
-                                                    uint16_t port, std::string client_id,
-                                                    std::chrono::milliseconds request_timeout);
+    static std::shared_ptr<kafka_rpc_client> create(
+        asio::any_io_executor ex, std::string host, uint16_t port, std::string client_id,
+        std::chrono::milliseconds request_timeout,
+        std::shared_ptr<const security::client_tls> tls = nullptr);
 
     void call(int16_t api_key, int16_t api_version, bytes body, callback done);
     // Fails what is queued and closes the connection; later calls reopen it.
@@ -53,7 +61,8 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
 
   private:
     kafka_rpc_client(asio::any_io_executor ex, std::string host, uint16_t port,
-                     std::string client_id, std::chrono::milliseconds request_timeout);
+                     std::string client_id, std::chrono::milliseconds request_timeout,
+                     std::shared_ptr<const security::client_tls> tls);
 
     struct pending {
         int32_t correlation_id = 0;
@@ -68,19 +77,28 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     void fail_all(const std::string& why);
     asio::awaitable<void> run(uint64_t generation);
     asio::awaitable<void> read_loop(uint64_t generation);
+    asio::awaitable<std::error_code> handshake();
+    // `op(stream)` on the TLS stream or on the plain socket.
+    template <typename Op>
+    auto on_stream(Op op) {
+        return _tls_stream ? op(*_tls_stream) : op(_socket);
+    }
 
     asio::any_io_executor _ex;
     std::string _host;
     uint16_t _port;
     std::string _client_id;
     std::chrono::milliseconds _request_timeout;
-    asio::ip::tcp::socket _socket;
+    std::shared_ptr<const security::client_tls> _tls;
+    asio::ip::tcp::socket _socket;                                        // plaintext
+    std::optional<asio::ssl::stream<asio::ip::tcp::socket>> _tls_stream;  // with _tls
     asio::steady_timer _wake;  // new requests for the writer
     std::deque<pending> _unsent;
     std::deque<pending> _in_flight;
     int32_t _next_correlation = 1;
     bool _running = false;
     uint64_t _generation = 0;  // one per connection attempt; stale loops stop
+    bool _handshake_failure_logged = false;
 };
 
 }  // namespace samsa::net

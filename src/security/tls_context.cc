@@ -259,6 +259,36 @@ result<std::shared_ptr<asio::ssl::context>> make_server_context(const config::tl
     return ctx;
 }
 
+result<std::shared_ptr<const client_tls>> make_client_tls(const config::tls_config& c) {
+    auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+    ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3);
+    if (auto s = set_versions(ctx->native_handle(), c); !s) {
+        return s.err();
+    }
+    if (auto s = set_ciphers(ctx->native_handle(), c); !s) {
+        return s.err();
+    }
+    if (c.keystore_location || c.keystore_certificate_chain || c.keystore_key) {
+        if (auto s = load_keystore(*ctx, c); !s) {
+            return s.err();
+        }
+    }
+    if (c.truststore_location || c.truststore_certificates) {
+        if (auto s = load_truststore(*ctx, c); !s) {
+            return s.err();
+        }
+    } else {
+        std::error_code ec;
+        ctx->set_default_verify_paths(ec);
+        if (ec) {
+            return config_error(c, "no truststore and no system CA certificates: " + ec.message());
+        }
+    }
+    ctx->set_verify_mode(asio::ssl::verify_peer);
+    return std::make_shared<const client_tls>(client_tls{std::move(ctx), c.verify_hostname});
+}
+
 std::string principal_of(SSL* ssl) {
     X509* cert = SSL_get1_peer_certificate(ssl);
     if (!cert) {

@@ -26,6 +26,19 @@ namespace samsa::security {
 
 result<std::shared_ptr<asio::ssl::context>> make_server_context(const config::tls_config& c);
 
+// This node as a TLS client of another node's SSL listener (replica fetches
+// to the inter-broker listener, Raft and forwarding to the controller
+// listener), with that listener's ssl.* settings as Kafka's inter-broker
+// client takes them: the peer must chain to the truststore (the system's CAs
+// without one) and, with ssl.endpoint.identification.algorithm=https, name
+// the host connected to; the keystore, if any, is presented for
+// ssl.client.auth.
+struct client_tls {
+    std::shared_ptr<asio::ssl::context> context;
+    bool verify_hostname = true;
+};
+result<std::shared_ptr<const client_tls>> make_client_tls(const config::tls_config& c);
+
 // The principal of a verified client certificate, as Kafka's DEFAULT
 // ssl.principal.mapping.rules make it: the subject in RFC 2253 form
 // ("CN=writer,OU=apps,O=example"); "ANONYMOUS" without one.

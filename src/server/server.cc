@@ -82,11 +82,11 @@ void server::interrupt_start() {
 }
 
 // The broker's own connections (to the controller and inter-broker listeners)
-// speak neither TLS nor SASL yet: such a listener stops the broker rather than
-// serve something weaker than its name promises (never downgrade security
-// silently). An SSL or SASL_SSL listener gets its TLS context here and a SASL
-// listener its mechanisms and users, so a bad key, certificate or JAAS config
-// is reported at start, naming the key.
+// speak TLS but not SASL yet: a SASL listener there stops the broker rather
+// than serve something weaker than its name promises (never downgrade
+// security silently). An SSL or SASL_SSL listener gets its TLS context here
+// and a SASL listener its mechanisms and users, so a bad key, certificate or
+// JAAS config is reported at start, naming the key.
 static status check_listener_security(
     const config::broker_config& cfg,
     std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts,
@@ -96,12 +96,15 @@ static status check_listener_security(
         if (l.protocol == security_protocol::plaintext) {
             continue;
         }
-        if (is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name) {
+        const bool uses_sasl = l.protocol == security_protocol::sasl_plaintext ||
+                               l.protocol == security_protocol::sasl_ssl;
+        if (uses_sasl &&
+            (is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name)) {
             return error(error_code::invalid_config,
                          fmt::format("listener {} uses security protocol {}, which this broker "
                                      "does not serve on its controller or inter-broker listener "
-                                     "yet; use PLAINTEXT for the listeners brokers and "
-                                     "controllers connect to (refusing to serve it as plaintext)",
+                                     "yet; use PLAINTEXT or SSL for the listeners brokers and "
+                                     "controllers connect to (refusing to serve it without SASL)",
                                      l.to_string(), config::protocol_name(l.protocol)));
         }
         if (l.protocol == security_protocol::ssl || l.protocol == security_protocol::sasl_ssl) {
@@ -123,9 +126,45 @@ static status check_listener_security(
     return {};
 }
 
+// How this node connects to `listener` on the other nodes: TLS with that
+// listener's ssl.* settings when it is SSL, plaintext (null) when PLAINTEXT.
+static result<std::shared_ptr<const security::client_tls>> client_tls_for(
+    const config::broker_config& cfg, const std::string& listener) {
+    using config::security_protocol;
+    auto it = cfg.listener_security_protocol_map.find(listener);
+    const auto protocol =
+        it == cfg.listener_security_protocol_map.end() ? security_protocol::plaintext : it->second;
+    switch (protocol) {
+        case security_protocol::plaintext:
+            return std::shared_ptr<const security::client_tls>();
+        case security_protocol::ssl:
+            return security::make_client_tls(config::tls_config_for(cfg.values, listener));
+        default:
+            return error(error_code::invalid_config,
+                         fmt::format("listener {} uses security protocol {}: this node does not "
+                                     "authenticate with SASL to other nodes yet; use PLAINTEXT "
+                                     "or SSL for the listeners brokers and controllers connect to",
+                                     listener, config::protocol_name(protocol)));
+    }
+}
+
 status server::start() {
     if (auto st = check_listener_security(_cfg, _tls_contexts, _sasl_configs); !st) {
         return st;
+    }
+    if (!_cfg.controller_listener_names.empty()) {
+        auto tls = client_tls_for(_cfg, _cfg.controller_listener_names.front());
+        if (!tls) {
+            return tls.err();
+        }
+        _controller_tls = std::move(*tls);
+    }
+    if (_cfg.is_broker()) {
+        auto tls = client_tls_for(_cfg, _cfg.inter_broker_listener_name);
+        if (!tls) {
+            return tls.err();
+        }
+        _inter_broker_tls = std::move(*tls);
     }
     auto overrides = parse_per_ip_overrides(_cfg.max_connections_per_ip_overrides);
     if (!overrides) {
@@ -158,6 +197,7 @@ status server::start() {
         ts.config.id_expiration_ms = _cfg.transactional_id_expiration_ms;
         ts.config.append_timeout_ms = _cfg.request_timeout_ms;
         ts.inter_broker_listener = _cfg.inter_broker_listener_name;
+        ts.inter_broker_tls = _inter_broker_tls;
         ts.node_id = _cfg.node_id;
         ts.request_timeout_ms = _cfg.request_timeout_ms;
         _transactions = std::make_unique<coordinator::txn::transaction_coordinator>(
@@ -203,8 +243,8 @@ status server::start() {
     _data.replicas().mark_started();
     _reactors.start();
     _data.start();
-    _fetchers =
-        std::make_unique<cluster::replication::replica_fetcher_manager>(_cfg, _data.replicas());
+    _fetchers = std::make_unique<cluster::replication::replica_fetcher_manager>(
+        _cfg, _data.replicas(), _inter_broker_tls);
     _running = true;
     _controller->start();
     _quorum->start();
@@ -408,8 +448,8 @@ status server::open_quorum() {
         }
         _controller->set_bootstrap_records(std::move(*bootstrap));
     }
-    _quorum =
-        std::make_unique<quorum::metadata_quorum>(_cfg, _controller->io(), _context.metadata, base);
+    _quorum = std::make_unique<quorum::metadata_quorum>(_cfg, _controller->io(), _context.metadata,
+                                                        base, _controller_tls);
     if (auto st = _quorum->open(); !st) {
         return st;
     }
@@ -417,7 +457,7 @@ status server::open_quorum() {
     _context.quorum = _quorum.get();
     _channel = std::make_unique<quorum::controller_frontend>(
         _cfg, _cfg.is_controller() ? _controller.get() : nullptr, *_quorum,
-        _controller->io().get_executor());
+        _controller->io().get_executor(), _controller_tls);
     _context.controller = _channel.get();
     // The replica manager creates and deletes local logs as images change.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,

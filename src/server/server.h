@@ -18,6 +18,7 @@
 #include "coordinator/group/group_coordinator.h"
 #include "coordinator/txn/transaction_coordinator.h"
 #include "metadata/controller.h"
+#include "security/tls_context.h"
 #include "server/broker_context.h"
 #include "server/connection_quotas.h"
 #include "server/data_plane.h"
@@ -86,6 +87,10 @@ class server {
     std::unique_ptr<cluster::replication::replica_fetcher_manager> _fetchers;
     // The TLS context of each SSL listener, by listener name.
     std::map<std::string, std::shared_ptr<asio::ssl::context>> _tls_contexts;
+    // How this node reaches the controller and inter-broker listeners of the
+    // others: TLS client settings when those listeners are SSL, else null.
+    std::shared_ptr<const security::client_tls> _controller_tls;
+    std::shared_ptr<const security::client_tls> _inter_broker_tls;
     // The SASL settings of each SASL listener, by listener name.
     std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>
         _sasl_configs;

@@ -173,12 +173,12 @@ def test_kafka4_shipped_server_properties_start_a_standalone_quorum(start_broker
     assert broker.is_running()
 
 
-@pytest.mark.parametrize("protocol", ["SSL", "SASL_PLAINTEXT", "SASL_SSL"])
-def test_a_secured_inter_broker_listener_stops_the_broker(start_broker, protocol):
-    # The broker's own connections do not speak TLS or SASL yet, so an
-    # inter-broker listener that asks for them must never run as plaintext:
-    # the broker refuses to start and says why (tests/integration/test_tls.py
-    # and test_sasl.py cover client listeners, which are served).
+@pytest.mark.parametrize("protocol", ["SASL_PLAINTEXT", "SASL_SSL"])
+def test_a_sasl_inter_broker_listener_stops_the_broker(start_broker, protocol):
+    # The broker's own connections speak TLS (tests/cluster/test_tls_cluster.py)
+    # but not SASL yet, so an inter-broker listener that asks for SASL must
+    # never run without it: the broker refuses to start and says why
+    # (tests/integration/test_sasl.py covers client listeners, which are served).
     port, controller_port = free_ports(2)
     _, log = expect_start_failure(start_broker, properties={
         "listeners": f"{protocol}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
@@ -187,7 +187,7 @@ def test_a_secured_inter_broker_listener_stops_the_broker(start_broker, protocol
         "inter.broker.listener.name": protocol,
     })
     assert any(f"{protocol}://127.0.0.1:{port}" in line and "inter-broker listener" in line
-               and "refusing to serve it as plaintext" in line
+               and "refusing to serve it without SASL" in line
                for line in error_lines(log)), log
     assert not port_accepts("127.0.0.1", port)
 

@@ -42,8 +42,9 @@ struct position {
 class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
   public:
     replica_fetcher(const config::broker_config& cfg, cluster::replica_manager& rm,
-                    asio::any_io_executor ex, int32_t leader)
-        : _cfg(cfg), _rm(rm), _ex(ex), _leader(leader), _wake(ex) {}
+                    asio::any_io_executor ex, int32_t leader,
+                    std::shared_ptr<const security::client_tls> tls)
+        : _cfg(cfg), _rm(rm), _ex(ex), _leader(leader), _tls(std::move(tls)), _wake(ex) {}
 
     void start() {
         auto self = shared_from_this();
@@ -89,6 +90,7 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     cluster::replica_manager& _rm;
     asio::any_io_executor _ex;
     int32_t _leader;
+    std::shared_ptr<const security::client_tls> _tls;
     asio::steady_timer _wake;
     std::shared_ptr<net::kafka_rpc_client> _client;
     std::string _client_endpoint;
@@ -136,8 +138,8 @@ asio::awaitable<void> replica_fetcher::run() {
             }
             _client = net::kafka_rpc_client::create(
                 _ex, host, port, fmt::format("samsa-replica-fetcher-{}", _cfg.node_id),
-                std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms +
-                                          _cfg.request_timeout_ms));
+                std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms + _cfg.request_timeout_ms),
+                _tls);
             _client_endpoint = endpoint;
             _session = {};  // a new leader process: no session there yet
         }
@@ -302,8 +304,9 @@ asio::awaitable<void> replica_fetcher::run() {
 }
 
 replica_fetcher_manager::replica_fetcher_manager(const config::broker_config& cfg,
-                                                 cluster::replica_manager& rm)
-    : _cfg(cfg), _rm(rm) {}
+                                                 cluster::replica_manager& rm,
+                                                 std::shared_ptr<const security::client_tls> tls)
+    : _cfg(cfg), _rm(rm), _tls(std::move(tls)) {}
 
 replica_fetcher_manager::~replica_fetcher_manager() {
     stop();
@@ -358,7 +361,7 @@ void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image)
         auto& f = _fetchers[key];
         if (!f) {
             auto& ctx = _rm.shard_context(size_t(key.second) % _rm.shard_count());
-            f = std::make_shared<replica_fetcher>(_cfg, _rm, ctx.get_executor(), leader);
+            f = std::make_shared<replica_fetcher>(_cfg, _rm, ctx.get_executor(), leader, _tls);
             f->start();
         }
         f->update(std::move(parts), host, port);

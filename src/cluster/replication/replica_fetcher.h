@@ -29,6 +29,7 @@
 #include "cluster/replica_manager.h"
 #include "common/config/broker_config.h"
 #include "metadata/metadata_image.h"
+#include "security/tls_context.h"
 
 namespace samsa::cluster::replication {
 
@@ -44,7 +45,10 @@ class replica_fetcher;
 
 class replica_fetcher_manager {
   public:
-    replica_fetcher_manager(const config::broker_config& cfg, cluster::replica_manager& rm);
+    // `tls`: how to reach the leaders' inter-broker listener when it is SSL
+    // (null: plaintext).
+    replica_fetcher_manager(const config::broker_config& cfg, cluster::replica_manager& rm,
+                            std::shared_ptr<const security::client_tls> tls = nullptr);
     ~replica_fetcher_manager();
 
     void on_metadata(const metadata::metadata_image& image);
@@ -53,6 +57,7 @@ class replica_fetcher_manager {
   private:
     const config::broker_config& _cfg;
     cluster::replica_manager& _rm;
+    std::shared_ptr<const security::client_tls> _tls;
     std::mutex _mutex;
     // By (leader broker, fetcher id).
     std::map<std::pair<int32_t, int32_t>, std::shared_ptr<replica_fetcher>> _fetchers;

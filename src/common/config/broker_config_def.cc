@@ -285,6 +285,11 @@ config_def build() {
     def("ssl.cipher.suites", k_list, "", none(), low, read_only,
         "Cipher suites by their IANA names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, "
         "TLS_AES_128_GCM_SHA256, ...); empty: the library's defaults.");
+    def("ssl.endpoint.identification.algorithm", k_string, "https",
+        validator::one_of({"https", "HTTPS", ""}), low, read_only,
+        "https: this broker, connecting to another node's SSL listener (inter-broker or "
+        "controller), checks that the certificate names the host it connects to; empty: it "
+        "checks only that the certificate chains to the truststore.");
     def("ssl.principal.mapping.rules", k_string, "DEFAULT", validator::one_of({"DEFAULT"}), low,
         read_only,
         "How a client certificate's subject becomes a principal: DEFAULT (the subject).");

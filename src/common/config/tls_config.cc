@@ -40,6 +40,8 @@ tls_config tls_config_for(const config_set& values, const std::string& listener)
     if (const auto* l = std::get_if<list_value>(get("ssl.cipher.suites"))) {
         c.cipher_suites = *l;
     }
+    c.verify_hostname =
+        !optional_string(get("ssl.endpoint.identification.algorithm")).value_or("https").empty();
     return c;
 }
 

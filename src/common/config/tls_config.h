@@ -27,6 +27,9 @@ struct tls_config {
     std::vector<std::string> enabled_protocols;  // "TLSv1.2", "TLSv1.3"
     std::string protocol;                        // ssl.protocol: the highest version
     std::vector<std::string> cipher_suites;      // IANA names; empty: defaults
+    // ssl.endpoint.identification.algorithm=https: as a client, the peer's
+    // certificate must name the host connected to.
+    bool verify_hostname = true;
 };
 
 // The listener's settings from `values`.

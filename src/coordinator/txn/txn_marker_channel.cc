@@ -31,12 +31,14 @@ txn_marker_channel::txn_marker_channel(asio::any_io_executor ex,
                                        const metadata::metadata_cache& metadata,
                                        std::string listener_name, int32_t local_node_id,
                                        std::chrono::milliseconds request_timeout,
+                                       std::shared_ptr<const security::client_tls> tls,
                                        std::chrono::milliseconds retry_backoff)
     : _ex(std::move(ex)),
       _metadata(metadata),
       _listener(std::move(listener_name)),
       _local_node_id(local_node_id),
       _request_timeout(request_timeout),
+      _tls(std::move(tls)),
       _retry_backoff(retry_backoff) {}
 
 txn_marker_channel::~txn_marker_channel() {
@@ -55,8 +57,9 @@ std::shared_ptr<net::kafka_rpc_client> txn_marker_channel::client_for(int32_t no
     if (it != _clients.end()) {
         it->second->close();
     }
-    auto c = net::kafka_rpc_client::create(
-        _ex, host, port, "samsa-txn-markers-" + std::to_string(_local_node_id), _request_timeout);
+    auto c = net::kafka_rpc_client::create(_ex, host, port,
+                                           "samsa-txn-markers-" + std::to_string(_local_node_id),
+                                           _request_timeout, _tls);
     _clients[node] = c;
     return c;
 }

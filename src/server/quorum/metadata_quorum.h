@@ -40,6 +40,7 @@
 #include "raft/quorum_state_file.h"
 #include "raft/raft_node.h"
 #include "raft/storage_raft_log.h"
+#include "security/tls_context.h"
 
 namespace samsa::server::quorum {
 
@@ -49,10 +50,12 @@ class metadata_quorum final : public raft::raft_transport,
   public:
     using leader_listener = std::function<void(raft::leader_and_epoch leader, bool local)>;
 
-    // `base`: what records do not carry (cluster id).
+    // `base`: what records do not carry (cluster id). `tls`: how to reach the
+    // other voters' controller listener when it is SSL (null: plaintext).
     metadata_quorum(const config::broker_config& cfg, asio::io_context& io,
                     metadata::metadata_cache& cache,
-                    std::shared_ptr<const metadata::metadata_image> base);
+                    std::shared_ptr<const metadata::metadata_image> base,
+                    std::shared_ptr<const security::client_tls> tls = nullptr);
     ~metadata_quorum() override;
 
     // Opens the log (recovering it) and the quorum-state file. Before start().
@@ -134,6 +137,7 @@ class metadata_quorum final : public raft::raft_transport,
     };
 
     const config::broker_config& _cfg;
+    std::shared_ptr<const security::client_tls> _tls;
     asio::io_context& _io;
     metadata::metadata_cache& _cache;
     std::shared_ptr<const metadata::metadata_image> _base;

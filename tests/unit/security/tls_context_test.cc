@@ -78,5 +78,38 @@ TEST(tls_context, client_auth_needs_a_truststore) {
     EXPECT_TRUE(has(failure(c), "ssl.keystore.location"));
 }
 
+// As a client of another node's SSL listener the keystore is optional (it
+// is presented only for ssl.client.auth) and the system's CAs stand in for a
+// missing truststore; what is configured must still be readable.
+TEST(tls_context, client_needs_no_keystore_and_falls_back_to_system_cas) {
+    auto c = base();
+    auto tls = make_client_tls(c);
+    ASSERT_TRUE(tls) << tls.err().message;
+    EXPECT_TRUE((*tls)->verify_hostname);
+    EXPECT_NE((*tls)->context, nullptr);
+    c.verify_hostname = false;
+    tls = make_client_tls(c);
+    ASSERT_TRUE(tls);
+    EXPECT_FALSE((*tls)->verify_hostname);
+}
+
+TEST(tls_context, client_names_a_bad_keystore_or_truststore) {
+    auto c = base();
+    c.keystore_location = "/nonexistent/client.pem";
+    auto tls = make_client_tls(c);
+    ASSERT_FALSE(tls);
+    EXPECT_TRUE(has(tls.err().message, "ssl.keystore.location /nonexistent/client.pem"));
+    c = base();
+    c.truststore_location = "/nonexistent/ca.pem";
+    tls = make_client_tls(c);
+    ASSERT_FALSE(tls);
+    EXPECT_TRUE(has(tls.err().message, "ssl.truststore.location /nonexistent/ca.pem"));
+    c = base();
+    c.enabled_protocols = {"TLSv1.1"};
+    tls = make_client_tls(c);
+    ASSERT_FALSE(tls);
+    EXPECT_TRUE(has(tls.err().message, "TLSv1.1 is not supported"));
+}
+
 }  // namespace
 }  // namespace samsa::security

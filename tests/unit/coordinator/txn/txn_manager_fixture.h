@@ -77,7 +77,7 @@ class txn_manager_fixture : public ::testing::Test {
     void start_manager() {
         manager.reset();
         auto ch = std::make_unique<txn_marker_channel>(io.get_executor(), metadata, "PLAINTEXT", 1,
-                                                       std::chrono::milliseconds(1000),
+                                                       std::chrono::milliseconds(1000), nullptr,
                                                        std::chrono::milliseconds(1));
         markers = ch.get();
         manager = std::make_unique<txn_manager>(
