@@ -81,7 +81,9 @@ status validate_configs(const controller_state& s, const resource_key& r, const 
         return resolved ? status{} : status(resolved.err());
     }
     for (const auto& [key, value] : next) {
-        if (!config::broker_config_def().find(key)) {
+        // listener.name.<listener>.<key>: a key one listener overrides (ssl.*).
+        const auto base = config::config_set::listener_override_base(key);
+        if (!config::broker_config_def().find(base ? *base : std::string_view(key))) {
             return error(error_code::invalid_config,
                          fmt::format("Unknown broker config name: {}", key));
         }

@@ -80,6 +80,16 @@ void listener::stop() {
     });
 }
 
+void listener::set_tls(std::shared_ptr<asio::ssl::context> tls) {
+    std::lock_guard lock(_tls_mutex);
+    _tls = std::move(tls);
+}
+
+std::shared_ptr<asio::ssl::context> listener::tls() const {
+    std::lock_guard lock(_tls_mutex);
+    return _tls;
+}
+
 bool listener::is_controller_listener() const {
     if (!_broker.config) {
         return false;
@@ -155,7 +165,7 @@ asio::awaitable<void> listener::accept_loop() {
             continue;
         }
         auto conn =
-            std::make_shared<connection>(std::move(socket), _broker, _name, counted, _tls, _sasl);
+            std::make_shared<connection>(std::move(socket), _broker, _name, counted, tls(), _sasl);
         // Start on the connection's own reactor.
         asio::post(ctx, [conn] { conn->start(); });
     }

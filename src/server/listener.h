@@ -6,6 +6,7 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/ssl/context.hpp>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "common/result.h"
@@ -31,6 +32,9 @@ class listener {
     void start();
     // Stops accepting; thread-safe.
     void stop();
+    // A new TLS context for the connections accepted from now on (a reloaded
+    // keystore or truststore); open connections keep theirs. Thread-safe.
+    void set_tls(std::shared_ptr<asio::ssl::context> tls);
 
   private:
     asio::awaitable<void> accept_loop();
@@ -38,11 +42,13 @@ class listener {
     using accepted_socket =
         asio::basic_stream_socket<asio::ip::tcp, asio::io_context::executor_type>;
     bool is_controller_listener() const;
+    std::shared_ptr<asio::ssl::context> tls() const;
     void apply_socket_buffers(accepted_socket& socket) const;
     bool admit(accepted_socket& socket, std::string& counted);
 
     std::string _name;
-    std::shared_ptr<asio::ssl::context> _tls;
+    mutable std::mutex _tls_mutex;
+    std::shared_ptr<asio::ssl::context> _tls;  // under _tls_mutex
     std::shared_ptr<const security::sasl::sasl_listener_config> _sasl;
     reactor_pool& _reactors;
     broker_context& _broker;

@@ -7,7 +7,7 @@
 #include "server/http/console.h"
 #include "server/http/health.h"
 
-#include "security/tls_context.h"
+#include "server/listener_security.h"
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -81,86 +81,19 @@ void server::interrupt_start() {
     _start_interrupted = true;
 }
 
-// The broker's own connections (to the controller and inter-broker listeners)
-// speak TLS but not SASL yet: a SASL listener there stops the broker rather
-// than serve something weaker than its name promises (never downgrade
-// security silently). An SSL or SASL_SSL listener gets its TLS context here
-// and a SASL listener its mechanisms and users, so a bad key, certificate or
-// JAAS config is reported at start, naming the key.
-static status check_listener_security(
-    const config::broker_config& cfg,
-    std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts,
-    std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>& sasl) {
-    using config::security_protocol;
-    for (const auto& l : cfg.listeners) {
-        if (l.protocol == security_protocol::plaintext) {
-            continue;
-        }
-        const bool uses_sasl = l.protocol == security_protocol::sasl_plaintext ||
-                               l.protocol == security_protocol::sasl_ssl;
-        if (uses_sasl &&
-            (is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name)) {
-            return error(error_code::invalid_config,
-                         fmt::format("listener {} uses security protocol {}, which this broker "
-                                     "does not serve on its controller or inter-broker listener "
-                                     "yet; use PLAINTEXT or SSL for the listeners brokers and "
-                                     "controllers connect to (refusing to serve it without SASL)",
-                                     l.to_string(), config::protocol_name(l.protocol)));
-        }
-        if (l.protocol == security_protocol::ssl || l.protocol == security_protocol::sasl_ssl) {
-            auto ctx = security::make_server_context(config::tls_config_for(cfg.values, l.name));
-            if (!ctx) {
-                return ctx.err();
-            }
-            contexts[l.name] = std::move(*ctx);
-        }
-        if (l.protocol == security_protocol::sasl_plaintext ||
-            l.protocol == security_protocol::sasl_ssl) {
-            auto c = security::sasl::sasl_config_for(cfg.values, l.name);
-            if (!c) {
-                return c.err();
-            }
-            sasl[l.name] = std::move(*c);
-        }
-    }
-    return {};
-}
-
-// How this node connects to `listener` on the other nodes: TLS with that
-// listener's ssl.* settings when it is SSL, plaintext (null) when PLAINTEXT.
-static result<std::shared_ptr<const security::client_tls>> client_tls_for(
-    const config::broker_config& cfg, const std::string& listener) {
-    using config::security_protocol;
-    auto it = cfg.listener_security_protocol_map.find(listener);
-    const auto protocol =
-        it == cfg.listener_security_protocol_map.end() ? security_protocol::plaintext : it->second;
-    switch (protocol) {
-        case security_protocol::plaintext:
-            return std::shared_ptr<const security::client_tls>();
-        case security_protocol::ssl:
-            return security::make_client_tls(config::tls_config_for(cfg.values, listener));
-        default:
-            return error(error_code::invalid_config,
-                         fmt::format("listener {} uses security protocol {}: this node does not "
-                                     "authenticate with SASL to other nodes yet; use PLAINTEXT "
-                                     "or SSL for the listeners brokers and controllers connect to",
-                                     listener, config::protocol_name(protocol)));
-    }
-}
-
 status server::start() {
-    if (auto st = check_listener_security(_cfg, _tls_contexts, _sasl_configs); !st) {
+    if (auto st = listener_security::check(_cfg, _tls_contexts, _sasl_configs); !st) {
         return st;
     }
     if (!_cfg.controller_listener_names.empty()) {
-        auto tls = client_tls_for(_cfg, _cfg.controller_listener_names.front());
+        auto tls = listener_security::client_tls_for(_cfg, _cfg.controller_listener_names.front());
         if (!tls) {
             return tls.err();
         }
         _controller_tls = std::move(*tls);
     }
     if (_cfg.is_broker()) {
-        auto tls = client_tls_for(_cfg, _cfg.inter_broker_listener_name);
+        auto tls = listener_security::client_tls_for(_cfg, _cfg.inter_broker_listener_name);
         if (!tls) {
             return tls.err();
         }
@@ -221,6 +154,12 @@ status server::start() {
             _listeners.clear();
             _controller_listeners.clear();
             return st;
+        }
+        if (tls != _tls_contexts.end()) {
+            if (!_tls_reloader) {
+                _tls_reloader = std::make_unique<tls_reloader>(_cfg);
+            }
+            _tls_reloader->watch(*lst);
         }
         (is_controller_listener(_cfg, l.name) ? _controller_listeners : _listeners)
             .push_back(std::move(lst));
@@ -464,6 +403,12 @@ status server::open_quorum() {
                               std::shared_ptr<const metadata::metadata_image> next) {
         _data.replicas().apply_metadata(*prev, *next);
     });
+    if (_tls_reloader) {
+        _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
+                                  std::shared_ptr<const metadata::metadata_image> next) {
+            _tls_reloader->on_metadata(*prev, *next);
+        });
+    }
     // Leaders' ISR changes go to the active controller.
     _data.replicas().set_isr_sink([this](size_t shard, const cluster::isr_proposal& pr) {
         asio::co_spawn(_data.replicas().shard_context(shard), send_isr_change(shard, pr),

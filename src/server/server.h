@@ -26,6 +26,7 @@
 #include "server/http/broker_metrics.h"
 #include "server/http/http_listener.h"
 #include "server/listener.h"
+#include "server/listener_security.h"
 #include "server/quorum/broker_lifecycle.h"
 #include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
@@ -87,6 +88,8 @@ class server {
     std::unique_ptr<cluster::replication::replica_fetcher_manager> _fetchers;
     // The TLS context of each SSL listener, by listener name.
     std::map<std::string, std::shared_ptr<asio::ssl::context>> _tls_contexts;
+    // Reloads an SSL listener's keystore and truststore on a dynamic config.
+    std::unique_ptr<tls_reloader> _tls_reloader;
     // How this node reaches the controller and inter-broker listeners of the
     // others: TLS client settings when those listeners are SSL, else null.
     std::shared_ptr<const security::client_tls> _controller_tls;

@@ -254,25 +254,25 @@ config_def build() {
 
     // ---- TLS (SSL listeners; each key also as listener.name.<listener>.<key>) ----
     const auto k_password = config_type::password;
-    def("ssl.keystore.type", k_string, "JKS", none(), medium, read_only,
+    def("ssl.keystore.type", k_string, "JKS", none(), medium, per_broker,
         "Format of the keystore: PEM (JKS and PKCS12 are Java formats, not read here).");
-    def("ssl.keystore.location", k_string, null, none(), high, read_only,
+    def("ssl.keystore.location", k_string, null, none(), high, per_broker,
         "PEM file with the listener's private key and certificate chain.");
-    def("ssl.keystore.password", k_password, null, none(), high, read_only,
+    def("ssl.keystore.password", k_password, null, none(), high, per_broker,
         "Password of the keystore file; for PEM, that of its private key.");
-    def("ssl.key.password", k_password, null, none(), high, read_only,
+    def("ssl.key.password", k_password, null, none(), high, per_broker,
         "Password of the private key (PEM: of an encrypted private key).");
-    def("ssl.keystore.certificate.chain", k_password, null, none(), high, read_only,
+    def("ssl.keystore.certificate.chain", k_password, null, none(), high, per_broker,
         "The certificate chain in PEM, inline (ssl.keystore.type=PEM).");
-    def("ssl.keystore.key", k_password, null, none(), high, read_only,
+    def("ssl.keystore.key", k_password, null, none(), high, per_broker,
         "The private key in PEM, inline (ssl.keystore.type=PEM).");
-    def("ssl.truststore.type", k_string, "JKS", none(), medium, read_only,
+    def("ssl.truststore.type", k_string, "JKS", none(), medium, per_broker,
         "Format of the truststore: PEM.");
-    def("ssl.truststore.location", k_string, null, none(), high, read_only,
+    def("ssl.truststore.location", k_string, null, none(), high, per_broker,
         "PEM file of the certificates that client certificates must chain to.");
-    def("ssl.truststore.password", k_password, null, none(), high, read_only,
+    def("ssl.truststore.password", k_password, null, none(), high, per_broker,
         "Password of the truststore (not used for PEM).");
-    def("ssl.truststore.certificates", k_password, null, none(), high, read_only,
+    def("ssl.truststore.certificates", k_password, null, none(), high, per_broker,
         "Trusted certificates in PEM, inline (ssl.truststore.type=PEM).");
     def("ssl.client.auth", k_string, "none", validator::one_of({"required", "requested", "none"}),
         medium, read_only,

@@ -23,6 +23,7 @@ constexpr auto low = importance::low;
 
 constexpr auto read_only = update_mode::read_only;
 constexpr auto cluster_wide = update_mode::cluster_wide;
+constexpr auto per_broker = update_mode::per_broker;
 
 inline const std::string k_long_max = std::to_string(std::numeric_limits<int64_t>::max());
 inline const std::string k_int_max = std::to_string(std::numeric_limits<int32_t>::max());

@@ -30,6 +30,8 @@ struct tls_config {
     // ssl.endpoint.identification.algorithm=https: as a client, the peer's
     // certificate must name the host connected to.
     bool verify_hostname = true;
+
+    bool operator==(const tls_config&) const = default;
 };
 
 // The listener's settings from `values`.

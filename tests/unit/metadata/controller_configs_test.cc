@@ -121,6 +121,28 @@ TEST_F(controller_configs, broker_resources) {
     EXPECT_EQ(incremental(config_resource_type(8), "1", {}).first, error_code::invalid_request);
 }
 
+// A listener's keystore and truststore (KIP-226): per broker, in plain or
+// per-listener form; never as a cluster-wide default; other ssl.* keys and
+// unknown per-listener keys are refused.
+TEST_F(controller_configs, listener_keystores_are_per_broker_dynamic) {
+    auto b = config_resource_type::broker;
+    EXPECT_EQ(incremental(b, "1",
+                          {{"listener.name.ssl.ssl.keystore.location", op::set, "/k2.pem"},
+                           {"ssl.truststore.location", op::set, "/ca2.pem"}})
+                  .first,
+              error_code::none);
+    EXPECT_EQ(image()->broker_configs.at("1").at("listener.name.ssl.ssl.keystore.location"),
+              "/k2.pem");
+    auto cluster = incremental(b, "", {{"listener.name.ssl.ssl.keystore.location", op::set, "/k"}});
+    EXPECT_EQ(cluster.first, error_code::invalid_config);
+    EXPECT_NE(cluster.second.find("default cluster level"), std::string::npos) << cluster.second;
+    EXPECT_EQ(
+        incremental(b, "1", {{"listener.name.ssl.ssl.client.auth", op::set, "required"}}).first,
+        error_code::invalid_config);
+    EXPECT_EQ(incremental(b, "1", {{"listener.name.ssl.no.such.key", op::set, "1"}}).first,
+              error_code::invalid_config);
+}
+
 TEST_F(controller_configs, legacy_alter_replaces_the_whole_set) {
     auto t = config_resource_type::topic;
     ASSERT_EQ(incremental(t, "t", {{"retention.ms", op::set, "1000"}}).first, error_code::none);

@@ -1,0 +1,159 @@
+#include "server/listener_security.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/logging/loggers.h"
+#include "metadata/config_view.h"
+#include "server/listener.h"
+
+namespace samsa::server {
+
+namespace {
+
+bool is_controller_listener(const config::broker_config& cfg, const std::string& name) {
+    return std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(),
+                     name) != cfg.controller_listener_names.end();
+}
+
+// What says a key or trust file was rewritten: its size and modification time.
+std::string file_stamp(const std::optional<std::string>& path) {
+    if (!path) {
+        return "-";
+    }
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(*path, ec);
+    const auto time = std::filesystem::last_write_time(*path, ec);
+    if (ec) {
+        return *path + ":missing";
+    }
+    return fmt::format("{}:{}:{}", *path, size, time.time_since_epoch().count());
+}
+
+std::string files_of(const config::tls_config& c) {
+    return file_stamp(c.keystore_location) + "|" + file_stamp(c.truststore_location);
+}
+
+}  // namespace
+
+namespace listener_security {
+
+// The broker's own connections (to the controller and inter-broker listeners)
+// speak TLS but not SASL yet: a SASL listener there stops the broker rather
+// than serve something weaker than its name promises (never downgrade
+// security silently). An SSL or SASL_SSL listener gets its TLS context here
+// and a SASL listener its mechanisms and users, so a bad key, certificate or
+// JAAS config is reported at start, naming the key.
+status check(
+    const config::broker_config& cfg,
+    std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts,
+    std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>& sasl) {
+    using config::security_protocol;
+    for (const auto& l : cfg.listeners) {
+        if (l.protocol == security_protocol::plaintext) {
+            continue;
+        }
+        const bool uses_sasl = l.protocol == security_protocol::sasl_plaintext ||
+                               l.protocol == security_protocol::sasl_ssl;
+        if (uses_sasl &&
+            (is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name)) {
+            return error(error_code::invalid_config,
+                         fmt::format("listener {} uses security protocol {}, which this broker "
+                                     "does not serve on its controller or inter-broker listener "
+                                     "yet; use PLAINTEXT or SSL for the listeners brokers and "
+                                     "controllers connect to (refusing to serve it without SASL)",
+                                     l.to_string(), config::protocol_name(l.protocol)));
+        }
+        if (l.protocol == security_protocol::ssl || l.protocol == security_protocol::sasl_ssl) {
+            auto ctx = security::make_server_context(config::tls_config_for(cfg.values, l.name));
+            if (!ctx) {
+                return ctx.err();
+            }
+            contexts[l.name] = std::move(*ctx);
+        }
+        if (l.protocol == security_protocol::sasl_plaintext ||
+            l.protocol == security_protocol::sasl_ssl) {
+            auto c = security::sasl::sasl_config_for(cfg.values, l.name);
+            if (!c) {
+                return c.err();
+            }
+            sasl[l.name] = std::move(*c);
+        }
+    }
+    return {};
+}
+
+// How this node connects to `listener` on the other nodes: TLS with that
+// listener's ssl.* settings when it is SSL, plaintext (null) when PLAINTEXT.
+result<std::shared_ptr<const security::client_tls>> client_tls_for(const config::broker_config& cfg,
+                                                                   const std::string& listener) {
+    using config::security_protocol;
+    auto it = cfg.listener_security_protocol_map.find(listener);
+    const auto protocol =
+        it == cfg.listener_security_protocol_map.end() ? security_protocol::plaintext : it->second;
+    switch (protocol) {
+        case security_protocol::plaintext:
+            return std::shared_ptr<const security::client_tls>();
+        case security_protocol::ssl:
+            return security::make_client_tls(config::tls_config_for(cfg.values, listener));
+        default:
+            return error(error_code::invalid_config,
+                         fmt::format("listener {} uses security protocol {}: this node does not "
+                                     "authenticate with SASL to other nodes yet; use PLAINTEXT "
+                                     "or SSL for the listeners brokers and controllers connect to",
+                                     listener, config::protocol_name(protocol)));
+    }
+}
+
+}  // namespace listener_security
+
+void tls_reloader::watch(listener& l) {
+    auto c = config::tls_config_for(_cfg.values, l.name());
+    _listeners[l.name()] = watched{&l, c, files_of(c)};
+}
+
+void tls_reloader::on_metadata(const metadata::metadata_image& prev,
+                               const metadata::metadata_image& next) {
+    if (_listeners.empty()) {
+        return;
+    }
+    const auto layer = [](const metadata::metadata_image& img, const std::string& resource) {
+        auto it = img.broker_configs.find(resource);
+        return it == img.broker_configs.end() ? nullptr : &it->second;
+    };
+    const auto same = [&](const std::string& resource) {
+        const auto* a = layer(prev, resource);
+        const auto* b = layer(next, resource);
+        return a == b || (a && b && *a == *b);
+    };
+    if (same("") && same(std::to_string(_cfg.node_id))) {
+        return;
+    }
+    const auto effective = metadata::effective_broker_config(_cfg.values, next, _cfg.node_id);
+    for (auto& [name, w] : _listeners) {
+        auto c = config::tls_config_for(effective, name);
+        auto files = files_of(c);
+        if (c == w.applied && files == w.files) {
+            continue;
+        }
+        auto ctx = security::make_server_context(c);
+        if (!ctx) {
+            logging::security().error(
+                "event=tls_reload_failed listener={} error=\"{}\" action=\"keeps serving the "
+                "previous keystore and truststore\"",
+                name, ctx.err().message);
+            continue;
+        }
+        w.l->set_tls(std::move(*ctx));
+        w.applied = std::move(c);
+        w.files = std::move(files);
+        logging::security().info("event=tls_reloaded listener={} keystore={} truststore={}", name,
+                                 w.applied.keystore_location.value_or("(inline)"),
+                                 w.applied.truststore_location.value_or("(inline or none)"));
+    }
+}
+
+}  // namespace samsa::server
