@@ -1,6 +1,7 @@
 #include "net/kafka_rpc_client.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <asio/co_spawn.hpp>
 #include <asio/connect.hpp>
@@ -17,6 +18,11 @@
 #include "protocol/generated/api_table.h"
 #include "protocol/generated/request_header.h"
 #include "protocol/generated/response_header.h"
+#include "protocol/generated/sasl_authenticate_request.h"
+#include "protocol/generated/sasl_authenticate_response.h"
+#include "protocol/generated/sasl_handshake_request.h"
+#include "protocol/generated/sasl_handshake_response.h"
+#include "protocol/message_codec.h"
 
 namespace samsa::net {
 
@@ -24,26 +30,29 @@ namespace {
 
 // Larger answers than this are not KRaft's or a controller's: treat as garbage.
 constexpr int32_t k_max_response_bytes = 256 * 1024 * 1024;
+// SaslHandshake and SaslAuthenticate answers are small.
+constexpr int32_t k_max_authentication_bytes = 1024 * 1024;
 
 }  // namespace
 
 std::shared_ptr<kafka_rpc_client> kafka_rpc_client::create(
     asio::any_io_executor ex, std::string host, uint16_t port, std::string client_id,
-    std::chrono::milliseconds request_timeout, std::shared_ptr<const security::client_tls> tls) {
-    return std::shared_ptr<kafka_rpc_client>(new kafka_rpc_client(std::move(ex), std::move(host),
-                                                                  port, std::move(client_id),
-                                                                  request_timeout, std::move(tls)));
+    std::chrono::milliseconds request_timeout,
+    std::shared_ptr<const security::client_security> security) {
+    return std::shared_ptr<kafka_rpc_client>(
+        new kafka_rpc_client(std::move(ex), std::move(host), port, std::move(client_id),
+                             request_timeout, std::move(security)));
 }
 
 kafka_rpc_client::kafka_rpc_client(asio::any_io_executor ex, std::string host, uint16_t port,
                                    std::string client_id, std::chrono::milliseconds request_timeout,
-                                   std::shared_ptr<const security::client_tls> tls)
+                                   std::shared_ptr<const security::client_security> security)
     : _ex(ex),
       _host(std::move(host)),
       _port(port),
       _client_id(std::move(client_id)),
       _request_timeout(request_timeout),
-      _tls(std::move(tls)),
+      _security(std::move(security)),
       _socket(ex),
       _wake(ex) {}
 
@@ -58,21 +67,26 @@ void kafka_rpc_client::call(int16_t api_key, int16_t api_version, bytes body, ca
         }
         p.api_key = api_key;
         p.api_version = api_version;
-        protocol::writer w;
-        w.write_int32(0);  // the size, filled in below
-        protocol::request_header h;
-        h.request_api_key = api_key;
-        h.request_api_version = api_version;
-        h.correlation_id = p.correlation_id;
-        h.client_id = self->_client_id;
-        h.encode(w, protocol::request_header_version(api_key, api_version));
-        auto& frame = w.buffer();
-        frame.insert(frame.end(), body.begin(), body.end());
-        store_be32(frame.data(), uint32_t(frame.size() - 4));
-        p.frame = std::move(frame);
+        p.frame = self->frame_of(api_key, api_version, p.correlation_id, body);
         p.done = std::move(done);
         self->enqueue(std::move(p));
     });
+}
+
+bytes kafka_rpc_client::frame_of(int16_t api_key, int16_t api_version, int32_t correlation_id,
+                                 bytes_view body) const {
+    protocol::writer w;
+    w.write_int32(0);  // the size, filled in below
+    protocol::request_header h;
+    h.request_api_key = api_key;
+    h.request_api_version = api_version;
+    h.correlation_id = correlation_id;
+    h.client_id = _client_id;
+    h.encode(w, protocol::request_header_version(api_key, api_version));
+    auto& frame = w.buffer();
+    frame.insert(frame.end(), body.begin(), body.end());
+    store_be32(frame.data(), uint32_t(frame.size() - 4));
+    return std::move(frame);
 }
 
 void kafka_rpc_client::close() {
@@ -87,8 +101,8 @@ void kafka_rpc_client::enqueue(pending p) {
         const uint64_t generation = ++_generation;
         _socket = asio::ip::tcp::socket(_ex);
         _tls_stream.reset();
-        if (_tls) {
-            _tls_stream.emplace(_ex, *_tls->context);
+        if (_security && _security->tls) {
+            _tls_stream.emplace(_ex, *_security->tls->context);
         }
         auto self = shared_from_this();
         asio::co_spawn(
@@ -154,6 +168,25 @@ asio::awaitable<void> kafka_rpc_client::run(uint64_t generation) {
             co_return;
         }
         _handshake_failure_logged = false;
+    }
+    if (_security && _security->sasl) {
+        auto authenticated = co_await authenticate();
+        if (generation != _generation) {
+            co_return;
+        }
+        if (!authenticated) {
+            if (!_authentication_failure_logged) {
+                _authentication_failure_logged = true;
+                logging::network().warn(
+                    "event=sasl_authentication_failed peer={}:{} client_id={} mechanism={} "
+                    "error=\"{}\"",
+                    _host, _port, _client_id, _security->sasl->mechanism,
+                    authenticated.err().message);
+            }
+            fail_all("SASL authentication: " + authenticated.err().message);
+            co_return;
+        }
+        _authentication_failure_logged = false;
     }
     asio::co_spawn(
         _ex, [self, generation]() { return self->read_loop(generation); }, asio::detached);
@@ -247,6 +280,111 @@ asio::awaitable<void> kafka_rpc_client::read_loop(uint64_t generation) {
     }
 }
 
+asio::awaitable<result<bytes>> kafka_rpc_client::exchange(int16_t api_key, int16_t api_version,
+                                                          bytes body) {
+    const int32_t correlation = _next_correlation++;
+    if (_next_correlation == INT32_MAX) {
+        _next_correlation = 1;
+    }
+    const bytes frame = frame_of(api_key, api_version, correlation, body);
+    std::error_code ec;
+    auto write = on_stream([&](auto& stream) {
+        return asio::async_write(stream, asio::buffer(frame),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+    });
+    co_await std::move(write);
+    uint8_t size_buf[4] = {};
+    if (!ec) {
+        auto read_size = on_stream([&](auto& stream) {
+            return asio::async_read(stream, asio::buffer(size_buf),
+                                    asio::redirect_error(asio::use_awaitable, ec));
+        });
+        co_await std::move(read_size);
+    }
+    const auto size = int32_t(load_be32(size_buf));
+    if (!ec && (size < 4 || size > k_max_authentication_bytes)) {
+        co_return error(error_code::network_exception, fmt::format("bad response size {}", size));
+    }
+    bytes answer(ec ? 0 : size_t(size));
+    if (!ec) {
+        auto read_body = on_stream([&](auto& stream) {
+            return asio::async_read(stream, asio::buffer(answer),
+                                    asio::redirect_error(asio::use_awaitable, ec));
+        });
+        co_await std::move(read_body);
+    }
+    if (ec) {
+        co_return error(error_code::network_exception, ec.message());
+    }
+    protocol::reader r(answer);
+    protocol::response_header h;
+    h.decode(r, protocol::response_header_version(api_key, api_version));
+    if (!r.ok() || h.correlation_id != correlation) {
+        co_return error(error_code::network_exception, "an answer to another request");
+    }
+    co_return bytes(answer.end() - std::ptrdiff_t(r.remaining()), answer.end());
+}
+
+// SaslHandshake v1, then SaslAuthenticate v2 until the mechanism completes
+// (KIP-152), before any request of the callers.
+asio::awaitable<status> kafka_rpc_client::authenticate() {
+    const auto& credentials = *_security->sasl;
+    auto client = security::sasl::make_sasl_client(credentials);
+    if (!client) {
+        co_return client.err();
+    }
+    protocol::sasl_handshake_request hello;
+    hello.mechanism = credentials.mechanism;
+    constexpr int16_t handshake_version = 1;
+    auto hello_answer =
+        co_await exchange(protocol::sasl_handshake_request::api_key, handshake_version,
+                          protocol::encode_message(hello, handshake_version));
+    if (!hello_answer) {
+        co_return hello_answer.err();
+    }
+    auto mechanisms = protocol::decode_message<protocol::sasl_handshake_response>(
+        *hello_answer, handshake_version);
+    if (!mechanisms) {
+        co_return error(error_code::network_exception, "the SaslHandshake answer did not decode");
+    }
+    if (mechanisms->error_code != 0) {
+        co_return error(static_cast<error_code>(mechanisms->error_code),
+                        fmt::format("the listener does not offer {} (it offers {})",
+                                    credentials.mechanism, fmt::join(mechanisms->mechanisms, ",")));
+    }
+    constexpr int16_t authenticate_version = 2;
+    bytes from_server;
+    for (int round = 0; round < 8; ++round) {
+        auto token = (*client)->next(from_server);
+        if (!token) {
+            co_return token.err();
+        }
+        if ((*client)->complete()) {
+            co_return status{};
+        }
+        protocol::sasl_authenticate_request step;
+        step.auth_bytes = std::move(*token);
+        auto answer =
+            co_await exchange(protocol::sasl_authenticate_request::api_key, authenticate_version,
+                              protocol::encode_message(step, authenticate_version));
+        if (!answer) {
+            co_return answer.err();
+        }
+        auto decoded = protocol::decode_message<protocol::sasl_authenticate_response>(
+            *answer, authenticate_version);
+        if (!decoded) {
+            co_return error(error_code::network_exception,
+                            "the SaslAuthenticate answer did not decode");
+        }
+        if (decoded->error_code != 0) {
+            co_return error(static_cast<error_code>(decoded->error_code),
+                            decoded->error_message.value_or("authentication failed"));
+        }
+        from_server = std::move(decoded->auth_bytes);
+    }
+    co_return error(error_code::illegal_sasl_state, "the SASL exchange did not end");
+}
+
 asio::awaitable<std::error_code> kafka_rpc_client::handshake() {
     // The server name (SNI) and, with ssl.endpoint.identification.algorithm=https,
     // the name the certificate must carry (a DNS name or an IP address).
@@ -255,7 +393,7 @@ asio::awaitable<std::error_code> kafka_rpc_client::handshake() {
     if (not_an_address) {  // SNI names hosts, never addresses (RFC 6066)
         SSL_set_tlsext_host_name(_tls_stream->native_handle(), _host.c_str());
     }
-    if (_tls->verify_hostname) {
+    if (_security->tls->verify_hostname) {
         _tls_stream->set_verify_callback(asio::ssl::host_name_verification(_host));
     }
     std::error_code ec;

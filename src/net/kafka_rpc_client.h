@@ -12,9 +12,13 @@
 // its own timers). A request unanswered after `request_timeout` breaks the
 // connection, since an answer can no longer be matched in order after it.
 //
-// With `tls` the connection is TLS (the peer's listener is SSL): the
-// handshake follows the connect, and a peer that fails verification fails
-// the requests as a broken connection would.
+// With `security` the connection is TLS (the peer's listener is SSL or
+// SASL_SSL) and/or authenticated with SASL (SASL_PLAINTEXT, SASL_SSL): the
+// TLS handshake and the SASL exchange follow the connect, before any queued
+// request is sent; a peer that fails verification, or refuses the login,
+// fails the requests as a broken connection would. (The session is not
+// re-authenticated: a listener with connections.max.reauth.ms closes it when
+// it ends, and the next call opens a new one.)
 //
 // All of its state lives on its executor (a strand of one thread); the
 // callback runs there too.
@@ -32,7 +36,7 @@
 
 #include "common/bytes.h"
 #include "common/result.h"
-#include "security/tls_context.h"
+#include "security/client_security.h"
 
 namespace samsa::net {
 
@@ -50,7 +54,7 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     static std::shared_ptr<kafka_rpc_client> create(
         asio::any_io_executor ex, std::string host, uint16_t port, std::string client_id,
         std::chrono::milliseconds request_timeout,
-        std::shared_ptr<const security::client_tls> tls = nullptr);
+        std::shared_ptr<const security::client_security> security = nullptr);
 
     void call(int16_t api_key, int16_t api_version, bytes body, callback done);
     // Fails what is queued and closes the connection; later calls reopen it.
@@ -62,7 +66,7 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
   private:
     kafka_rpc_client(asio::any_io_executor ex, std::string host, uint16_t port,
                      std::string client_id, std::chrono::milliseconds request_timeout,
-                     std::shared_ptr<const security::client_tls> tls);
+                     std::shared_ptr<const security::client_security> security);
 
     struct pending {
         int32_t correlation_id = 0;
@@ -78,6 +82,12 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     asio::awaitable<void> run(uint64_t generation);
     asio::awaitable<void> read_loop(uint64_t generation);
     asio::awaitable<std::error_code> handshake();
+    asio::awaitable<status> authenticate();
+    // One request written and its answer read, before the read loop runs
+    // (the SASL exchange): the answer's body.
+    asio::awaitable<result<bytes>> exchange(int16_t api_key, int16_t api_version, bytes body);
+    bytes frame_of(int16_t api_key, int16_t api_version, int32_t correlation_id,
+                   bytes_view body) const;
     // `op(stream)` on the TLS stream or on the plain socket.
     template <typename Op>
     auto on_stream(Op op) {
@@ -89,9 +99,9 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     uint16_t _port;
     std::string _client_id;
     std::chrono::milliseconds _request_timeout;
-    std::shared_ptr<const security::client_tls> _tls;
+    std::shared_ptr<const security::client_security> _security;
     asio::ip::tcp::socket _socket;                                        // plaintext
-    std::optional<asio::ssl::stream<asio::ip::tcp::socket>> _tls_stream;  // with _tls
+    std::optional<asio::ssl::stream<asio::ip::tcp::socket>> _tls_stream;  // with _security
     asio::steady_timer _wake;  // new requests for the writer
     std::deque<pending> _unsent;
     std::deque<pending> _in_flight;
@@ -99,6 +109,7 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     bool _running = false;
     uint64_t _generation = 0;  // one per connection attempt; stale loops stop
     bool _handshake_failure_logged = false;
+    bool _authentication_failure_logged = false;
 };
 
 }  // namespace samsa::net

@@ -41,12 +41,9 @@ std::string files_of(const config::tls_config& c) {
 
 namespace listener_security {
 
-// The broker's own connections (to the controller and inter-broker listeners)
-// speak TLS but not SASL yet: a SASL listener there stops the broker rather
-// than serve something weaker than its name promises (never downgrade
-// security silently). An SSL or SASL_SSL listener gets its TLS context here
-// and a SASL listener its mechanisms and users, so a bad key, certificate or
-// JAAS config is reported at start, naming the key.
+// An SSL or SASL_SSL listener gets its TLS context here and a SASL listener
+// its mechanisms and users, so a bad key, certificate or JAAS config is
+// reported at start, naming the key.
 status check(
     const config::broker_config& cfg,
     std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts,
@@ -55,17 +52,6 @@ status check(
     for (const auto& l : cfg.listeners) {
         if (l.protocol == security_protocol::plaintext) {
             continue;
-        }
-        const bool uses_sasl = l.protocol == security_protocol::sasl_plaintext ||
-                               l.protocol == security_protocol::sasl_ssl;
-        if (uses_sasl &&
-            (is_controller_listener(cfg, l.name) || l.name == cfg.inter_broker_listener_name)) {
-            return error(error_code::invalid_config,
-                         fmt::format("listener {} uses security protocol {}, which this broker "
-                                     "does not serve on its controller or inter-broker listener "
-                                     "yet; use PLAINTEXT or SSL for the listeners brokers and "
-                                     "controllers connect to (refusing to serve it without SASL)",
-                                     l.to_string(), config::protocol_name(l.protocol)));
         }
         if (l.protocol == security_protocol::ssl || l.protocol == security_protocol::sasl_ssl) {
             auto ctx = security::make_server_context(config::tls_config_for(cfg.values, l.name));
@@ -87,25 +73,48 @@ status check(
 }
 
 // How this node connects to `listener` on the other nodes: TLS with that
-// listener's ssl.* settings when it is SSL, plaintext (null) when PLAINTEXT.
-result<std::shared_ptr<const security::client_tls>> client_tls_for(const config::broker_config& cfg,
-                                                                   const std::string& listener) {
+// listener's ssl.* settings when it is SSL or SASL_SSL; a SASL login with the
+// inter-broker (or controller) mechanism and that listener's JAAS username
+// and password when it is SASL_*; null when PLAINTEXT. A login this node
+// cannot make stops it at start rather than run without it.
+result<std::shared_ptr<const security::client_security>> client_security_for(
+    const config::broker_config& cfg, const std::string& listener, bool controller) {
     using config::security_protocol;
     auto it = cfg.listener_security_protocol_map.find(listener);
     const auto protocol =
         it == cfg.listener_security_protocol_map.end() ? security_protocol::plaintext : it->second;
-    switch (protocol) {
-        case security_protocol::plaintext:
-            return std::shared_ptr<const security::client_tls>();
-        case security_protocol::ssl:
-            return security::make_client_tls(config::tls_config_for(cfg.values, listener));
-        default:
-            return error(error_code::invalid_config,
-                         fmt::format("listener {} uses security protocol {}: this node does not "
-                                     "authenticate with SASL to other nodes yet; use PLAINTEXT "
-                                     "or SSL for the listeners brokers and controllers connect to",
-                                     listener, config::protocol_name(protocol)));
+    auto out = std::make_shared<security::client_security>();
+    if (protocol == security_protocol::ssl || protocol == security_protocol::sasl_ssl) {
+        auto tls = security::make_client_tls(config::tls_config_for(cfg.values, listener));
+        if (!tls) {
+            return tls.err();
+        }
+        out->tls = std::move(*tls);
     }
+    if (protocol == security_protocol::sasl_plaintext || protocol == security_protocol::sasl_ssl) {
+        const char* key = controller ? "sasl.mechanism.controller.protocol"
+                                     : "sasl.mechanism.inter.broker.protocol";
+        const std::string mechanism = cfg.values.get_string(key);
+        // The controller quorum authenticates before any metadata is there:
+        // SCRAM's credentials live in that metadata (Kafka refuses it too).
+        if (controller && mechanism != "PLAIN") {
+            return error(error_code::invalid_config,
+                         fmt::format("{}={} on the controller listener {}: the quorum "
+                                     "authenticates before the metadata that holds SCRAM "
+                                     "credentials is there; use PLAIN",
+                                     key, mechanism, listener));
+        }
+        auto login = security::sasl::node_credentials(cfg.values, listener, mechanism);
+        if (!login) {
+            return error(error_code::invalid_config,
+                         fmt::format("{} (listener {}): {}", key, listener, login.err().message));
+        }
+        out->sasl = std::move(*login);
+    }
+    if (!out->tls && !out->sasl) {
+        return std::shared_ptr<const security::client_security>();
+    }
+    return std::shared_ptr<const security::client_security>(std::move(out));
 }
 
 }  // namespace listener_security

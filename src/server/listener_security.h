@@ -4,8 +4,9 @@
 //  * check(): each SSL or SASL listener's TLS context and SASL settings, built
 //    at start so that a bad key, certificate or JAAS config stops the broker
 //    with a message naming the key;
-//  * client_tls_for(): how this node dials another node's controller or
-//    inter-broker listener (TLS when that listener is SSL);
+//  * client_security_for(): how this node dials another node's controller or
+//    inter-broker listener (TLS when that listener is SSL or SASL_SSL, a SASL
+//    login when it is SASL_*);
 //  * tls_reloader: a listener's keystore or truststore changed by a dynamic
 //    config (AlterConfigs on this broker, as Kafka's KIP-226 reloads it)
 //    takes effect for the connections accepted after it, with no restart.
@@ -18,8 +19,8 @@
 #include "common/config/tls_config.h"
 #include "common/result.h"
 #include "metadata/metadata_image.h"
+#include "security/client_security.h"
 #include "security/sasl/sasl_listener.h"
-#include "security/tls_context.h"
 
 namespace samsa::server {
 
@@ -32,8 +33,10 @@ status check(
     std::map<std::string, std::shared_ptr<asio::ssl::context>>& contexts,
     std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>& sasl);
 
-result<std::shared_ptr<const security::client_tls>> client_tls_for(const config::broker_config& cfg,
-                                                                   const std::string& listener);
+// `controller`: the listener is the controller listener (its mechanism is
+// sasl.mechanism.controller.protocol, PLAIN only).
+result<std::shared_ptr<const security::client_security>> client_security_for(
+    const config::broker_config& cfg, const std::string& listener, bool controller);
 
 }  // namespace listener_security
 

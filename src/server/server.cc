@@ -86,18 +86,22 @@ status server::start() {
         return st;
     }
     if (!_cfg.controller_listener_names.empty()) {
-        auto tls = listener_security::client_tls_for(_cfg, _cfg.controller_listener_names.front());
-        if (!tls) {
-            return tls.err();
+        auto security =
+            listener_security::client_security_for(_cfg, _cfg.controller_listener_names.front(),
+                                                   /*controller=*/true);
+        if (!security) {
+            return security.err();
         }
-        _controller_tls = std::move(*tls);
+        _controller_security = std::move(*security);
     }
     if (_cfg.is_broker()) {
-        auto tls = listener_security::client_tls_for(_cfg, _cfg.inter_broker_listener_name);
-        if (!tls) {
-            return tls.err();
+        auto security =
+            listener_security::client_security_for(_cfg, _cfg.inter_broker_listener_name,
+                                                   /*controller=*/false);
+        if (!security) {
+            return security.err();
         }
-        _inter_broker_tls = std::move(*tls);
+        _inter_broker_security = std::move(*security);
     }
     auto overrides = parse_per_ip_overrides(_cfg.max_connections_per_ip_overrides);
     if (!overrides) {
@@ -130,7 +134,7 @@ status server::start() {
         ts.config.id_expiration_ms = _cfg.transactional_id_expiration_ms;
         ts.config.append_timeout_ms = _cfg.request_timeout_ms;
         ts.inter_broker_listener = _cfg.inter_broker_listener_name;
-        ts.inter_broker_tls = _inter_broker_tls;
+        ts.inter_broker_security = _inter_broker_security;
         ts.node_id = _cfg.node_id;
         ts.request_timeout_ms = _cfg.request_timeout_ms;
         _transactions = std::make_unique<coordinator::txn::transaction_coordinator>(
@@ -183,7 +187,7 @@ status server::start() {
     _reactors.start();
     _data.start();
     _fetchers = std::make_unique<cluster::replication::replica_fetcher_manager>(
-        _cfg, _data.replicas(), _inter_broker_tls);
+        _cfg, _data.replicas(), _inter_broker_security);
     _running = true;
     _controller->start();
     _quorum->start();
@@ -388,7 +392,7 @@ status server::open_quorum() {
         _controller->set_bootstrap_records(std::move(*bootstrap));
     }
     _quorum = std::make_unique<quorum::metadata_quorum>(_cfg, _controller->io(), _context.metadata,
-                                                        base, _controller_tls);
+                                                        base, _controller_security);
     if (auto st = _quorum->open(); !st) {
         return st;
     }
@@ -396,7 +400,7 @@ status server::open_quorum() {
     _context.quorum = _quorum.get();
     _channel = std::make_unique<quorum::controller_frontend>(
         _cfg, _cfg.is_controller() ? _controller.get() : nullptr, *_quorum,
-        _controller->io().get_executor(), _controller_tls);
+        _controller->io().get_executor(), _controller_security);
     _context.controller = _channel.get();
     // The replica manager creates and deletes local logs as images change.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,

@@ -18,7 +18,7 @@
 #include "coordinator/group/group_coordinator.h"
 #include "coordinator/txn/transaction_coordinator.h"
 #include "metadata/controller.h"
-#include "security/tls_context.h"
+#include "security/client_security.h"
 #include "server/broker_context.h"
 #include "server/connection_quotas.h"
 #include "server/data_plane.h"
@@ -92,8 +92,8 @@ class server {
     std::unique_ptr<tls_reloader> _tls_reloader;
     // How this node reaches the controller and inter-broker listeners of the
     // others: TLS client settings when those listeners are SSL, else null.
-    std::shared_ptr<const security::client_tls> _controller_tls;
-    std::shared_ptr<const security::client_tls> _inter_broker_tls;
+    std::shared_ptr<const security::client_security> _controller_security;
+    std::shared_ptr<const security::client_security> _inter_broker_security;
     // The SASL settings of each SASL listener, by listener name.
     std::map<std::string, std::shared_ptr<const security::sasl::sasl_listener_config>>
         _sasl_configs;

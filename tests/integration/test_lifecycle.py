@@ -173,21 +173,24 @@ def test_kafka4_shipped_server_properties_start_a_standalone_quorum(start_broker
     assert broker.is_running()
 
 
-@pytest.mark.parametrize("protocol", ["SASL_PLAINTEXT", "SASL_SSL"])
-def test_a_sasl_inter_broker_listener_stops_the_broker(start_broker, protocol):
-    # The broker's own connections speak TLS (tests/cluster/test_tls_cluster.py)
-    # but not SASL yet, so an inter-broker listener that asks for SASL must
-    # never run without it: the broker refuses to start and says why
-    # (tests/integration/test_sasl.py covers client listeners, which are served).
+def test_an_inter_broker_login_the_broker_cannot_make_stops_it(start_broker):
+    # A SASL inter-broker listener needs a mechanism this broker speaks as a
+    # client and a login in the listener's JAAS config (tests/cluster/
+    # test_sasl_cluster.py runs one). Kafka's default mechanism, GSSAPI, is
+    # not spoken: the broker refuses to start and says why, never running
+    # its own connections without the login.
     port, controller_port = free_ports(2)
     _, log = expect_start_failure(start_broker, properties={
-        "listeners": f"{protocol}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "listeners": f"SASL_PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
         "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
-        "listener.security.protocol.map": f"{protocol}:{protocol},CONTROLLER:PLAINTEXT",
-        "inter.broker.listener.name": protocol,
+        "listener.security.protocol.map": "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT",
+        "inter.broker.listener.name": "SASL_PLAINTEXT",
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config":
+            'org.apache.kafka.common.security.plain.PlainLoginModule required '
+            'user_admin="admin-secret";',
     })
-    assert any(f"{protocol}://127.0.0.1:{port}" in line and "inter-broker listener" in line
-               and "refusing to serve it without SASL" in line
+    assert any("sasl.mechanism.inter.broker.protocol" in line and "GSSAPI" in line
                for line in error_lines(log)), log
     assert not port_accepts("127.0.0.1", port)
 

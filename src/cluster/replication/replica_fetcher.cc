@@ -43,8 +43,8 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
   public:
     replica_fetcher(const config::broker_config& cfg, cluster::replica_manager& rm,
                     asio::any_io_executor ex, int32_t leader,
-                    std::shared_ptr<const security::client_tls> tls)
-        : _cfg(cfg), _rm(rm), _ex(ex), _leader(leader), _tls(std::move(tls)), _wake(ex) {}
+                    std::shared_ptr<const security::client_security> security)
+        : _cfg(cfg), _rm(rm), _ex(ex), _leader(leader), _security(std::move(security)), _wake(ex) {}
 
     void start() {
         auto self = shared_from_this();
@@ -90,7 +90,7 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     cluster::replica_manager& _rm;
     asio::any_io_executor _ex;
     int32_t _leader;
-    std::shared_ptr<const security::client_tls> _tls;
+    std::shared_ptr<const security::client_security> _security;
     asio::steady_timer _wake;
     std::shared_ptr<net::kafka_rpc_client> _client;
     std::string _client_endpoint;
@@ -139,7 +139,7 @@ asio::awaitable<void> replica_fetcher::run() {
             _client = net::kafka_rpc_client::create(
                 _ex, host, port, fmt::format("samsa-replica-fetcher-{}", _cfg.node_id),
                 std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms + _cfg.request_timeout_ms),
-                _tls);
+                _security);
             _client_endpoint = endpoint;
             _session = {};  // a new leader process: no session there yet
         }
@@ -303,10 +303,10 @@ asio::awaitable<void> replica_fetcher::run() {
     }
 }
 
-replica_fetcher_manager::replica_fetcher_manager(const config::broker_config& cfg,
-                                                 cluster::replica_manager& rm,
-                                                 std::shared_ptr<const security::client_tls> tls)
-    : _cfg(cfg), _rm(rm), _tls(std::move(tls)) {}
+replica_fetcher_manager::replica_fetcher_manager(
+    const config::broker_config& cfg, cluster::replica_manager& rm,
+    std::shared_ptr<const security::client_security> security)
+    : _cfg(cfg), _rm(rm), _security(std::move(security)) {}
 
 replica_fetcher_manager::~replica_fetcher_manager() {
     stop();
@@ -361,7 +361,7 @@ void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image)
         auto& f = _fetchers[key];
         if (!f) {
             auto& ctx = _rm.shard_context(size_t(key.second) % _rm.shard_count());
-            f = std::make_shared<replica_fetcher>(_cfg, _rm, ctx.get_executor(), leader, _tls);
+            f = std::make_shared<replica_fetcher>(_cfg, _rm, ctx.get_executor(), leader, _security);
             f->start();
         }
         f->update(std::move(parts), host, port);

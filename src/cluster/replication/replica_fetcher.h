@@ -29,7 +29,7 @@
 #include "cluster/replica_manager.h"
 #include "common/config/broker_config.h"
 #include "metadata/metadata_image.h"
-#include "security/tls_context.h"
+#include "security/client_security.h"
 
 namespace samsa::cluster::replication {
 
@@ -48,7 +48,7 @@ class replica_fetcher_manager {
     // `tls`: how to reach the leaders' inter-broker listener when it is SSL
     // (null: plaintext).
     replica_fetcher_manager(const config::broker_config& cfg, cluster::replica_manager& rm,
-                            std::shared_ptr<const security::client_tls> tls = nullptr);
+                            std::shared_ptr<const security::client_security> security = nullptr);
     ~replica_fetcher_manager();
 
     void on_metadata(const metadata::metadata_image& image);
@@ -57,7 +57,7 @@ class replica_fetcher_manager {
   private:
     const config::broker_config& _cfg;
     cluster::replica_manager& _rm;
-    std::shared_ptr<const security::client_tls> _tls;
+    std::shared_ptr<const security::client_security> _security;
     std::mutex _mutex;
     // By (leader broker, fetcher id).
     std::map<std::pair<int32_t, int32_t>, std::shared_ptr<replica_fetcher>> _fetchers;

@@ -297,6 +297,14 @@ config_def build() {
     // ---- SASL (SASL_PLAINTEXT and SASL_SSL listeners) ----
     def("sasl.enabled.mechanisms", k_list, "GSSAPI", none(), medium, read_only,
         "SASL mechanisms a listener offers: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512.");
+    def("sasl.mechanism.inter.broker.protocol", k_string, "GSSAPI", none(), medium, read_only,
+        "The mechanism this broker logs in with on a SASL inter-broker listener (PLAIN, "
+        "SCRAM-SHA-256, SCRAM-SHA-512), with the username and password of that listener's "
+        "listener.name.<listener>.<mechanism>.sasl.jaas.config.");
+    def("sasl.mechanism.controller.protocol", k_string, "GSSAPI", none(), medium, read_only,
+        "The mechanism this node logs in with on a SASL controller listener (PLAIN), with the "
+        "username and password of that listener's "
+        "listener.name.<listener>.plain.sasl.jaas.config.");
     def("connections.max.reauth.ms", k_long, "0", validator::at_least(0), medium, read_only,
         "The longest a SASL session lasts before the client must re-authenticate (KIP-368); "
         "0: forever. Per listener and mechanism as "

@@ -25,7 +25,8 @@ transaction_coordinator::transaction_coordinator(txn_coordinator_settings settin
         _drivers.push_back(std::make_unique<cluster::purgatory_driver>(ex));
         auto markers = std::make_unique<txn_marker_channel>(
             ex, metadata, _settings.inter_broker_listener, _settings.node_id,
-            std::chrono::milliseconds(_settings.request_timeout_ms), _settings.inter_broker_tls);
+            std::chrono::milliseconds(_settings.request_timeout_ms),
+            _settings.inter_broker_security);
         _managers.push_back(std::make_unique<txn_manager>(
             _settings.config, *_drivers.back(), [] { return wall_clock_ms(); },
             std::move(markers)));
@@ -60,7 +61,7 @@ std::shared_ptr<net::kafka_rpc_client> transaction_coordinator::client_for(int32
     auto c = net::kafka_rpc_client::create(_replicas.shard_context(0).get_executor(), host, port,
                                            "samsa-txn-verify-" + std::to_string(_settings.node_id),
                                            std::chrono::milliseconds(_settings.request_timeout_ms),
-                                           _settings.inter_broker_tls);
+                                           _settings.inter_broker_security);
     _clients[node] = c;
     return c;
 }

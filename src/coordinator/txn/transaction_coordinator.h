@@ -26,7 +26,7 @@
 #include "coordinator/txn/txn_manager.h"
 #include "metadata/metadata_cache.h"
 #include "net/kafka_rpc_client.h"
-#include "security/tls_context.h"
+#include "security/client_security.h"
 
 namespace samsa::coordinator::txn {
 
@@ -36,7 +36,7 @@ struct txn_coordinator_settings {
     txn_config config;
     std::string inter_broker_listener;
     // TLS client settings when the inter-broker listener is SSL (null: plaintext).
-    std::shared_ptr<const security::client_tls> inter_broker_tls;
+    std::shared_ptr<const security::client_security> inter_broker_security;
     int32_t node_id = -1;
     int32_t request_timeout_ms = 30000;
 };

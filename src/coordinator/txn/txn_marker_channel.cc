@@ -31,14 +31,14 @@ txn_marker_channel::txn_marker_channel(asio::any_io_executor ex,
                                        const metadata::metadata_cache& metadata,
                                        std::string listener_name, int32_t local_node_id,
                                        std::chrono::milliseconds request_timeout,
-                                       std::shared_ptr<const security::client_tls> tls,
+                                       std::shared_ptr<const security::client_security> security,
                                        std::chrono::milliseconds retry_backoff)
     : _ex(std::move(ex)),
       _metadata(metadata),
       _listener(std::move(listener_name)),
       _local_node_id(local_node_id),
       _request_timeout(request_timeout),
-      _tls(std::move(tls)),
+      _security(std::move(security)),
       _retry_backoff(retry_backoff) {}
 
 txn_marker_channel::~txn_marker_channel() {
@@ -59,7 +59,7 @@ std::shared_ptr<net::kafka_rpc_client> txn_marker_channel::client_for(int32_t no
     }
     auto c = net::kafka_rpc_client::create(_ex, host, port,
                                            "samsa-txn-markers-" + std::to_string(_local_node_id),
-                                           _request_timeout, _tls);
+                                           _request_timeout, _security);
     _clients[node] = c;
     return c;
 }

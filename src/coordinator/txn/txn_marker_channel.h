@@ -37,7 +37,7 @@ class txn_marker_channel {
     txn_marker_channel(asio::any_io_executor ex, const metadata::metadata_cache& metadata,
                        std::string listener_name, int32_t local_node_id,
                        std::chrono::milliseconds request_timeout,
-                       std::shared_ptr<const security::client_tls> tls = nullptr,
+                       std::shared_ptr<const security::client_security> security = nullptr,
                        std::chrono::milliseconds retry_backoff = std::chrono::milliseconds(100));
     ~txn_marker_channel();
     txn_marker_channel(const txn_marker_channel&) = delete;
@@ -60,7 +60,7 @@ class txn_marker_channel {
     std::string _listener;
     int32_t _local_node_id;
     std::chrono::milliseconds _request_timeout;
-    std::shared_ptr<const security::client_tls> _tls;
+    std::shared_ptr<const security::client_security> _security;
     std::chrono::milliseconds _retry_backoff;
     std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
     size_t _jobs = 0;

@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "security/sasl/jaas_config.h"
 #include "security/sasl/scram.h"
 
 namespace samsa::security::sasl {
@@ -168,6 +169,47 @@ class scram_client final : public sasl_client {
 };
 
 }  // namespace
+
+result<sasl_credentials> node_credentials(const config::config_set& values,
+                                          const std::string& listener,
+                                          const std::string& mechanism) {
+    if (mechanism != "PLAIN" && scram_mechanism_named(mechanism) == scram_mechanism::unknown) {
+        return error(error_code::invalid_config,
+                     fmt::format("SASL mechanism {} is not spoken between nodes: use PLAIN, "
+                                 "SCRAM-SHA-256 or SCRAM-SHA-512",
+                                 mechanism));
+    }
+    std::string lower_listener;
+    for (char ch : listener) {
+        lower_listener.push_back(char(std::tolower(static_cast<unsigned char>(ch))));
+    }
+    std::string lower_mechanism;
+    for (char ch : mechanism) {
+        lower_mechanism.push_back(char(std::tolower(static_cast<unsigned char>(ch))));
+    }
+    const std::string key = lower_mechanism + ".sasl.jaas.config";
+    const std::string full = fmt::format("listener.name.{}.{}", lower_listener, key);
+    auto jaas = values.listener_raw(listener, key);
+    if (!jaas) {
+        return error(error_code::invalid_config,
+                     fmt::format("{} needs {} with username=\"...\" password=\"...\" options: the "
+                                 "login this node uses to reach the other nodes",
+                                 mechanism, full));
+    }
+    auto module = parse_jaas_config(*jaas);
+    if (!module) {
+        return error(error_code::invalid_config, fmt::format("{}: {}", full, module.err().message));
+    }
+    auto user = module->options.find("username");
+    auto password = module->options.find("password");
+    if (user == module->options.end() || password == module->options.end()) {
+        return error(error_code::invalid_config,
+                     fmt::format("{} has no username and password options: the login this node "
+                                 "uses to reach the other nodes",
+                                 full));
+    }
+    return sasl_credentials{mechanism, user->second, password->second};
+}
 
 result<std::unique_ptr<sasl_client>> make_sasl_client(const sasl_credentials& c) {
     if (c.mechanism == "PLAIN") {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/bytes.h"
+#include "common/config/config_set.h"
 #include "common/result.h"
 
 namespace samsa::security::sasl {
@@ -40,5 +41,14 @@ class sasl_client {
 
 // INVALID_CONFIG for a mechanism this node cannot speak as a client.
 result<std::unique_ptr<sasl_client>> make_sasl_client(const sasl_credentials& c);
+
+// This node's own login for `mechanism` on `listener`, as a Kafka broker
+// takes it for its inter-broker and controller connections: the username
+// and password options of listener.name.<listener>.<mechanism>.sasl.jaas.config
+// (PLAIN's PlainLoginModule, SCRAM's ScramLoginModule). INVALID_CONFIG,
+// naming the key, when they are missing.
+result<sasl_credentials> node_credentials(const config::config_set& values,
+                                          const std::string& listener,
+                                          const std::string& mechanism);
 
 }  // namespace samsa::security::sasl

@@ -23,12 +23,12 @@ namespace samsa::server::quorum {
 controller_frontend::controller_frontend(const config::broker_config& cfg,
                                          metadata::controller* local, metadata_quorum& quorum,
                                          asio::any_io_executor client_executor,
-                                         std::shared_ptr<const security::client_tls> tls)
+                                         std::shared_ptr<const security::client_security> security)
     : _cfg(cfg),
       _local(local),
       _quorum(quorum),
       _ex(std::move(client_executor)),
-      _tls(std::move(tls)) {}
+      _security(std::move(security)) {}
 
 controller_frontend::~controller_frontend() {
     std::lock_guard lock(_mutex);
@@ -50,7 +50,7 @@ std::shared_ptr<net::kafka_rpc_client> controller_frontend::client_for(int32_t n
         if (v.id == node) {
             auto c = net::kafka_rpc_client::create(
                 _ex, v.host, v.port, fmt::format("samsa-broker-{}", _cfg.node_id),
-                std::chrono::milliseconds(_cfg.request_timeout_ms), _tls);
+                std::chrono::milliseconds(_cfg.request_timeout_ms), _security);
             _clients.emplace(node, c);
             return c;
         }

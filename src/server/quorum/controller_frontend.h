@@ -30,7 +30,7 @@
 #include "protocol/generated/elect_leaders_request.h"
 #include "protocol/generated/elect_leaders_response.h"
 #include "protocol/message_codec.h"
-#include "security/tls_context.h"
+#include "security/client_security.h"
 #include "server/quorum/forward_retry.h"
 
 namespace samsa::server::quorum {
@@ -43,7 +43,7 @@ class controller_frontend {
     // to reach an SSL controller listener (null: plaintext).
     controller_frontend(const config::broker_config& cfg, metadata::controller* local,
                         metadata_quorum& quorum, asio::any_io_executor client_executor,
-                        std::shared_ptr<const security::client_tls> tls = nullptr);
+                        std::shared_ptr<const security::client_security> security = nullptr);
     ~controller_frontend();
 
     // Whether operations run here (this node leads the quorum).
@@ -104,7 +104,7 @@ class controller_frontend {
     metadata::controller* _local;
     metadata_quorum& _quorum;
     asio::any_io_executor _ex;
-    std::shared_ptr<const security::client_tls> _tls;
+    std::shared_ptr<const security::client_security> _security;
     std::mutex _mutex;
     std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
 };

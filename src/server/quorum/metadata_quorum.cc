@@ -113,9 +113,9 @@ raft::raft_message error_answer(int16_t api_key, int32_t corr, error_code ec) {
 metadata_quorum::metadata_quorum(const config::broker_config& cfg, asio::io_context& io,
                                  metadata::metadata_cache& cache,
                                  std::shared_ptr<const metadata::metadata_image> base,
-                                 std::shared_ptr<const security::client_tls> tls)
+                                 std::shared_ptr<const security::client_security> security)
     : _cfg(cfg),
-      _tls(std::move(tls)),
+      _security(std::move(security)),
       _io(io),
       _cache(cache),
       _base(base),
@@ -339,7 +339,7 @@ std::shared_ptr<net::kafka_rpc_client> metadata_quorum::peer(raft::node_id id) {
         if (v.id == id.value()) {
             auto c = net::kafka_rpc_client::create(
                 _io.get_executor(), v.host, v.port, fmt::format("samsa-raft-{}", _cfg.node_id),
-                std::chrono::milliseconds(_cfg.quorum_request_timeout_ms), _tls);
+                std::chrono::milliseconds(_cfg.quorum_request_timeout_ms), _security);
             _peers.emplace(id.value(), c);
             return c;
         }

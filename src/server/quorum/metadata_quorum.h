@@ -40,7 +40,7 @@
 #include "raft/quorum_state_file.h"
 #include "raft/raft_node.h"
 #include "raft/storage_raft_log.h"
-#include "security/tls_context.h"
+#include "security/client_security.h"
 
 namespace samsa::server::quorum {
 
@@ -55,7 +55,7 @@ class metadata_quorum final : public raft::raft_transport,
     metadata_quorum(const config::broker_config& cfg, asio::io_context& io,
                     metadata::metadata_cache& cache,
                     std::shared_ptr<const metadata::metadata_image> base,
-                    std::shared_ptr<const security::client_tls> tls = nullptr);
+                    std::shared_ptr<const security::client_security> security = nullptr);
     ~metadata_quorum() override;
 
     // Opens the log (recovering it) and the quorum-state file. Before start().
@@ -137,7 +137,7 @@ class metadata_quorum final : public raft::raft_transport,
     };
 
     const config::broker_config& _cfg;
-    std::shared_ptr<const security::client_tls> _tls;
+    std::shared_ptr<const security::client_security> _security;
     asio::io_context& _io;
     metadata::metadata_cache& _cache;
     std::shared_ptr<const metadata::metadata_image> _base;

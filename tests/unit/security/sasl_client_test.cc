@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/config/broker_config_def.h"
 #include "security/sasl/plain_server.h"
 #include "security/sasl/scram_server.h"
 
@@ -124,6 +125,40 @@ TEST(sasl_client, gssapi_is_not_spoken) {
     auto client = make_sasl_client({"GSSAPI", "broker", ""});
     ASSERT_FALSE(client);
     EXPECT_EQ(client.err().code, error_code::invalid_config);
+}
+
+config::config_set with_jaas(const std::string& key, const std::string& jaas) {
+    config::config_set values(config::broker_config_def());
+    EXPECT_TRUE(values.set_layer(config::config_layer::static_file, {{key, jaas}}).ok());
+    return values;
+}
+
+// A broker's own login comes from its listener's JAAS config, as Kafka's.
+TEST(sasl_client, node_credentials_come_from_the_listeners_jaas_config) {
+    auto values = with_jaas("listener.name.internal.scram-sha-512.sasl.jaas.config",
+                            "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                            "username=\"broker\" password=\"s3cret\";");
+    auto login = node_credentials(values, "INTERNAL", "SCRAM-SHA-512");
+    ASSERT_TRUE(login) << login.err().message;
+    EXPECT_EQ(*login, (sasl_credentials{"SCRAM-SHA-512", "broker", "s3cret"}));
+
+    auto missing = node_credentials(values, "INTERNAL", "PLAIN");
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.err().message.find("listener.name.internal.plain.sasl.jaas.config"),
+              std::string::npos)
+        << missing.err().message;
+
+    auto server_only = with_jaas("listener.name.internal.plain.sasl.jaas.config",
+                                 "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                                 "user_admin=\"admin-secret\";");
+    auto no_login = node_credentials(server_only, "INTERNAL", "PLAIN");
+    ASSERT_FALSE(no_login);
+    EXPECT_NE(no_login.err().message.find("no username and password"), std::string::npos);
+    EXPECT_EQ(no_login.err().message.find("admin-secret"), std::string::npos) << "no secret echoed";
+
+    auto gssapi = node_credentials(values, "INTERNAL", "GSSAPI");
+    ASSERT_FALSE(gssapi);
+    EXPECT_EQ(gssapi.err().code, error_code::invalid_config);
 }
 
 }  // namespace
