@@ -10,8 +10,8 @@ namespace samsa::net {
 result<bytes> call_blocking(const blocking_target& to, int16_t api_key, int16_t api_version,
                             bytes body) {
     asio::io_context io;
-    auto client =
-        kafka_rpc_client::create(io.get_executor(), to.host, to.port, to.client_id, to.timeout);
+    auto client = kafka_rpc_client::create(io.get_executor(), to.host, to.port, to.client_id,
+                                           to.timeout, to.security);
     std::optional<result<bytes>> answer;
     client->call(api_key, api_version, std::move(body), [&](result<rpc_answer> r) {
         if (r) {

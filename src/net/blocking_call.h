@@ -8,10 +8,12 @@
 //                                  metadata_request::api_key, 12, encoded);
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "common/bytes.h"
 #include "common/result.h"
+#include "security/client_security.h"
 
 namespace samsa::net {
 
@@ -20,6 +22,8 @@ struct blocking_target {
     uint16_t port = 0;
     std::string client_id;
     std::chrono::milliseconds timeout{5000};
+    // TLS and/or a SASL login for the listener (null: plaintext).
+    std::shared_ptr<const security::client_security> security;
 };
 
 result<bytes> call_blocking(const blocking_target& to, int16_t api_key, int16_t api_version,

@@ -345,7 +345,7 @@ void server::route_admin_writes(http::http_listener& h) {
     for (const auto& [name, sasl] : _sasl_configs) {
         w->plain_users.insert(sasl->plain_users.begin(), sasl->plain_users.end());
     }
-    w->target = {&_context, &_reactors, _cfg.inter_broker_listener_name};
+    w->target = {&_context, &_reactors, _cfg.inter_broker_listener_name, _inter_broker_security};
     h.route("POST", "/v1/topics",
             [w](const http::http_request& r) { return http::create_topic(*w, r); });
     h.route_prefix("DELETE", "/v1/topics/", [w](const http::http_request& r) {

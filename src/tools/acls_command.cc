@@ -9,8 +9,9 @@
 //   samsa acls --remove --force --topic orders
 //   samsa acls --list [--topic orders] [--principal User:alice]
 //
-// The calls go over a PLAINTEXT listener (see first_plaintext_bootstrap), as
-// the principal there (User:ANONYMOUS) needs ALTER or DESCRIBE on the cluster.
+// The calls go to the first bootstrap server, secured as --command-config
+// asks; the principal they authenticate as (User:ANONYMOUS on a PLAINTEXT
+// listener) needs ALTER or DESCRIBE on the cluster.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -209,11 +210,7 @@ result<resource_acls> requested_acls(const acls_options& o, acl::pattern_type pa
 }
 
 result<net::blocking_target> target(const acls_options& o) {
-    auto to = first_plaintext_bootstrap(o.client);
-    if (!to) {
-        return to.err();
-    }
-    return net::blocking_target{to->first, to->second, "samsa-acls", o.client.timeout};
+    return bootstrap_target(o.client, "samsa-acls");
 }
 
 std::string error_text(int16_t code, const std::optional<std::string>& message) {

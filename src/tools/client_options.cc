@@ -138,19 +138,7 @@ result<property_list> load_properties_file(const std::string& path) {
     return out;
 }
 
-result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_options& opts) {
-    if (!opts.command_config.empty()) {
-        auto settings = load_properties_file(opts.command_config);
-        if (!settings) {
-            return settings.err();
-        }
-        for (const auto& [k, v] : *settings) {
-            if (k == "security.protocol" && v != "PLAINTEXT" && v != "plaintext") {
-                return tool_error("this command speaks PLAINTEXT only; security.protocol=" + v +
-                                  " in " + opts.command_config + " is not served by it");
-            }
-        }
-    }
+result<std::pair<std::string, uint16_t>> first_bootstrap(const client_options& opts) {
     const std::string& bs = opts.bootstrap_server;
     const std::string first = bs.substr(0, bs.find(','));
     const auto colon = first.rfind(':');
@@ -168,17 +156,22 @@ result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_
     return std::pair(first.substr(0, colon), uint16_t(port));
 }
 
-result<net::blocking_target> plaintext_target(const client_options& opts, std::string client_id) {
-    auto to = first_plaintext_bootstrap(opts);
+result<net::blocking_target> bootstrap_target(const client_options& opts, std::string client_id) {
+    auto to = first_bootstrap(opts);
     if (!to) {
         return to.err();
     }
-    return net::blocking_target{to->first, to->second, std::move(client_id), opts.timeout};
+    auto security = client_security_of(opts);
+    if (!security) {
+        return security.err();
+    }
+    return net::blocking_target{to->first, to->second, std::move(client_id), opts.timeout,
+                                std::move(*security)};
 }
 
 result<std::map<int32_t, net::blocking_target>> broker_targets(const client_options& opts,
                                                                const std::string& client_id) {
-    auto boot = plaintext_target(opts, client_id);
+    auto boot = bootstrap_target(opts, client_id);
     if (!boot) {
         return boot.err();
     }
@@ -191,7 +184,8 @@ result<std::map<int32_t, net::blocking_target>> broker_targets(const client_opti
     }
     std::map<int32_t, net::blocking_target> out;
     for (const auto& b : md->brokers) {
-        out[b.node_id] = net::blocking_target{b.host, uint16_t(b.port), client_id, opts.timeout};
+        out[b.node_id] =
+            net::blocking_target{b.host, uint16_t(b.port), client_id, opts.timeout, boot->security};
     }
     return out;
 }

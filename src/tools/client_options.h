@@ -3,6 +3,7 @@
 // properties (Kafka's --command-config), and how long one blocking step may take.
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,11 +46,17 @@ result<property_list> parse_key_values(const std::vector<std::string>& texts);
 result<property_list> load_properties_file(const std::string& path);
 
 // The first --bootstrap-server, for the raw calls a verb makes where the
-// client library has no API. They speak plaintext: a --command-config that
-// asks for another security.protocol is refused, never downgraded.
-result<std::pair<std::string, uint16_t>> first_plaintext_bootstrap(const client_options& opts);
-// That broker as the target of raw calls (net/blocking_call.h), with --timeout.
-result<net::blocking_target> plaintext_target(const client_options& opts, std::string client_id);
+// client library has no API.
+result<std::pair<std::string, uint16_t>> first_bootstrap(const client_options& opts);
+// How raw calls speak to the listener: TLS and/or SASL as the
+// --command-config's security.protocol asks (tools/client_security.cc);
+// null for PLAINTEXT. A setting it cannot honour is an error, never a
+// downgrade.
+result<std::shared_ptr<const security::client_security>> client_security_of(
+    const client_options& opts);
+// That broker as the target of raw calls (net/blocking_call.h), with --timeout
+// and the --command-config's security.
+result<net::blocking_target> bootstrap_target(const client_options& opts, std::string client_id);
 // Every broker of the cluster, by id, as raw-call targets: from the Metadata
 // answer of the first bootstrap server (what a broker changes or tells about
 // itself is asked of that broker).

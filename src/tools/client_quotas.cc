@@ -17,7 +17,7 @@ namespace samsa::tools {
 namespace {
 
 result<net::blocking_target> target(const client_options& opts) {
-    return plaintext_target(opts, "samsa-configs");
+    return bootstrap_target(opts, "samsa-configs");
 }
 
 // kafka-configs.sh's names: "user-principal 'alice', client-id 'c1'", "the

@@ -32,19 +32,17 @@ struct cluster_options {
 // DescribeQuorum through the first bootstrap server (any node answers it,
 // forwarding to the quorum's leader), as kafka-metadata-quorum.sh --describe.
 void print_quorum(const cluster_options& o) {
-    auto to = first_plaintext_bootstrap(o.client);
+    auto to = bootstrap_target(o.client, "samsa-cluster");
     if (!to) {
         std::printf("Quorum: unavailable (%s)\n", to.err().message.c_str());
         return;
     }
-    const auto& [host, port] = *to;
     protocol::describe_quorum_request req;
     auto& t = req.topics.emplace_back();
     t.topic_name = "__cluster_metadata";
     t.partitions.emplace_back().partition_index = 0;
     const int16_t version = 1;
-    auto answer = net::call_blocking<protocol::describe_quorum_response>(
-        {host, port, "samsa-cluster", o.client.timeout}, req, version);
+    auto answer = net::call_blocking<protocol::describe_quorum_response>(*to, req, version);
     if (!answer) {
         std::printf("Quorum: unavailable (%s)\n", answer.err().message.c_str());
         return;
@@ -75,7 +73,7 @@ void print_quorum(const cluster_options& o) {
 
 // As kafka-cluster.sh unregister prints it.
 int run_unregister(const cluster_options& o) {
-    auto to = plaintext_target(o.client, "samsa-cluster");
+    auto to = bootstrap_target(o.client, "samsa-cluster");
     if (!to) {
         return fail(to.err());
     }

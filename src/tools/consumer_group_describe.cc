@@ -31,10 +31,10 @@ std::vector<topic_partition> partitions_of(
 
 result<std::optional<group_description>> describe_consumer_group(const client_options& o,
                                                                  const std::string& group) {
-    auto to = plaintext_target(o, k_client_id);
+    auto to = bootstrap_target(o, k_client_id);
     if (!to) {
-        // A TLS or SASL client config: the raw call cannot go there, the
-        // admin client's DescribeGroups still can (classic groups).
+        // A client config the raw call cannot honour: the admin client's
+        // DescribeGroups still can (classic groups).
         std::fprintf(stderr, "Note: %s; consumer-protocol groups are not described.\n",
                      to.err().message.c_str());
         return std::optional<group_description>{};
@@ -52,7 +52,7 @@ result<std::optional<group_description>> describe_consumer_group(const client_op
                           "' failed: " + std::string(error_name(error_code(code))));
     }
     const auto& c = found->coordinators[0];
-    net::blocking_target at{c.host, uint16_t(c.port), k_client_id, to->timeout};
+    net::blocking_target at{c.host, uint16_t(c.port), k_client_id, to->timeout, to->security};
     protocol::consumer_group_describe_request req;
     req.group_ids = {group};
     auto answer = net::call_blocking<protocol::consumer_group_describe_response>(at, req, 0);

@@ -39,7 +39,7 @@ std::string level_text(const std::string& feature, int16_t level) {
 }
 
 int run_features_describe(const features_options& o) {
-    auto to = plaintext_target(o.client, k_client_id);
+    auto to = bootstrap_target(o.client, k_client_id);
     if (!to) {
         return fail(to.err());
     }

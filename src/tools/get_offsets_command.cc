@@ -183,7 +183,7 @@ int run_get_offsets(const get_offsets_options& o) {
     if (!time) {
         return fail(time.err());
     }
-    auto boot = plaintext_target(o.client, k_client_id);
+    auto boot = bootstrap_target(o.client, k_client_id);
     if (!boot) {
         return fail(boot.err());
     }
@@ -196,8 +196,8 @@ int run_get_offsets(const get_offsets_options& o) {
     }
     std::map<int32_t, net::blocking_target> leaders_at;
     for (const auto& b : md->brokers) {
-        leaders_at[b.node_id] =
-            net::blocking_target{b.host, uint16_t(b.port), k_client_id, o.client.timeout};
+        leaders_at[b.node_id] = net::blocking_target{b.host, uint16_t(b.port), k_client_id,
+                                                     o.client.timeout, boot->security};
     }
     // (topic, partition) -> leader, for the partitions asked for.
     std::map<std::pair<std::string, int32_t>, int32_t> wanted;

@@ -116,7 +116,7 @@ int run_leader_election(const election_options& o) {
             t.partitions = ids;
         }
     }
-    auto target = plaintext_target(o.client, "samsa-leader-election");
+    auto target = bootstrap_target(o.client, "samsa-leader-election");
     if (!target) {
         return fail(target.err());
     }

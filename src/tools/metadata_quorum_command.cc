@@ -51,7 +51,7 @@ struct quorum_view {
 };
 
 result<quorum_view> describe(const quorum_options& o) {
-    auto to = plaintext_target(o.client, k_client_id);
+    auto to = bootstrap_target(o.client, k_client_id);
     if (!to) {
         return to.err();
     }

@@ -170,7 +170,7 @@ result<assignment> current_assignment(kafka_client& client,
 result<std::map<partition_key, std::pair<int16_t, std::string>>> alter(
     const client_options& opts,
     const std::map<partition_key, std::optional<std::vector<int32_t>>>& changes) {
-    auto to = plaintext_target(opts, "samsa-reassign-partitions");
+    auto to = bootstrap_target(opts, "samsa-reassign-partitions");
     if (!to) {
         return to.err();
     }
@@ -211,7 +211,7 @@ struct ongoing {
 };
 
 result<std::map<partition_key, ongoing>> list_ongoing(const client_options& opts) {
-    auto to = plaintext_target(opts, "samsa-reassign-partitions");
+    auto to = bootstrap_target(opts, "samsa-reassign-partitions");
     if (!to) {
         return to.err();
     }

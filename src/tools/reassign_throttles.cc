@@ -111,7 +111,7 @@ reassignment_throttles throttles_for(const replica_assignment& current,
 
 status set_reassignment_throttles(const client_options& opts, const reassignment_throttles& t,
                                   int64_t rate) {
-    auto to = plaintext_target(opts, k_client_id);
+    auto to = bootstrap_target(opts, k_client_id);
     if (!to) {
         return to.err();
     }
@@ -145,7 +145,7 @@ status clear_reassignment_throttles(const client_options& opts, const std::set<i
         !st) {
         return st;
     }
-    auto to = plaintext_target(opts, k_client_id);
+    auto to = bootstrap_target(opts, k_client_id);
     if (!to) {
         return to.err();
     }

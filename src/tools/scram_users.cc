@@ -22,11 +22,7 @@ using security::sasl::scram_mechanism;
 constexpr int32_t default_iterations = 4096;
 
 result<net::blocking_target> target(const client_options& opts) {
-    auto to = first_plaintext_bootstrap(opts);
-    if (!to) {
-        return to.err();
-    }
-    return net::blocking_target{to->first, to->second, "samsa-configs", opts.timeout};
+    return bootstrap_target(opts, "samsa-configs");
 }
 
 result<scram_mechanism> mechanism_named(const std::string& name) {

@@ -212,11 +212,25 @@ def test_the_configs_verb_manages_scram_users(broker, tmp_path):
        "consumer_byte_rate=1024").ok()
     assert "consumer_byte_rate=1024.0" in on(broker, *users, "--describe", "--entity-name",
                                              "erin").ok().stdout
-    # A secured --command-config is refused, not spoken to in plaintext.
+    # Over the SASL listener, logged in as erin with her SCRAM-SHA-512
+    # password (Java's sasl.jaas.config form); a config with no login is
+    # refused, never spoken to in plaintext.
     props = tmp_path / "client.properties"
-    props.write_text("security.protocol=SASL_PLAINTEXT\n")
-    assert "PLAINTEXT only" in on(broker, *users, "--describe", "--command-config",
-                                  str(props)).failed().error
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+                     "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule "
+                     'required username="erin" password="erin-512";\n')
+    over_sasl = cli("configs", "--bootstrap-server", f"127.0.0.1:{broker.sasl_port}",
+                    "--command-config", str(props), *users[1:], "--describe").ok().stdout
+    assert "user-principal 'erin'" in over_sasl
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n")
+    assert "has no SASL login" in cli(
+        "configs", "--bootstrap-server", f"127.0.0.1:{broker.sasl_port}", "--command-config",
+        str(props), *users[1:], "--describe").failed().error
+    props.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+                     "sasl.username=erin\nsasl.password=wrong\n")
+    assert "Authentication failed" in cli(
+        "configs", "--bootstrap-server", f"127.0.0.1:{broker.sasl_port}", "--command-config",
+        str(props), *users[1:], "--describe").failed().error
 
 
 def test_users_added_at_format_time_exist_from_the_first_start():

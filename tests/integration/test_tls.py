@@ -187,3 +187,30 @@ def test_an_ssl_inter_broker_listener_is_served(certs):
         assert [x.port for x in md.brokers.values()] == [b.ssl_port]
     finally:
         b.cleanup()
+
+
+def test_cli_raw_calls_speak_tls_with_a_client_certificate(start_tls, certs, tmp_path):
+    # The verbs that make raw calls (here features, DescribeQuorum and
+    # ListOffsets) read --command-config as the Java client or librdkafka
+    # would: the CA to trust, and a client certificate for a listener that
+    # requires one.
+    from samsa_cli import cli
+    b = start_tls(settings={"ssl.client.auth": "required", "ssl.truststore.type": "PEM",
+                            "ssl.truststore.location": str(certs.ca)})
+    conf = tmp_path / "client.properties"
+    conf.write_text(f"security.protocol=SSL\nssl.ca.location={certs.ca}\n"
+                    f"ssl.certificate.location={certs.client_cert}\n"
+                    f"ssl.key.location={certs.client_key}\n")
+    out = cli("features", "describe", "--bootstrap-server", b.ssl_bootstrap,
+              "--command-config", str(conf)).ok().stdout
+    assert "Feature: metadata.version" in out
+    out = cli("metadata-quorum", "--bootstrap-server", b.ssl_bootstrap, "--command-config",
+              str(conf), "describe", "--status").ok().stdout
+    assert "LeaderId:" in out
+    # Trusting another CA: the handshake fails and says so; nothing is sent in plaintext.
+    conf.write_text(f"security.protocol=SSL\nssl.truststore.location={certs.rogue_cert}\n"
+                    f"ssl.certificate.location={certs.client_cert}\n"
+                    f"ssl.key.location={certs.client_key}\n")
+    err = cli("features", "describe", "--bootstrap-server", b.ssl_bootstrap,
+              "--command-config", str(conf)).failed().error
+    assert "certificate verify failed" in err

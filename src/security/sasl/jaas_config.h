@@ -6,9 +6,10 @@
 //       username="admin" password="admin-secret" user_alice="alice-secret";
 //
 // A module class, a control flag (required, requisite, sufficient,
-// optional), options as name=value (the value quoted, with \" and \\
-// escapes, or a bare word), and a closing ';'. Errors name what is wrong but
-// never echo a value: the options hold passwords.
+// optional), options as name=value (the value quoted, where a backslash
+// escapes a quote or a backslash, or a bare word), and a closing ';'.
+// Errors name what is wrong but never echo a value: the options hold
+// passwords.
 #include <map>
 #include <string>
 #include <string_view>

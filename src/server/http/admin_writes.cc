@@ -323,10 +323,11 @@ result<std::map<int32_t, std::pair<int64_t, error_code>>> list_offsets(
         auto b = image->brokers.find(leader);
         const auto* e =
             b == image->brokers.end() ? nullptr : b->second.endpoint(w.target.listener_name);
-        if (!e || e->security_protocol != 0) {
-            continue;  // not reachable in plaintext: the partition keeps its error
+        if (!e) {
+            continue;  // no inter-broker endpoint: the partition keeps its error
         }
-        net::blocking_target to{e->host, e->port, "samsa-admin-api", k_call_timeout};
+        net::blocking_target to{e->host, e->port, "samsa-admin-api", k_call_timeout,
+                                w.target.security};
         auto remote = net::call_blocking<protocol::list_offsets_response>(
             to, list_offsets_request_for(topic, ps, timestamp), 7);
         if (!remote) {

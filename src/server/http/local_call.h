@@ -17,6 +17,7 @@
 #include "common/bytes.h"
 #include "common/result.h"
 #include "protocol/message_codec.h"
+#include "security/client_security.h"
 
 namespace samsa::server {
 struct broker_context;
@@ -30,6 +31,8 @@ struct local_target {
     broker_context* broker = nullptr;
     reactor_pool* reactors = nullptr;
     std::string listener_name;  // a client listener, as if the request came in on it
+    // How to reach that listener on the other brokers (null: plaintext).
+    std::shared_ptr<const security::client_security> security;
 };
 
 // Who asks: "User:<name>" after HTTP Basic sign-in, else User:ANONYMOUS.

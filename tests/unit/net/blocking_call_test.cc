@@ -40,7 +40,7 @@ struct loopback_port {
 TEST(blocking_call, a_port_nobody_listens_on_is_an_error) {
     loopback_port bound(false);  // bound, not listening: connections are refused
     const auto start = std::chrono::steady_clock::now();
-    auto r = call_blocking({"127.0.0.1", bound.port, "test", 5s}, 18, 0, bytes{});
+    auto r = call_blocking({"127.0.0.1", bound.port, "test", 5s, nullptr}, 18, 0, bytes{});
     EXPECT_FALSE(r);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
@@ -48,7 +48,7 @@ TEST(blocking_call, a_port_nobody_listens_on_is_an_error) {
 TEST(blocking_call, a_peer_that_never_answers_times_out) {
     loopback_port silent(true);  // the kernel accepts; nobody reads or answers
     const auto start = std::chrono::steady_clock::now();
-    auto r = call_blocking({"127.0.0.1", silent.port, "test", 300ms}, 18, 0, bytes{});
+    auto r = call_blocking({"127.0.0.1", silent.port, "test", 300ms, nullptr}, 18, 0, bytes{});
     ASSERT_FALSE(r);
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }

@@ -1,0 +1,178 @@
+// client_security_of(): the --command-config of a verb's raw calls, read as
+// Kafka's Java clients and librdkafka read theirs, so one file serves both
+// kinds of verbs:
+//
+//   security.protocol   PLAINTEXT (default), SSL, SASL_PLAINTEXT, SASL_SSL
+//   TLS                 ssl.truststore.location (PEM) or librdkafka's
+//                       ssl.ca.location; a client certificate from
+//                       ssl.keystore.location (PEM: key and chain) or
+//                       ssl.certificate.location + ssl.key.location;
+//                       ssl.key.password; ssl.endpoint.identification.algorithm
+//                       (https by default, empty to skip the host check)
+//   SASL                sasl.mechanism (librdkafka: sasl.mechanisms), PLAIN or
+//                       SCRAM-SHA-256/512; the login from sasl.username and
+//                       sasl.password, or the username and password options of
+//                       sasl.jaas.config
+//
+// Anything it cannot honour (GSSAPI, a JKS store, no login) is an error that
+// names the key: a verb never speaks plaintext where security was asked for.
+#include <fstream>
+#include <sstream>
+
+#include "security/sasl/jaas_config.h"
+#include "tools/client_options.h"
+
+namespace samsa::tools {
+
+namespace {
+
+std::string upper(std::string s) {
+    for (auto& ch : s) {
+        ch = char(std::toupper(static_cast<unsigned char>(ch)));
+    }
+    return s;
+}
+
+result<std::string> read_file(const std::string& key, const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        return tool_error(key + ": cannot read " + path);
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+result<std::shared_ptr<const security::client_tls>> tls_of(
+    const std::map<std::string, std::string>& s, const std::string& source) {
+    auto get = [&](const std::string& k) -> std::optional<std::string> {
+        auto it = s.find(k);
+        return it == s.end() || it->second.empty() ? std::nullopt : std::optional(it->second);
+    };
+    config::tls_config c;
+    c.listener = source;
+    c.keystore_type = "PEM";
+    c.truststore_type = "PEM";
+    for (const char* k : {"ssl.keystore.type", "ssl.truststore.type"}) {
+        if (auto t = get(k); t && upper(*t) != "PEM") {
+            return tool_error(std::string(k) + "=" + *t + " in " + source +
+                              " is not supported: use PEM files");
+        }
+    }
+    c.truststore_location = get("ssl.truststore.location");
+    if (!c.truststore_location) {
+        c.truststore_location = get("ssl.ca.location");
+    }
+    c.keystore_location = get("ssl.keystore.location");
+    c.key_password = get("ssl.key.password");
+    if (!c.key_password) {
+        c.key_password = get("ssl.keystore.password");
+    }
+    auto cert = get("ssl.certificate.location");
+    auto key = get("ssl.key.location");
+    if (cert || key) {
+        if (!cert || !key) {
+            return tool_error("ssl.certificate.location and ssl.key.location in " + source +
+                              " go together");
+        }
+        auto chain = read_file("ssl.certificate.location", *cert);
+        if (!chain) {
+            return chain.err();
+        }
+        auto pem = read_file("ssl.key.location", *key);
+        if (!pem) {
+            return pem.err();
+        }
+        c.keystore_certificate_chain = std::move(*chain);
+        c.keystore_key = std::move(*pem);
+    }
+    c.enabled_protocols = {"TLSv1.2", "TLSv1.3"};
+    c.protocol = "TLSv1.3";
+    auto algorithm = s.find("ssl.endpoint.identification.algorithm");
+    c.verify_hostname = algorithm == s.end() || !algorithm->second.empty();
+    return security::make_client_tls(c);
+}
+
+result<security::sasl::sasl_credentials> login_of(const std::map<std::string, std::string>& s,
+                                                  const std::string& source) {
+    auto get = [&](const std::string& k) -> std::optional<std::string> {
+        auto it = s.find(k);
+        return it == s.end() ? std::nullopt : std::optional(it->second);
+    };
+    security::sasl::sasl_credentials c;
+    c.mechanism = upper(get("sasl.mechanism").value_or(get("sasl.mechanisms").value_or("GSSAPI")));
+    if (c.mechanism != "PLAIN" && c.mechanism != "SCRAM-SHA-256" &&
+        c.mechanism != "SCRAM-SHA-512") {
+        return tool_error("sasl.mechanism=" + c.mechanism + " in " + source +
+                          " is not spoken by this command: use PLAIN, SCRAM-SHA-256 or "
+                          "SCRAM-SHA-512");
+    }
+    auto user = get("sasl.username");
+    auto password = get("sasl.password");
+    if (auto jaas = get("sasl.jaas.config"); jaas && (!user || !password)) {
+        auto module = security::sasl::parse_jaas_config(*jaas);
+        if (!module) {
+            return tool_error("sasl.jaas.config in " + source + ": " + module.err().message);
+        }
+        if (auto u = module->options.find("username"); u != module->options.end()) {
+            user = u->second;
+        }
+        if (auto p = module->options.find("password"); p != module->options.end()) {
+            password = p->second;
+        }
+    }
+    if (!user || !password) {
+        return tool_error(source +
+                          " has no SASL login: set sasl.username and sasl.password, or "
+                          "sasl.jaas.config with username and password");
+    }
+    c.username = std::move(*user);
+    c.password = std::move(*password);
+    return c;
+}
+
+}  // namespace
+
+result<std::shared_ptr<const security::client_security>> client_security_of(
+    const client_options& opts) {
+    if (opts.command_config.empty()) {
+        return std::shared_ptr<const security::client_security>();
+    }
+    auto loaded = load_properties_file(opts.command_config);
+    if (!loaded) {
+        return loaded.err();
+    }
+    std::map<std::string, std::string> s(loaded->begin(), loaded->end());
+    for (const auto& [k, v] : *loaded) {
+        s[k] = v;  // later lines win, as in Java's Properties
+    }
+    const std::string protocol =
+        upper(s.count("security.protocol") ? s["security.protocol"] : "PLAINTEXT");
+    const std::string& source = opts.command_config;
+    auto out = std::make_shared<security::client_security>();
+    if (protocol == "PLAINTEXT") {
+        return std::shared_ptr<const security::client_security>();
+    }
+    if (protocol != "SSL" && protocol != "SASL_SSL" && protocol != "SASL_PLAINTEXT") {
+        return tool_error("security.protocol=" + protocol + " in " + source +
+                          " is not a security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, "
+                          "SASL_SSL)");
+    }
+    if (protocol == "SSL" || protocol == "SASL_SSL") {
+        auto tls = tls_of(s, source);
+        if (!tls) {
+            return tls.err();
+        }
+        out->tls = std::move(*tls);
+    }
+    if (protocol == "SASL_PLAINTEXT" || protocol == "SASL_SSL") {
+        auto login = login_of(s, source);
+        if (!login) {
+            return login.err();
+        }
+        out->sasl = std::move(*login);
+    }
+    return std::shared_ptr<const security::client_security>(std::move(out));
+}
+
+}  // namespace samsa::tools
