@@ -28,6 +28,20 @@ config_entry entry_for(const config::config_key& k) {
 
 }  // namespace
 
+bool broker_configs_changed(const metadata_image& prev, const metadata_image& next,
+                            int32_t node_id) {
+    const auto layer = [](const metadata_image& img, const std::string& resource) {
+        auto it = img.broker_configs.find(resource);
+        return it == img.broker_configs.end() ? nullptr : &it->second;
+    };
+    const auto same = [&](const std::string& resource) {
+        const auto* a = layer(prev, resource);
+        const auto* b = layer(next, resource);
+        return a == b || (a && b && *a == *b);
+    };
+    return !same("") || !same(std::to_string(node_id));
+}
+
 config::config_set effective_broker_config(const config::config_set& static_values,
                                            const metadata_image& image, int32_t node_id) {
     config::config_set out = static_values;

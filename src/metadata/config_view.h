@@ -19,6 +19,11 @@ namespace samsa::metadata {
 config::config_set effective_broker_config(const config::config_set& static_values,
                                            const metadata_image& image, int32_t node_id);
 
+// Whether `next` changed the dynamic configs `node_id` sees (its own layer or
+// the cluster-wide defaults) since `prev`.
+bool broker_configs_changed(const metadata_image& prev, const metadata_image& next,
+                            int32_t node_id);
+
 // One DescribeConfigs entry (the same shape as a topic's).
 using config_entry = config::topic_config_entry;
 

@@ -152,16 +152,7 @@ void data_plane::on_metadata(const metadata::metadata_image& prev,
     if (!_cleaner) {
         return;
     }
-    const auto layer = [](const metadata::metadata_image& img, const std::string& resource) {
-        auto it = img.broker_configs.find(resource);
-        return it == img.broker_configs.end() ? nullptr : &it->second;
-    };
-    const auto same = [&](const std::string& resource) {
-        const auto* a = layer(prev, resource);
-        const auto* b = layer(image, resource);
-        return a == b || (a && b && *a == *b);
-    };
-    if (same("") && same(std::to_string(_cfg.node_id))) {
+    if (!metadata::broker_configs_changed(prev, image, _cfg.node_id)) {
         return;
     }
     auto effective = config::build_broker_config(

@@ -14,11 +14,6 @@ namespace samsa::server {
 
 namespace {
 
-bool is_controller_listener(const config::broker_config& cfg, const std::string& name) {
-    return std::find(cfg.controller_listener_names.begin(), cfg.controller_listener_names.end(),
-                     name) != cfg.controller_listener_names.end();
-}
-
 // What says a key or trust file was rewritten: its size and modification time.
 std::string file_stamp(const std::optional<std::string>& path) {
     if (!path) {
@@ -129,16 +124,7 @@ void tls_reloader::on_metadata(const metadata::metadata_image& prev,
     if (_listeners.empty()) {
         return;
     }
-    const auto layer = [](const metadata::metadata_image& img, const std::string& resource) {
-        auto it = img.broker_configs.find(resource);
-        return it == img.broker_configs.end() ? nullptr : &it->second;
-    };
-    const auto same = [&](const std::string& resource) {
-        const auto* a = layer(prev, resource);
-        const auto* b = layer(next, resource);
-        return a == b || (a && b && *a == *b);
-    };
-    if (same("") && same(std::to_string(_cfg.node_id))) {
+    if (!metadata::broker_configs_changed(prev, next, _cfg.node_id)) {
         return;
     }
     const auto effective = metadata::effective_broker_config(_cfg.values, next, _cfg.node_id);

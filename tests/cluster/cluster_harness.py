@@ -127,16 +127,43 @@ FAST = {
 }
 
 
+def extra_ports(c: Cluster) -> list:
+    """One more free port per node (a third listener), none of them a port
+    the nodes already have: picked after those, so drawn again until none
+    coincides."""
+    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
+    ports = free_ports(len(c.nodes))
+    while taken.intersection(ports):
+        ports = free_ports(len(c.nodes))
+    return ports
+
+
+def read_values(bootstrap: str, topic: str, count: int, timeout: float = 60) -> list:
+    """The first `count` values of partition 0 of `topic`, decoded, read from
+    offset 0 by an assigned consumer."""
+    from confluent_kafka import Consumer, TopicPartition
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"read-{topic}",
+                         "enable.auto.commit": False})
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    seen = []
+
+    def read_all():
+        msg = consumer.poll(1)
+        if msg is not None and msg.error() is None:
+            seen.append(msg.value().decode())
+        return len(seen) >= count
+    try:
+        wait_until(read_all, timeout, f"{count} records of {topic} read back")
+    finally:
+        consumer.close()
+    return seen
+
+
 def with_sasl_listeners(c: Cluster, properties: Mapping[str, object]) -> Cluster:
     """Gives every node of a not yet started cluster a SASL_PLAINTEXT client
     listener (its port in `node.sasl_port`) beside PLAINTEXT and CONTROLLER,
     with `properties` (mechanisms, JAAS, authorizer) added to its file."""
-    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
-    # Picked after the nodes' own ports: drawn again until none coincides.
-    ports = free_ports(len(c.nodes))
-    while taken.intersection(ports):
-        ports = free_ports(len(c.nodes))
-    for b, sasl in zip(c.nodes, ports):
+    for b, sasl in zip(c.nodes, extra_ports(c)):
         b.sasl_port = sasl
         b.extra_properties.update({
             "listeners": f"PLAINTEXT://127.0.0.1:{b.port},SASL_PLAINTEXT://127.0.0.1:{sasl},"

@@ -8,13 +8,13 @@ The SCRAM user the brokers log in as is cluster metadata: until it exists the
 followers cannot fetch (and say so); once an operator creates it they catch up
 without a restart."""
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from broker_fixtures import show_logs_if_failed
-from cluster_harness import FAST, Cluster
+from cluster_harness import FAST, Cluster, extra_ports, read_values
 from samsa_cli import on
-from samsa_harness import free_ports, samsa_bin, wait_until
+from samsa_harness import samsa_bin, wait_until
 from tls_support import make_certs
 
 PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required '
@@ -30,11 +30,7 @@ def sasl_cluster(request, tmp_path):
 
     def build(n, extra=None):
         c = Cluster(n, overrides=FAST, binary=samsa_bin())
-        taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
-        ports = free_ports(n)
-        while taken.intersection(ports):
-            ports = free_ports(n)
-        for b, internal in zip(c.nodes, ports):
+        for b, internal in zip(c.nodes, extra_ports(c)):
             b.extra_properties.update({
                 "listeners": f"PLAINTEXT://127.0.0.1:{b.port},INTERNAL://127.0.0.1:{internal},"
                              f"CONTROLLER://127.0.0.1:{b.controller_port}",
@@ -91,19 +87,7 @@ def test_nodes_log_in_to_each_other_with_plain_and_scram(sasl_cluster):
     assert sorted(acked) == list(range(100))
     wait_until(lambda: isr() == [1, 2, 3], 60, "the followers back in the ISR")
 
-    consumer = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "sasl-check",
-                         "enable.auto.commit": False})
-    consumer.assign([TopicPartition("sasl-1", 0, 0)])
-    seen = []
-
-    def read_all():
-        msg = consumer.poll(1)
-        if msg is not None and msg.error() is None:
-            seen.append(msg.value().decode())
-        return len(seen) >= 100
-    wait_until(read_all, 60, "the 100 records read back")
-    consumer.close()
-    assert seen == [f"v{i}" for i in range(100)]
+    assert read_values(c.bootstrap, "sasl-1", 100) == [f"v{i}" for i in range(100)]
 
 
 def test_a_login_the_node_cannot_make_stops_it_at_start(sasl_cluster):

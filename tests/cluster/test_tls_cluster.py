@@ -7,9 +7,9 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from cluster_harness import FAST, Cluster
 from broker_fixtures import show_logs_if_failed
-from samsa_harness import free_ports, samsa_bin, wait_until
+from cluster_harness import FAST, Cluster, extra_ports, read_values
+from samsa_harness import samsa_bin, wait_until
 from tls_support import make_certs
 
 
@@ -19,11 +19,7 @@ def certs(tmp_path):
 
 
 def with_tls_between_nodes(c: Cluster, certs, extra=None) -> Cluster:
-    taken = {p for b in c.nodes for p in (b.port, b.controller_port)}
-    ports = free_ports(len(c.nodes))
-    while taken.intersection(ports):
-        ports = free_ports(len(c.nodes))
-    for b, internal in zip(c.nodes, ports):
+    for b, internal in zip(c.nodes, extra_ports(c)):
         b.internal_port = internal
         b.extra_properties.update({
             "listeners": f"PLAINTEXT://127.0.0.1:{b.port},INTERNAL://127.0.0.1:{internal},"
@@ -84,19 +80,7 @@ def test_quorum_forwarding_and_replication_run_over_tls(tls_cluster):
     # stayed in the ISR: they fetched every record over the SSL listener.
     wait_until(in_sync, 30, "all three replicas in sync after the writes")
 
-    consumer = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "tls-check",
-                         "enable.auto.commit": False})
-    consumer.assign([TopicPartition("tls-1", 0, 0)])
-    seen = []
-
-    def read_all():
-        msg = consumer.poll(1)
-        if msg is not None and msg.error() is None:
-            seen.append(msg.value().decode())
-        return len(seen) >= 200
-    wait_until(read_all, 60, "the 200 records read back")
-    consumer.close()
-    assert seen == [f"v{i}" for i in range(200)]
+    assert read_values(c.bootstrap, "tls-1", 200) == [f"v{i}" for i in range(200)]
 
     # A transaction over partitions led by all three nodes: the coordinator
     # writes its markers to the other leaders over the SSL listener.
