@@ -3,8 +3,9 @@
 // TRANSACTIONAL_ID resources), with kafka-acls' options and output:
 //
 //   samsa acls --add --allow-principal User:alice --operation Read --topic orders
-//   samsa acls --add --producer --allow-principal User:bob --topic logs- \
+//   samsa acls --add --producer --allow-principal User:bob --topic logs-
 //       --resource-pattern-type prefixed --transactional-id app --idempotent
+//       (one command line)
 //   samsa acls --add --consumer --allow-principal User:carol --topic orders --group billing
 //   samsa acls --remove --force --topic orders
 //   samsa acls --list [--topic orders] [--principal User:alice]

@@ -156,6 +156,16 @@ result<std::pair<std::string, uint16_t>> first_bootstrap(const client_options& o
     return std::pair(first.substr(0, colon), uint16_t(port));
 }
 
+result<net::blocking_target> target_at(const client_options& opts, std::string host, int32_t port,
+                                       std::string client_id) {
+    auto security = client_security_of(opts);
+    if (!security) {
+        return security.err();
+    }
+    return net::blocking_target{std::move(host), uint16_t(port), std::move(client_id), opts.timeout,
+                                std::move(*security)};
+}
+
 result<net::blocking_target> bootstrap_target(const client_options& opts, std::string client_id) {
     auto to = first_bootstrap(opts);
     if (!to) {

@@ -54,6 +54,17 @@ result<std::pair<std::string, uint16_t>> first_bootstrap(const client_options& o
 // downgrade.
 result<std::shared_ptr<const security::client_security>> client_security_of(
     const client_options& opts);
+// A --command-config written for Java clients, for librdkafka: the login of
+// sasl.jaas.config becomes sasl.username and sasl.password, a PEM
+// ssl.truststore.location ssl.ca.location, and a PEM ssl.keystore.location
+// (key and chain in one file) ssl.certificate.location and ssl.key.location
+// (librdkafka reads ssl.keystore.location as PKCS#12). Keys librdkafka knows
+// pass unchanged; one it already has in its own name is not overwritten.
+result<property_list> for_librdkafka(const property_list& settings);
+// A broker (from a Metadata answer) as the target of raw calls, with
+// --timeout and the --command-config's security.
+result<net::blocking_target> target_at(const client_options& opts, std::string host, int32_t port,
+                                       std::string client_id);
 // That broker as the target of raw calls (net/blocking_call.h), with --timeout
 // and the --command-config's security.
 result<net::blocking_target> bootstrap_target(const client_options& opts, std::string client_id);

@@ -133,6 +133,50 @@ result<security::sasl::sasl_credentials> login_of(const std::map<std::string, st
 
 }  // namespace
 
+result<property_list> for_librdkafka(const property_list& settings) {
+    std::map<std::string, std::string> s(settings.begin(), settings.end());
+    for (const auto& [k, v] : settings) {
+        s[k] = v;
+    }
+    auto has = [&](const char* k) { return s.count(k) > 0; };
+    auto pem = [&](const char* type_key) {
+        auto it = s.find(type_key);
+        return it != s.end() && upper(it->second) == "PEM";
+    };
+    property_list out;
+    for (const auto& [k, v] : settings) {
+        if (k == "sasl.jaas.config") {
+            if (has("sasl.username") && has("sasl.password")) {
+                continue;
+            }
+            auto module = security::sasl::parse_jaas_config(v);
+            if (!module) {
+                return tool_error("sasl.jaas.config: " + module.err().message);
+            }
+            for (const char* option : {"username", "password"}) {
+                auto it = module->options.find(option);
+                if (it != module->options.end()) {
+                    out.emplace_back(std::string("sasl.") + option, it->second);
+                }
+            }
+        } else if (k == "ssl.truststore.location" && pem("ssl.truststore.type")) {
+            if (!has("ssl.ca.location")) {
+                out.emplace_back("ssl.ca.location", v);
+            }
+        } else if (k == "ssl.keystore.location" && pem("ssl.keystore.type")) {
+            if (!has("ssl.certificate.location")) {
+                out.emplace_back("ssl.certificate.location", v);
+                out.emplace_back("ssl.key.location", v);
+            }
+        } else if (k == "ssl.truststore.type" || k == "ssl.keystore.type") {
+            continue;  // said by the keys above
+        } else {
+            out.emplace_back(k, v);
+        }
+    }
+    return out;
+}
+
 result<std::shared_ptr<const security::client_security>> client_security_of(
     const client_options& opts) {
     if (opts.command_config.empty()) {

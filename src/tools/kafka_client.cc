@@ -145,7 +145,12 @@ result<kafka_client> kafka_client::create(client_kind kind, const client_options
             rd_kafka_conf_destroy(conf);
             return loaded.err();
         }
-        file_settings = std::move(*loaded);
+        auto translated = for_librdkafka(*loaded);
+        if (!translated) {
+            rd_kafka_conf_destroy(conf);
+            return translated.err();
+        }
+        file_settings = std::move(*translated);
     }
     // Defaults first, so that the command config and the verb's settings override them.
     property_list defaults = {

@@ -96,8 +96,11 @@ class cluster {
 
     template <typename Response, typename Request>
     result<Response> call(const broker_info& b, const Request& req, int16_t version) const {
-        return net::call_blocking<Response>(
-            {b.host, uint16_t(b.port), "samsa-transactions", _opts->timeout}, req, version);
+        auto to = target_at(*_opts, b.host, b.port, "samsa-transactions");
+        if (!to) {
+            return to.err();
+        }
+        return net::call_blocking<Response>(*to, req, version);
     }
 
   private:

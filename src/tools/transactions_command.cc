@@ -58,8 +58,11 @@ int run_list(const transactions_options& o) {
     for (const auto& b : md->brokers) {
         protocol::list_transactions_request req;
         req.state_filters = o.states;
-        auto resp = net::call_blocking<protocol::list_transactions_response>(
-            {b.host, uint16_t(b.port), "samsa-transactions", o.client.timeout}, req, 0);
+        auto to = target_at(o.client, b.host, b.port, "samsa-transactions");
+        if (!to) {
+            return fail(to.err());
+        }
+        auto resp = net::call_blocking<protocol::list_transactions_response>(*to, req, 0);
         if (!resp) {
             std::fprintf(stderr, "Error: broker %d: %s\n", b.id, resp.err().message.c_str());
             code = 1;
@@ -99,8 +102,11 @@ int run_describe(const transactions_options& o) {
     protocol::find_coordinator_request find;
     find.key_type = 1;
     find.coordinator_keys.push_back(o.transactional_id);
-    auto found = net::call_blocking<protocol::find_coordinator_response>(
-        {any.host, uint16_t(any.port), "samsa-transactions", o.client.timeout}, find, 4);
+    auto to_any = target_at(o.client, any.host, any.port, "samsa-transactions");
+    if (!to_any) {
+        return fail(to_any.err());
+    }
+    auto found = net::call_blocking<protocol::find_coordinator_response>(*to_any, find, 4);
     if (!found) {
         return fail(found.err());
     }
@@ -112,8 +118,12 @@ int run_describe(const transactions_options& o) {
     const auto& c = found->coordinators[0];
     protocol::describe_transactions_request req;
     req.transactional_ids.push_back(o.transactional_id);
-    auto resp = net::call_blocking<protocol::describe_transactions_response>(
-        {c.host, uint16_t(c.port), "samsa-transactions", o.client.timeout}, req, 0);
+    auto to_coordinator = target_at(o.client, c.host, c.port, "samsa-transactions");
+    if (!to_coordinator) {
+        return fail(to_coordinator.err());
+    }
+    auto resp =
+        net::call_blocking<protocol::describe_transactions_response>(*to_coordinator, req, 0);
     if (!resp) {
         return fail(resp.err());
     }

@@ -283,3 +283,22 @@ def test_groups_describe_over_sasl(certs, brokers, tmp_path):
     assert "consumer-protocol groups are not described" not in res.stderr
     assert "Consumer group 'sasl-described' has no active members." in res.stderr
     assert "sasl-described" in res.stdout
+
+
+def test_a_java_client_config_serves_every_kind_of_verb(broker, certs, tmp_path):
+    """A --command-config written for Kafka's Java tools (sasl.jaas.config,
+    a PEM truststore) works for the verbs built on librdkafka (topics) and
+    for those making raw calls (features), over SASL_SSL."""
+    from samsa_cli import cli
+    conf = tmp_path / "java-client.properties"
+    conf.write_text(
+        "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="alice" password="alice-secret";\n'
+        f"ssl.truststore.type=PEM\nssl.truststore.location={certs.ca}\n")
+    at = f"127.0.0.1:{broker.sasl_ssl_port}"
+    listed = cli("topics", "--bootstrap-server", at, "--command-config", str(conf), "--list")
+    assert listed.ok().stderr.count("ignoring client setting") == 0, listed.stderr
+    described = cli("features", "describe", "--bootstrap-server", at, "--command-config",
+                    str(conf)).ok().stdout
+    assert "Feature: metadata.version" in described

@@ -89,4 +89,45 @@ TEST(json_object, writes_numbers_strings_and_nesting) {
 }
 
 }  // namespace
+// A Java client's --command-config, handed to librdkafka verbs.
+TEST(for_librdkafka, maps_java_login_and_pem_stores_to_librdkafka_names) {
+    property_list java{
+        {"security.protocol", "SASL_SSL"},
+        {"sasl.mechanism", "SCRAM-SHA-512"},
+        {"sasl.jaas.config",
+         "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"alice\" "
+         "password=\"a;b\";"},
+        {"ssl.truststore.type", "PEM"},
+        {"ssl.truststore.location", "/ca.pem"},
+        {"ssl.keystore.type", "PEM"},
+        {"ssl.keystore.location", "/me.pem"},
+    };
+    auto out = for_librdkafka(java);
+    ASSERT_TRUE(out) << out.err().message;
+    const property_list want{
+        {"security.protocol", "SASL_SSL"}, {"sasl.mechanism", "SCRAM-SHA-512"},
+        {"sasl.username", "alice"},        {"sasl.password", "a;b"},
+        {"ssl.ca.location", "/ca.pem"},    {"ssl.certificate.location", "/me.pem"},
+        {"ssl.key.location", "/me.pem"},
+    };
+    EXPECT_EQ(*out, want);
+}
+
+TEST(for_librdkafka, leaves_librdkafka_names_and_other_stores_alone) {
+    property_list mixed{
+        {"sasl.username", "bob"},
+        {"sasl.password", "pw"},
+        {"sasl.jaas.config",
+         "org.apache.kafka.common.security.plain.PlainLoginModule required "
+         "username=\"alice\" password=\"x\";"},
+        {"ssl.keystore.location", "/me.p12"},  // no PEM type: librdkafka's PKCS#12
+    };
+    auto out = for_librdkafka(mixed);
+    ASSERT_TRUE(out);
+    const property_list want{
+        {"sasl.username", "bob"}, {"sasl.password", "pw"}, {"ssl.keystore.location", "/me.p12"}};
+    EXPECT_EQ(*out, want);
+    EXPECT_FALSE(for_librdkafka({{"sasl.jaas.config", "no module"}}));
+}
+
 }  // namespace samsa::tools
