@@ -22,6 +22,18 @@ from samsa_harness import samsa_bin  # noqa: E402
 
 
 @pytest.fixture
+def own_clusters(request):
+    """A list for the clusters a test builds and starts itself (with extra
+    listeners set before the start); each is killed and removed at the end,
+    its logs shown when the test failed."""
+    made = []
+    yield made
+    for c in made:
+        show_logs_if_failed(request, c.nodes)
+        c.cleanup()
+
+
+@pytest.fixture
 def cluster(request):
     made = []
 

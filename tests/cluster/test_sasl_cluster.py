@@ -11,7 +11,6 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from broker_fixtures import show_logs_if_failed
 from cluster_harness import FAST, Cluster, extra_ports, read_values
 from samsa_cli import on
 from samsa_harness import samsa_bin, wait_until
@@ -24,9 +23,8 @@ SCRAM_JAAS = ('org.apache.kafka.common.security.scram.ScramLoginModule required 
 
 
 @pytest.fixture
-def sasl_cluster(request, tmp_path):
+def sasl_cluster(own_clusters, tmp_path):
     certs = make_certs(tmp_path)
-    made = []
 
     def build(n, extra=None):
         c = Cluster(n, overrides=FAST, binary=samsa_bin())
@@ -50,13 +48,9 @@ def sasl_cluster(request, tmp_path):
                 **(extra or {}),
             })
             b._write_properties()
-        made.append(c)
+        own_clusters.append(c)
         return c
-
-    yield build
-    for c in made:
-        show_logs_if_failed(request, c.nodes)
-        c.cleanup()
+    return build
 
 
 def test_nodes_log_in_to_each_other_with_plain_and_scram(sasl_cluster):

@@ -7,7 +7,6 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from broker_fixtures import show_logs_if_failed
 from cluster_harness import FAST, Cluster, extra_ports, read_values
 from samsa_harness import samsa_bin, wait_until
 from tls_support import make_certs
@@ -38,18 +37,12 @@ def with_tls_between_nodes(c: Cluster, certs, extra=None) -> Cluster:
 
 
 @pytest.fixture
-def tls_cluster(request, certs):
-    made = []
-
+def tls_cluster(own_clusters, certs):
     def build(n):
         c = with_tls_between_nodes(Cluster(n, overrides=FAST, binary=samsa_bin()), certs)
-        made.append(c)
+        own_clusters.append(c)
         return c
-
-    yield build
-    for c in made:
-        show_logs_if_failed(request, c.nodes)
-        c.cleanup()
+    return build
 
 
 def test_quorum_forwarding_and_replication_run_over_tls(tls_cluster):
