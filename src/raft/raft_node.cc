@@ -65,7 +65,18 @@ void raft_node::handle(node_id from, const raft_message& message, raft_time now)
         return;
     }
     _now = std::max(_now, now);
-    if (auto why = refuse(_config, from, message)) {
+    // Kafka checks a BeginQuorumEpoch's or EndQuorumEpoch's epoch first: an
+    // older one is FENCED_LEADER_EPOCH whoever sent it (its Raft client's
+    // validateVoterOnlyRequest). That answer changes nothing here, so it
+    // comes before the checks that guard what a request could change.
+    const bool stale_leader_request = std::visit(
+        overloaded{
+            [&](const begin_quorum_epoch_request& r) { return r.leader.epoch < epoch(); },
+            [&](const end_quorum_epoch_request& r) { return r.leader.epoch < epoch(); },
+            [](const auto&) { return false; },
+        },
+        message);
+    if (auto why = stale_leader_request ? std::nullopt : refuse(_config, from, message)) {
         logging::raft().warn(
             "event=raft_message_refused node={} from={} message=\"{}\" error={} "
             "reason=\"{}\"",
