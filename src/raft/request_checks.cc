@@ -41,6 +41,19 @@ std::optional<refusal> leader_checks(const raft_config& c, const leader_and_epoc
     return std::nullopt;
 }
 
+// A Fetch's or FetchSnapshot's epoch outside what a leader can have: what
+// Kafka's leader answers any epoch below or above its own
+// (validateLeaderOnlyRequest), FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH,
+// before a step-down could adopt it.
+std::optional<refusal> fetcher_epoch(raft_epoch e) {
+    if (possible(e)) {
+        return std::nullopt;
+    }
+    return refusal{
+        e.value() < 0 ? error_code::fenced_leader_epoch : error_code::unknown_leader_epoch,
+        fmt::format("current leader epoch {} is outside [0, {}]", e, max_possible_epoch)};
+}
+
 // Responses: only their epochs, which a node would otherwise adopt.
 template <typename Response>
 std::optional<refusal> response_checks(const Response& r) {
@@ -74,7 +87,7 @@ struct checker {
         return leader_checks(c, r.leader);
     }
     std::optional<refusal> operator()(const fetch_request& r) const {
-        if (auto e = bad_epoch("current leader epoch", r.current_leader_epoch)) {
+        if (auto e = fetcher_epoch(r.current_leader_epoch)) {
             return e;
         }
         if (auto e = bad_epoch("last fetched epoch", r.last_fetched_epoch)) {
@@ -83,7 +96,7 @@ struct checker {
         return from_self(c, "fetching replica", r.replica_id);
     }
     std::optional<refusal> operator()(const fetch_snapshot_request& r) const {
-        if (auto e = bad_epoch("current leader epoch", r.current_leader_epoch)) {
+        if (auto e = fetcher_epoch(r.current_leader_epoch)) {
             return e;
         }
         return from_self(c, "fetching replica", r.replica_id);
