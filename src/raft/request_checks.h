@@ -7,7 +7,12 @@
 // the voter set.
 //
 //  * Every epoch a message carries lies in [0, 2^31 - 1): the next epoch of
-//    any epoch a node adopts is representable, so epochs never wrap.
+//    any epoch a node adopts is representable, so epochs never wrap
+//    (INVALID_REQUEST; a Fetch's or FetchSnapshot's current epoch gets the
+//    answer Kafka's leader gives any lower or higher epoch,
+//    FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH). A BeginQuorumEpoch or
+//    EndQuorumEpoch older than this node's epoch skips these checks: it is
+//    answered FENCED_LEADER_EPOCH and changes nothing (raft_node::handle).
 //  * Vote (Kafka's KafkaRaftClient.handleVoteRequest): the candidate is not
 //    this node, its log end is not negative, and its last epoch is below the
 //    epoch it stands in (INVALID_REQUEST).
