@@ -371,9 +371,16 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
                 return r.err();
             }
             cluster_id = r->cluster_id;
+            // Kafka's Raft client: one partition, or INVALID_REQUEST; another
+            // one than the metadata partition is UNKNOWN_TOPIC_OR_PARTITION,
+            // answered naming it (encode_unknown_snapshot_partition).
             auto* p = only_partition(r->topics);
             if (!p) {
-                return not_metadata_partition();
+                return not_the_metadata_partition_request();
+            }
+            if (r->topics.front().name != metadata_topic_name || p->partition != 0) {
+                return error(error_code::unknown_topic_or_partition,
+                             "a FetchSnapshot of another partition than __cluster_metadata-0");
             }
             fetch_snapshot_request out;
             out.replica_id = node_id{r->replica_id};
@@ -467,6 +474,25 @@ bytes encode_raft_error_response(int16_t api_key, int16_t version, error_code ec
             return encode(w, version);
         }
     }
+}
+
+bytes encode_unknown_snapshot_partition(bytes_view request_body, int16_t version) {
+    protocol::fetch_snapshot_response w;
+    auto r = decode<protocol::fetch_snapshot_request>(request_body, version);
+    if (r && !r->topics.empty() && !r->topics.front().partitions.empty()) {
+        auto& t = w.topics.emplace_back();
+        t.name = r->topics.front().name;
+        auto& p = t.partitions.emplace_back();
+        p.index = r->topics.front().partitions.front().partition;
+        p.error_code = to_wire(error_code::unknown_topic_or_partition);
+        p.current_leader.leader_id = -1;
+        p.current_leader.leader_epoch = -1;
+        p.snapshot_id.end_offset = -1;
+        p.snapshot_id.epoch = -1;
+    } else {
+        w.error_code = to_wire(error_code::invalid_request);
+    }
+    return encode(w, version);
 }
 
 // ---- Fetch of the metadata partition

@@ -54,6 +54,10 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
 bytes encode_raft_response(const raft_message& response, int16_t version);
 // An answer that is only an error (wrong cluster id, not a voter, ...).
 bytes encode_raft_error_response(int16_t api_key, int16_t version, error_code error);
+// Kafka's answer to a FetchSnapshot of another partition than
+// __cluster_metadata-0 (decode_raft_request's UNKNOWN_TOPIC_OR_PARTITION):
+// that partition, named, with UNKNOWN_TOPIC_OR_PARTITION.
+bytes encode_unknown_snapshot_partition(bytes_view request_body, int16_t version);
 
 // Fetch arrives through the Fetch handler, which serves data partitions too.
 bool is_metadata_fetch(const protocol::fetch_request& r);

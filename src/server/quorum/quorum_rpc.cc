@@ -28,6 +28,10 @@ asio::awaitable<handler_result> serve_quorum_request(request_context& ctx) {
     std::optional<std::string> cluster_id;
     auto request = raft::decode_raft_request(key, version, ctx.body, cluster_id);
     handler_result out;
+    if (!request && request.err().code == error_code::unknown_topic_or_partition) {
+        out.body.buffer() = raft::encode_unknown_snapshot_partition(ctx.body, version);
+        co_return out;
+    }
     if (!request && request.err().code == error_code::invalid_request) {
         // Well formed, but not for the one Raft log there is.
         out.body.buffer() = raft::encode_raft_error_response(key, version, request.err().code);

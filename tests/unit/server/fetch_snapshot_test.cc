@@ -109,10 +109,8 @@ TEST_F(fetch_snapshot_test, snapshot_of_a_later_epoch_is_snapshot_not_found) {
 
 // Kafka (FetchSnapshotRequest.forTopicPartition): a FetchSnapshot of another
 // partition is UNKNOWN_TOPIC_OR_PARTITION at the partition level, in a
-// response naming that partition. Samsa takes the single partition of a
-// request as the metadata partition whatever its name, and answers this one
-// (a stale epoch) FENCED_LEADER_EPOCH for __cluster_metadata.
-TEST_F(fetch_snapshot_test, DISABLED_other_topic_is_unknown_topic_or_partition) {
+// response naming that partition.
+TEST_F(fetch_snapshot_test, other_topic_is_unknown_topic_or_partition) {
     auto resp = send(fetch(_epoch - 1, k_no_such_offset, _epoch, "not-the-metadata-topic", 0));
     EXPECT_ERROR(resp.error_code, error_code::none);
     ASSERT_EQ(resp.topics.size(), 1u);
@@ -122,7 +120,7 @@ TEST_F(fetch_snapshot_test, DISABLED_other_topic_is_unknown_topic_or_partition) 
     EXPECT_ERROR(p->error_code, error_code::unknown_topic_or_partition);
 }
 
-TEST_F(fetch_snapshot_test, DISABLED_other_partition_is_unknown_topic_or_partition) {
+TEST_F(fetch_snapshot_test, other_partition_is_unknown_topic_or_partition) {
     auto resp = send(fetch(_epoch - 1, k_no_such_offset, _epoch, "__cluster_metadata", 1));
     EXPECT_ERROR(resp.error_code, error_code::none);
     const auto* p = only_partition(resp);
