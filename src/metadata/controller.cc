@@ -276,9 +276,23 @@ protocol::alter_partition_reassignments_response controller::do_alter_partition_
         [&](const controller_state& s) { return plan_alter_partition_reassignments(s, req); });
 }
 
-result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {
+result<producer_id_block> controller::do_allocate_producer_ids(
+    int32_t count, std::optional<std::pair<int32_t, int64_t>> requester) {
     if (count <= 0) {
         return error(error_code::invalid_request, "producer id block size must be positive");
+    }
+    if (requester) {
+        const auto [id, epoch] = *requester;
+        auto b = _image->brokers.find(id);
+        if (b == _image->brokers.end()) {
+            return error(error_code::stale_broker_epoch,
+                         fmt::format("No broker registration found for broker {}", id));
+        }
+        if (b->second.epoch != epoch) {
+            return error(error_code::stale_broker_epoch,
+                         fmt::format("Expected broker epoch {}, but got broker epoch {}",
+                                     b->second.epoch, epoch));
+        }
     }
     const int64_t first = _image->producer_ids.next_producer_id;
     if (first > std::numeric_limits<int64_t>::max() - count) {
@@ -287,9 +301,14 @@ result<producer_id_block> controller::do_allocate_producer_ids(int32_t count) {
                      "the int64 type limit");
     }
     protocol::producer_ids_record r;
-    r.broker_id = _config.node_id;
-    auto self = _image->brokers.find(_config.node_id);
-    r.broker_epoch = self == _image->brokers.end() ? -1 : self->second.epoch;
+    if (requester) {
+        r.broker_id = requester->first;
+        r.broker_epoch = requester->second;
+    } else {
+        r.broker_id = _config.node_id;
+        auto self = _image->brokers.find(_config.node_id);
+        r.broker_epoch = self == _image->brokers.end() ? -1 : self->second.epoch;
+    }
     r.next_producer_id = first + count;
     auto committed = commit({metadata_record(r)});
     if (!committed) {
@@ -320,10 +339,11 @@ result<int64_t> controller::register_broker_blocking(broker_registration reg) {
     return done.get_future().get();
 }
 
-asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(int32_t count) {
+asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(
+    int32_t count, std::optional<std::pair<int32_t, int64_t>> requester) {
     std::optional<result<producer_id_block>> out;
     auto op = [&](std::function<void()> finish) {
-        out.emplace(do_allocate_producer_ids(count));
+        out.emplace(do_allocate_producer_ids(count, requester));
         after_commit(std::move(finish), [&](const error& e) { out.emplace(e); });
     };
     co_await on_controller_async(op);

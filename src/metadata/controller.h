@@ -145,9 +145,13 @@ class controller {
 
     // The admin APIs clients send (CreateTopics, DeleteTopics, ...): one
     // do_ operation each below, run with submit() (metadata/controller_apis.h).
-    // The next block of producer ids for this broker (ProducerIdsRecord).
+    // The next block of producer ids (ProducerIdsRecord): for this node, or
+    // for the broker `requester` (id, broker epoch) of a forwarded
+    // AllocateProducerIds, which must be registered in that epoch
+    // (STALE_BROKER_EPOCH otherwise, as Kafka's checkBrokerEpoch).
     asio::awaitable<result<producer_id_block>> allocate_producer_ids(
-        int32_t count = producer_id_block_size);
+        int32_t count = producer_id_block_size,
+        std::optional<std::pair<int32_t, int64_t>> requester = std::nullopt);
 
     // Broker lifecycle (KIP-631; controller_brokers.cc). A broker registers
     // fenced; its heartbeats keep its session (broker.session.timeout.ms) and
@@ -189,7 +193,8 @@ class controller {
     // registration (controller_brokers.cc).
     protocol::unregister_broker_response do_unregister_broker(
         const protocol::unregister_broker_request& r);
-    result<producer_id_block> do_allocate_producer_ids(int32_t count);
+    result<producer_id_block> do_allocate_producer_ids(
+        int32_t count, std::optional<std::pair<int32_t, int64_t>> requester = std::nullopt);
     protocol::broker_registration_response do_broker_registration(
         const protocol::broker_registration_request& r);
     protocol::broker_heartbeat_response do_broker_heartbeat(

@@ -14,14 +14,15 @@ using protocol::allocate_producer_ids_request;
 using protocol::allocate_producer_ids_response;
 
 asio::awaitable<allocate_producer_ids_response> handle(request_context& ctx,
-                                                       allocate_producer_ids_request&) {
+                                                       allocate_producer_ids_request& req) {
     allocate_producer_ids_response resp;
     auto* channel = ctx.broker->controller;
     if (!channel || !channel->local()) {
         resp.error_code = to_wire(error_code::not_controller);
         co_return resp;
     }
-    auto block = co_await channel->local()->allocate_producer_ids();
+    auto block = co_await channel->local()->allocate_producer_ids(
+        metadata::producer_id_block_size, std::pair{req.broker_id, req.broker_epoch});
     if (!block) {
         resp.error_code = to_wire(block.err().code);
         co_return resp;

@@ -81,6 +81,7 @@ asio::awaitable<void> broker_lifecycle::run() {
             auto registered = co_await _channel.register_broker(_registration);
             if (registered && registered->error_code == 0) {
                 _epoch = registered->broker_epoch;
+                _channel.set_broker_epoch(registered->broker_epoch);
                 logging::server().info(
                     "event=broker_registration_accepted node_id={} broker_epoch={}", _cfg.node_id,
                     _epoch.load());

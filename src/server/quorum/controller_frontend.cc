@@ -83,6 +83,7 @@ asio::awaitable<result<metadata::producer_id_block>> controller_frontend::alloca
     }
     protocol::allocate_producer_ids_request req;
     req.broker_id = _cfg.node_id;
+    req.broker_epoch = _broker_epoch.load();
     auto r = co_await forward_typed<protocol::allocate_producer_ids_request,
                                     protocol::allocate_producer_ids_response>(
         req, protocol::allocate_producer_ids_request::max_version);

@@ -12,6 +12,7 @@
 //
 //   co_return co_await ctx.broker->controller->call(std::move(req));
 #include <asio/awaitable.hpp>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -55,6 +56,9 @@ class controller_frontend {
     // no controller answered before the request's deadline.
     template <metadata::controller_served Request>
     asio::awaitable<metadata::response_of<Request>> call(Request request);
+
+    // This broker's epoch, once registered (AllocateProducerIds names it).
+    void set_broker_epoch(int64_t epoch) { _broker_epoch = epoch; }
 
     asio::awaitable<result<metadata::producer_id_block>> allocate_producer_ids(
         int32_t count = metadata::producer_id_block_size);
@@ -105,6 +109,7 @@ class controller_frontend {
     metadata_quorum& _quorum;
     asio::any_io_executor _ex;
     std::shared_ptr<const security::client_security> _security;
+    std::atomic<int64_t> _broker_epoch{-1};
     std::mutex _mutex;
     std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
 };

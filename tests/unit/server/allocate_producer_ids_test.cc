@@ -68,15 +68,14 @@ TEST_F(allocate_producer_ids_test, the_next_block_is_recorded_in_the_metadata) {
 }
 
 // Kafka: checkBrokerEpoch finds no registration and throws
-// StaleBrokerEpochException. Samsa ignores the broker id and epoch of the
-// request and hands out a block.
-TEST_F(allocate_producer_ids_test, DISABLED_unregistered_broker_is_stale_broker_epoch) {
+// StaleBrokerEpochException.
+TEST_F(allocate_producer_ids_test, unregistered_broker_is_stale_broker_epoch) {
     auto resp = allocate(7201, 0);
     EXPECT_ERROR(resp.error_code, error_code::stale_broker_epoch);
 }
 
 // As above, for the fixture's broker in a wrong epoch.
-TEST_F(allocate_producer_ids_test, DISABLED_stale_epoch_is_stale_broker_epoch) {
+TEST_F(allocate_producer_ids_test, stale_epoch_is_stale_broker_epoch) {
     const int64_t epoch = self_epoch();
     ASSERT_GE(epoch, 0);
     auto resp = allocate(broker().node_id(), epoch + 1000000);
