@@ -22,7 +22,6 @@
 #include "protocol/generated/sasl_authenticate_response.h"
 #include "protocol/generated/sasl_handshake_request.h"
 #include "protocol/generated/sasl_handshake_response.h"
-#include "protocol/message_codec.h"
 
 namespace samsa::net {
 
@@ -335,24 +334,15 @@ asio::awaitable<status> kafka_rpc_client::authenticate() {
     }
     protocol::sasl_handshake_request hello;
     hello.mechanism = credentials.mechanism;
-    constexpr int16_t handshake_version = 1;
-    auto hello_answer =
-        co_await exchange(protocol::sasl_handshake_request::api_key, handshake_version,
-                          protocol::encode_message(hello, handshake_version));
-    if (!hello_answer) {
-        co_return hello_answer.err();
-    }
-    auto mechanisms = protocol::decode_message<protocol::sasl_handshake_response>(
-        *hello_answer, handshake_version);
+    auto mechanisms = co_await typed_exchange<protocol::sasl_handshake_response>(hello, 1);
     if (!mechanisms) {
-        co_return error(error_code::network_exception, "the SaslHandshake answer did not decode");
+        co_return mechanisms.err();
     }
     if (mechanisms->error_code != 0) {
         co_return error(static_cast<error_code>(mechanisms->error_code),
                         fmt::format("the listener does not offer {} (it offers {})",
                                     credentials.mechanism, fmt::join(mechanisms->mechanisms, ",")));
     }
-    constexpr int16_t authenticate_version = 2;
     bytes from_server;
     for (int round = 0; round < 8; ++round) {
         auto token = (*client)->next(from_server);
@@ -364,17 +354,9 @@ asio::awaitable<status> kafka_rpc_client::authenticate() {
         }
         protocol::sasl_authenticate_request step;
         step.auth_bytes = std::move(*token);
-        auto answer =
-            co_await exchange(protocol::sasl_authenticate_request::api_key, authenticate_version,
-                              protocol::encode_message(step, authenticate_version));
-        if (!answer) {
-            co_return answer.err();
-        }
-        auto decoded = protocol::decode_message<protocol::sasl_authenticate_response>(
-            *answer, authenticate_version);
+        auto decoded = co_await typed_exchange<protocol::sasl_authenticate_response>(step, 2);
         if (!decoded) {
-            co_return error(error_code::network_exception,
-                            "the SaslAuthenticate answer did not decode");
+            co_return decoded.err();
         }
         if (decoded->error_code != 0) {
             co_return error(static_cast<error_code>(decoded->error_code),

@@ -36,6 +36,7 @@
 
 #include "common/bytes.h"
 #include "common/result.h"
+#include "protocol/message_codec.h"
 #include "security/client_security.h"
 
 namespace samsa::net {
@@ -86,6 +87,22 @@ class kafka_rpc_client : public std::enable_shared_from_this<kafka_rpc_client> {
     // One request written and its answer read, before the read loop runs
     // (the SASL exchange): the answer's body.
     asio::awaitable<result<bytes>> exchange(int16_t api_key, int16_t api_version, bytes body);
+    // exchange() of a typed request, its answer decoded in the same version.
+    template <typename Response, typename Request>
+    asio::awaitable<result<Response>> typed_exchange(const Request& request, int16_t version) {
+        auto body = co_await exchange(Request::api_key, version,
+                                      protocol::encode_message(request, version));
+        if (!body) {
+            co_return body.err();
+        }
+        auto decoded = protocol::decode_message<Response>(*body, version);
+        if (!decoded) {
+            co_return error(
+                error_code::network_exception,
+                "the answer to api " + std::to_string(Request::api_key) + " did not decode");
+        }
+        co_return std::move(*decoded);
+    }
     bytes frame_of(int16_t api_key, int16_t api_version, int32_t correlation_id,
                    bytes_view body) const;
     // `op(stream)` on the TLS stream or on the plain socket.

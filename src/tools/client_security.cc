@@ -17,6 +17,8 @@
 // Anything it cannot honour (GSSAPI, a JKS store, no login) is an error that
 // names the key: a verb never speaks plaintext where security was asked for.
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "security/sasl/jaas_config.h"
@@ -131,13 +133,54 @@ result<security::sasl::sasl_credentials> login_of(const std::map<std::string, st
     return c;
 }
 
-}  // namespace
-
-result<property_list> for_librdkafka(const property_list& settings) {
-    std::map<std::string, std::string> s(settings.begin(), settings.end());
+// The settings by key, the last line for a key winning (Java's Properties).
+std::map<std::string, std::string> by_key(const property_list& settings) {
+    std::map<std::string, std::string> s;
     for (const auto& [k, v] : settings) {
         s[k] = v;
     }
+    return s;
+}
+
+result<std::shared_ptr<const security::client_security>> read_client_security(
+    const std::string& source) {
+    auto loaded = load_properties_file(source);
+    if (!loaded) {
+        return loaded.err();
+    }
+    auto s = by_key(*loaded);
+    const std::string protocol =
+        upper(s.count("security.protocol") ? s["security.protocol"] : "PLAINTEXT");
+    if (protocol == "PLAINTEXT") {
+        return std::shared_ptr<const security::client_security>();
+    }
+    if (protocol != "SSL" && protocol != "SASL_SSL" && protocol != "SASL_PLAINTEXT") {
+        return tool_error("security.protocol=" + protocol + " in " + source +
+                          " is not a security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, "
+                          "SASL_SSL)");
+    }
+    auto out = std::make_shared<security::client_security>();
+    if (protocol == "SSL" || protocol == "SASL_SSL") {
+        auto tls = tls_of(s, source);
+        if (!tls) {
+            return tls.err();
+        }
+        out->tls = std::move(*tls);
+    }
+    if (protocol == "SASL_PLAINTEXT" || protocol == "SASL_SSL") {
+        auto login = login_of(s, source);
+        if (!login) {
+            return login.err();
+        }
+        out->sasl = std::move(*login);
+    }
+    return std::shared_ptr<const security::client_security>(std::move(out));
+}
+
+}  // namespace
+
+result<property_list> for_librdkafka(const property_list& settings) {
+    const auto s = by_key(settings);
     auto has = [&](const char* k) { return s.count(k) > 0; };
     auto pem = [&](const char* type_key) {
         auto it = s.find(type_key);
@@ -182,41 +225,16 @@ result<std::shared_ptr<const security::client_security>> client_security_of(
     if (opts.command_config.empty()) {
         return std::shared_ptr<const security::client_security>();
     }
-    auto loaded = load_properties_file(opts.command_config);
-    if (!loaded) {
-        return loaded.err();
+    // A verb calls many brokers: the file is read, and its TLS context built,
+    // once per process.
+    static std::mutex mutex;
+    static std::map<std::string, result<std::shared_ptr<const security::client_security>>> read;
+    std::lock_guard lock(mutex);
+    auto it = read.find(opts.command_config);
+    if (it == read.end()) {
+        it = read.emplace(opts.command_config, read_client_security(opts.command_config)).first;
     }
-    std::map<std::string, std::string> s(loaded->begin(), loaded->end());
-    for (const auto& [k, v] : *loaded) {
-        s[k] = v;  // later lines win, as in Java's Properties
-    }
-    const std::string protocol =
-        upper(s.count("security.protocol") ? s["security.protocol"] : "PLAINTEXT");
-    const std::string& source = opts.command_config;
-    auto out = std::make_shared<security::client_security>();
-    if (protocol == "PLAINTEXT") {
-        return std::shared_ptr<const security::client_security>();
-    }
-    if (protocol != "SSL" && protocol != "SASL_SSL" && protocol != "SASL_PLAINTEXT") {
-        return tool_error("security.protocol=" + protocol + " in " + source +
-                          " is not a security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, "
-                          "SASL_SSL)");
-    }
-    if (protocol == "SSL" || protocol == "SASL_SSL") {
-        auto tls = tls_of(s, source);
-        if (!tls) {
-            return tls.err();
-        }
-        out->tls = std::move(*tls);
-    }
-    if (protocol == "SASL_PLAINTEXT" || protocol == "SASL_SSL") {
-        auto login = login_of(s, source);
-        if (!login) {
-            return login.err();
-        }
-        out->sasl = std::move(*login);
-    }
-    return std::shared_ptr<const security::client_security>(std::move(out));
+    return it->second;
 }
 
 }  // namespace samsa::tools

@@ -138,6 +138,20 @@ def extra_ports(c: Cluster) -> list:
     return ports
 
 
+def produce_values(bootstrap: str, topic: str, count: int, timeout: float = 60) -> list:
+    """Values v0..v<count-1> to partition 0 of `topic` with acks=all and
+    idempotence (a retry adds no copy); the offsets acknowledged, sorted."""
+    from confluent_kafka import Producer
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all",
+                         "enable.idempotence": True})
+    acked = []
+    for i in range(count):
+        producer.produce(topic, f"v{i}".encode(), partition=0,
+                         on_delivery=lambda err, msg: err is None and acked.append(msg.offset()))
+    assert producer.flush(timeout) == 0
+    return sorted(acked)
+
+
 def read_values(bootstrap: str, topic: str, count: int, timeout: float = 60) -> list:
     """The first `count` values of partition 0 of `topic`, decoded, read from
     offset 0 by an assigned consumer."""

@@ -8,10 +8,9 @@ The SCRAM user the brokers log in as is cluster metadata: until it exists the
 followers cannot fetch (and say so); once an operator creates it they catch up
 without a restart."""
 import pytest
-from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from cluster_harness import FAST, Cluster, extra_ports, read_values
+from cluster_harness import FAST, Cluster, extra_ports, produce_values, read_values
 from samsa_cli import on
 from samsa_harness import samsa_bin, wait_until
 from tls_support import make_certs
@@ -72,13 +71,7 @@ def test_nodes_log_in_to_each_other_with_plain_and_scram(sasl_cluster):
 
     on(c.nodes[0], "configs", "--entity-type", "users", "--alter", "--entity-name", "broker",
        "--add-config", "SCRAM-SHA-512=[password=broker-secret]").ok()
-    producer = Producer({"bootstrap.servers": c.bootstrap, "acks": "all"})
-    acked = []
-    for i in range(100):
-        producer.produce("sasl-1", f"v{i}".encode(),
-                         on_delivery=lambda err, msg: err is None and acked.append(msg.offset()))
-    assert producer.flush(60) == 0
-    assert sorted(acked) == list(range(100))
+    assert produce_values(c.bootstrap, "sasl-1", 100) == list(range(100))
     wait_until(lambda: isr() == [1, 2, 3], 60, "the followers back in the ISR")
 
     assert read_values(c.bootstrap, "sasl-1", 100) == [f"v{i}" for i in range(100)]

@@ -7,7 +7,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from cluster_harness import FAST, Cluster, extra_ports, read_values
+from cluster_harness import FAST, Cluster, extra_ports, produce_values, read_values
 from samsa_harness import samsa_bin, wait_until
 from tls_support import make_certs
 
@@ -61,14 +61,7 @@ def test_quorum_forwarding_and_replication_run_over_tls(tls_cluster):
         return p is not None and sorted(p.isrs) == [1, 2, 3]
     wait_until(in_sync, 30, "all three replicas in sync")
 
-    acked = []
-    producer = Producer({"bootstrap.servers": c.bootstrap, "acks": "all",
-                         "enable.idempotence": True})
-    for i in range(200):
-        producer.produce("tls-1", f"v{i}".encode(),
-                         on_delivery=lambda err, msg: err is None and acked.append(msg.offset()))
-    assert producer.flush(60) == 0
-    assert sorted(acked) == list(range(200))
+    assert produce_values(c.bootstrap, "tls-1", 200) == list(range(200))
     # acks=all with min.insync.replicas=2 was answered, and the followers
     # stayed in the ISR: they fetched every record over the SSL listener.
     wait_until(in_sync, 30, "all three replicas in sync after the writes")

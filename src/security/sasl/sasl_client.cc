@@ -179,16 +179,14 @@ result<sasl_credentials> node_credentials(const config::config_set& values,
                                  "SCRAM-SHA-256 or SCRAM-SHA-512",
                                  mechanism));
     }
-    std::string lower_listener;
-    for (char ch : listener) {
-        lower_listener.push_back(char(std::tolower(static_cast<unsigned char>(ch))));
-    }
-    std::string lower_mechanism;
-    for (char ch : mechanism) {
-        lower_mechanism.push_back(char(std::tolower(static_cast<unsigned char>(ch))));
-    }
-    const std::string key = lower_mechanism + ".sasl.jaas.config";
-    const std::string full = fmt::format("listener.name.{}.{}", lower_listener, key);
+    auto lower = [](std::string s) {
+        for (auto& ch : s) {
+            ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        }
+        return s;
+    };
+    const std::string key = lower(mechanism) + ".sasl.jaas.config";
+    const std::string full = fmt::format("listener.name.{}.{}", lower(listener), key);
     auto jaas = values.listener_raw(listener, key);
     if (!jaas) {
         return error(error_code::invalid_config,
