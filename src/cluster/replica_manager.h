@@ -27,6 +27,7 @@
 
 #include "cluster/partition.h"
 #include "cluster/replication_quota.h"
+#include "common/busy_time.h"
 #include "common/config/broker_config.h"
 #include "metadata/metadata_image.h"
 #include "storage/log_manager.h"
@@ -56,7 +57,12 @@ class replica_manager {
         if (ctx.get_executor().running_in_this_thread()) {
             co_return fn();
         }
-        auto task = [&fn]() -> asio::awaitable<T> { co_return fn(); };
+        // Work done there for a timed request counts as the request's own
+        // (common/busy_time.h).
+        auto task = [&fn, account = current_busy_account()]() -> asio::awaitable<T> {
+            busy_scope busy(account);
+            co_return fn();
+        };
         co_return co_await asio::co_spawn(ctx, std::move(task), asio::use_awaitable);
     }
 

@@ -31,8 +31,8 @@ struct quota_key {
 inline constexpr std::array<quota_key, 5> quota_keys = {{
     {producer_byte_rate, false, true, true},
     {consumer_byte_rate, false, true, true},
-    {request_percentage, false, false, false},
-    {controller_mutation_rate, false, false, false},
+    {request_percentage, false, false, true},
+    {controller_mutation_rate, false, false, true},
     {connection_creation_rate, true, true, false},
 }};
 

@@ -192,7 +192,7 @@ constexpr error_info k_errors[] = {
      "This record has failed the validation on broker and hence will be rejected.", false},
     {error_code::unstable_offset_commit, "UNSTABLE_OFFSET_COMMIT", "Unstable offset commit.", true},
     {error_code::throttling_quota_exceeded, "THROTTLING_QUOTA_EXCEEDED",
-     "Throttling quota exceeded.", true},
+     "The throttling quota has been exceeded.", true},
     {error_code::producer_fenced, "PRODUCER_FENCED",
      "There is a newer producer with the same transactionalId which fences the current one.",
      false},

@@ -74,8 +74,10 @@ std::optional<error> validate_value(const client_quota_entity& entity, const std
     }
     if (!k->enforced) {
         return error(error_code::invalid_request,
-                     fmt::format("Quota {} is not enforced by this broker; only {} and {} are", key,
-                                 quota::producer_byte_rate, quota::consumer_byte_rate));
+                     fmt::format("Quota {} is not enforced by this broker; only {}, {}, {} and "
+                                 "{} are",
+                                 key, quota::producer_byte_rate, quota::consumer_byte_rate,
+                                 quota::request_percentage, quota::controller_mutation_rate));
     }
     return std::nullopt;
 }

@@ -12,8 +12,8 @@
 //   whole number, or a value is not positive        (the values)
 //
 // and, since a key this broker accepts must act as in Kafka, when it sets a
-// quota that Samsa does not enforce yet (request_percentage,
-// controller_mutation_rate, connection_creation_rate): the message says so.
+// quota that Samsa does not enforce yet (connection_creation_rate, KIP-612):
+// the message says so.
 // validate_only answers as the change would and writes nothing.
 #include "metadata/controller_plan.h"
 #include "protocol/generated/alter_client_quotas_request.h"

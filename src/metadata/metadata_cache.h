@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "common/client_quotas.h"
 #include "metadata/metadata_image.h"
 
 namespace samsa::metadata {
@@ -26,15 +27,21 @@ class metadata_cache {
     }
     void update(std::shared_ptr<const metadata_image> image) {
         _has_client_quotas.store(!image->client_quotas.empty(), std::memory_order_relaxed);
+        _has_request_quotas.store(image->has_client_quota_key(samsa::quota::request_percentage),
+                                  std::memory_order_relaxed);
         _image.store(std::move(image), std::memory_order_release);
     }
     // Whether any client quota is set: a request path asks this, not the
     // image, to skip quota work.
     bool has_client_quotas() const { return _has_client_quotas.load(std::memory_order_relaxed); }
+    // Whether any request_percentage quota is set: only then are requests
+    // timed (common/busy_time.h).
+    bool has_request_quotas() const { return _has_request_quotas.load(std::memory_order_relaxed); }
 
   private:
     std::atomic<std::shared_ptr<const metadata_image>> _image;
     std::atomic<bool> _has_client_quotas{false};
+    std::atomic<bool> _has_request_quotas{false};
 };
 
 }  // namespace samsa::metadata

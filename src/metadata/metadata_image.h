@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -110,6 +111,14 @@ class metadata_image {
     // Client quotas (ClientQuotaRecord): each entity's quota keys and values
     // (producer_byte_rate, consumer_byte_rate, ...).
     std::map<client_quota_entity, std::map<std::string, double>> client_quotas;
+    bool has_client_quota_key(std::string_view key) const {
+        for (const auto& [entity, values] : client_quotas) {
+            if (values.count(std::string(key))) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     std::optional<security::sasl::scram_credential> find_scram_credential(
         const std::string& user, security::sasl::scram_mechanism m) const {

@@ -53,7 +53,8 @@ struct broker_settings {
 class connection_quotas;
 namespace quota {
 class client_quota_manager;
-}
+class controller_mutation_buckets;
+}  // namespace quota
 
 struct broker_context {
     broker_settings settings;
@@ -61,6 +62,8 @@ struct broker_context {
     connection_quotas* quotas = nullptr;
     // Client byte-rate quotas (producer_byte_rate, consumer_byte_rate).
     quota::client_quota_manager* client_quotas = nullptr;
+    // controller_mutation_rate (KIP-599) token buckets.
+    quota::controller_mutation_buckets* mutation_quotas = nullptr;
     const config::broker_config* config = nullptr;  // static + dynamic broker config
     // authorizer.class.name, super.users, allow.everyone.if.no.acl.found.
     security::acl::authorizer_config authorizer;

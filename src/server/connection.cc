@@ -400,12 +400,20 @@ asio::awaitable<void> connection::read_loop() {
             _broker.quotas->request_started();
         }
         ++_waiting_to_start;
-        asio::co_spawn(
-            _socket.get_executor(),
-            [self, slot, ctx = std::move(ctx), handler]() mutable {
-                return self->run_handler(slot, std::move(ctx), handler);
-            },
-            asio::detached);
+        auto run = [self, slot, handler](request_context c) {
+            return [self, slot, c = std::move(c), handler]() mutable {
+                return self->run_handler(slot, std::move(c), handler);
+            };
+        };
+        if (_broker.metadata.has_request_quotas()) {
+            // request_percentage (KIP-124): time what the request runs.
+            ctx.busy = std::make_shared<busy_account>();
+            auto account = ctx.busy;
+            asio::co_spawn(busy_executor(_socket.get_executor(), std::move(account)),
+                           run(std::move(ctx)), asio::detached);
+        } else {
+            asio::co_spawn(_socket.get_executor(), run(std::move(ctx)), asio::detached);
+        }
     }
 }
 

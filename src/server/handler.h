@@ -2,6 +2,7 @@
 // The handler interface (docs/architecture.md, "Requests"). Each Kafka API has one handler file in
 // server/handlers/ that states the versions it serves once, in its
 // `api_handler` entry; ApiVersions is derived from the registry of entries.
+#include <algorithm>
 #include <asio/awaitable.hpp>
 #include <cstdint>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "common/metrics/thread_stats.h"
 #include "protocol/reader.h"
 #include "protocol/writer.h"
+#include "server/quota/client_throttle.h"
+#include "server/quota/request_quota.h"
 #include "server/request_context.h"
 
 namespace samsa::server {
@@ -56,6 +59,21 @@ void count_response_errors(const Response& resp, int16_t version) {
         version, [&r](int16_t code) { r.errors[metrics::error_code_slot(code)].add(1); });
 }
 
+// The throttle a response carries (KIP-219): the larger of what the handler
+// put in it (a byte-rate or controller mutation quota, or the controller's
+// answer) and the request_percentage quota's; the connection stops reading
+// for that long, and an old client gets the answer that much later.
+template <typename Response>
+void apply_throttle(const request_context& ctx, Response& resp, handler_result& out) {
+    int32_t throttle = quota::record_request_time(ctx);
+    if constexpr (requires { resp.throttle_time_ms; }) {
+        throttle = std::max(throttle, resp.throttle_time_ms);
+        resp.throttle_time_ms = throttle;
+    }
+    out.throttle_ms = throttle;
+    out.client_backs_off = quota::client_backs_off(Response::api_key, ctx.header.api_version);
+}
+
 // Decodes the request body as Request, runs `fn`, and encodes its response in
 // the request's version. A body that fails to decode (or has trailing bytes)
 // closes the connection, as Kafka does with an InvalidRequestException.
@@ -71,6 +89,7 @@ asio::awaitable<handler_result> typed_handler(request_context& ctx) {
     Response resp = co_await Fn(ctx, req);
     count_response_errors(resp, ctx.header.api_version);
     handler_result out;
+    apply_throttle(ctx, resp, out);
     resp.encode(out.body, ctx.header.api_version);
     co_return out;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "common/busy_time.h"
 #include "common/bytes.h"
 #include "server/broker_context.h"
 
@@ -39,6 +40,9 @@ struct request_context {
     // (server/produce_sequencer.h); null elsewhere.
     class produce_sequencer* produce_order = nullptr;
     uint64_t produce_ticket = 0;
+    // The time this request has kept the broker busy, while a
+    // request_percentage quota is set (common/busy_time.h); null otherwise.
+    std::shared_ptr<busy_account> busy;
 };
 
 }  // namespace samsa::server

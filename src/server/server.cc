@@ -114,6 +114,10 @@ status server::start() {
     _client_quotas = std::make_unique<quota::client_quota_manager>(
         _cfg.quota_window_num, int64_t(_cfg.quota_window_size_seconds) * 1000);
     _context.client_quotas = _client_quotas.get();
+    _mutation_quotas = std::make_unique<quota::controller_mutation_buckets>(
+        _cfg.controller_quota_window_num,
+        int64_t(_cfg.controller_quota_window_size_seconds) * 1000);
+    _context.mutation_quotas = _mutation_quotas.get();
     if (auto st = _data.open(); !st) {
         return st;
     }

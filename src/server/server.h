@@ -31,6 +31,7 @@
 #include "server/quorum/controller_frontend.h"
 #include "server/quorum/metadata_quorum.h"
 #include "server/quota/client_quota_manager.h"
+#include "server/quota/controller_mutation_quota.h"
 #include "server/reactor_pool.h"
 
 namespace samsa::server {
@@ -72,6 +73,7 @@ class server {
     handler_registry _handlers;
     std::unique_ptr<connection_quotas> _quotas;
     std::unique_ptr<quota::client_quota_manager> _client_quotas;
+    std::unique_ptr<quota::controller_mutation_buckets> _mutation_quotas;
     broker_context _context;
     reactor_pool _reactors;
     data_plane _data;

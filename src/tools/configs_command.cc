@@ -376,6 +376,9 @@ int run_configs(const configs_options& o) {
     if (o.entity_type == "clients" || o.entity_type == "client") {
         return run_quota_entity_configs(o, std::string(quota::entity_client_id), "client");
     }
+    if (o.entity_type == "ips" || o.entity_type == "ip") {
+        return run_quota_entity_configs(o, std::string(quota::entity_ip), "ip");
+    }
     if (o.entity_type == "broker-loggers" || o.entity_type == "broker-logger") {
         return run_broker_logger_configs(o);
     }
@@ -386,12 +389,12 @@ int run_configs(const configs_options& o) {
         type = RD_KAFKA_RESOURCE_BROKER;
     } else {
         return fail(
-            "--entity-type must be topics, brokers, broker-loggers, users or clients, "
+            "--entity-type must be topics, brokers, broker-loggers, users, clients or ips, "
             "got '" +
             o.entity_type + "'");
     }
     if (o.entity_default && type != RD_KAFKA_RESOURCE_BROKER) {
-        return fail("--entity-default is only for --entity-type brokers, users and clients");
+        return fail("--entity-default is only for --entity-type brokers, users, clients and ips");
     }
     if (o.entity_default && o.entity_name) {
         return fail("--entity-name and --entity-default cannot be given together");
@@ -457,7 +460,7 @@ tool_command add_configs_command(CLI::App& app) {
     auto* cmd = add_verb(app, "configs", "Describe or change topic and broker configs");
     add_client_options(*cmd, o->client);
     cmd->add_option("--entity-type", o->entity_type,
-                    "topics, brokers, broker-loggers, users or clients")
+                    "topics, brokers, broker-loggers, users, clients or ips")
         ->required();
     cmd->add_option("--entity-name", o->entity_name,
                     "Topic name, broker id, user or client id (default with --describe: all)");

@@ -24,7 +24,7 @@ API_API_VERSIONS = 18
 # First flexible version of the APIs these tests speak (from the JSON schemas).
 API_DESCRIBE_QUORUM = 55
 FIRST_FLEXIBLE = {API_FETCH: 12, API_METADATA: 9, API_API_VERSIONS: 3, API_DESCRIBE_QUORUM: 0, 52: 0,
-                  35: 2, 50: 0, 51: 0, 68: 0, 69: 0, 75: 0}
+                  19: 5, 35: 2, 50: 0, 51: 0, 68: 0, 69: 0, 75: 0}
 
 # Kafka error codes used by the tests.
 NONE = 0

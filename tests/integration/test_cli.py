@@ -285,8 +285,8 @@ def test_configs_errors(broker):
         "--delete-config", "retention.ms").failed().error
     on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf2", "--alter",
        "--add-config", "cleanup.policy=nonsense").failed()
-    assert "topics, brokers, broker-loggers, users or clients" in on(
-        broker, "configs", "--entity-type", "ips", "--describe").failed().error
+    assert "topics, brokers, broker-loggers, users, clients or ips" in on(
+        broker, "configs", "--entity-type", "nonsense", "--describe").failed().error
 
 
 def test_configs_broker_describe_and_alter(broker):

@@ -72,9 +72,9 @@ def test_quotas_are_set_described_and_removed_as_kafka_configs_does(start_broker
 
 def test_bad_and_unenforced_quotas_are_refused_with_a_message(start_broker):
     b = start_broker()
-    err = configs(b, "--entity-type", "clients", "--entity-name", "c", "--alter",
-                  "--add-config", "request_percentage=50").failed().error
-    assert "request_percentage is not enforced by this broker" in err
+    err = configs(b, "--entity-type", "ips", "--entity-name", "127.0.0.1", "--alter",
+                  "--add-config", "connection_creation_rate=50").failed().error
+    assert "connection_creation_rate is not enforced by this broker" in err
     err = configs(b, "--entity-type", "clients", "--entity-name", "c", "--alter",
                   "--add-config", "producer_byte_rate=10.5").failed().error
     assert "Configuration producer_byte_rate must be a Long value" in err

@@ -235,6 +235,8 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.request_timeout_ms = v.get_int("request.timeout.ms");
     c.quota_window_num = v.get_int("quota.window.num");
     c.quota_window_size_seconds = v.get_int("quota.window.size.seconds");
+    c.controller_quota_window_num = v.get_int("controller.quota.window.num");
+    c.controller_quota_window_size_seconds = v.get_int("controller.quota.window.size.seconds");
     c.replication_quota_window_num = v.get_int("replication.quota.window.num");
     c.replication_quota_window_size_seconds = v.get_int("replication.quota.window.size.seconds");
 

@@ -86,6 +86,10 @@ struct broker_config {
     // Client quotas' sampled rate (server/quota/client_quota_manager.h).
     int32_t quota_window_num = 11;
     int32_t quota_window_size_seconds = 1;
+    // The controller_mutation_rate token bucket: the burst it allows is the
+    // quota times samples times size (server/quota/controller_mutation_quota.h).
+    int32_t controller_quota_window_num = 11;
+    int32_t controller_quota_window_size_seconds = 1;
     int32_t replication_quota_window_num = 11;
     int32_t replication_quota_window_size_seconds = 1;
 

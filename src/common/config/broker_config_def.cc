@@ -234,6 +234,10 @@ config_def build() {
         "Number of samples a client quota's rate is measured over.");
     def("quota.window.size.seconds", k_int, "1", validator::at_least(1), low, read_only,
         "Length of each sample of a client quota's rate, in seconds.");
+    def("controller.quota.window.num", k_int, "11", validator::at_least(1), low, read_only,
+        "Number of samples the controller_mutation_rate quota's token bucket holds.");
+    def("controller.quota.window.size.seconds", k_int, "1", validator::at_least(1), low, read_only,
+        "Length of each sample of the controller_mutation_rate quota, in seconds.");
     def("replication.quota.window.num", k_int, "11", validator::at_least(1), low, read_only,
         "Number of samples a replication throttle's rate is measured over.");
     def("replication.quota.window.size.seconds", k_int, "1", validator::at_least(1), low, read_only,

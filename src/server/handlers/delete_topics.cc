@@ -1,10 +1,13 @@
 #include "server/handlers/delete_topics.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "protocol/generated/delete_topics_request.h"
 #include "protocol/generated/delete_topics_response.h"
 #include "server/authorization.h"
 #include "server/handlers/forward_to_controller.h"
+#include "server/quota/controller_mutation_quota.h"
 
 namespace samsa::server::handlers {
 
@@ -25,14 +28,33 @@ asio::awaitable<delete_topics_response> handle(request_context& ctx, delete_topi
     // named by an id nobody knows stays the controller's to answer.
     metadata::controller_api<delete_topics_request>::to_latest(req);
     const auto image = ctx.broker->metadata.read();
+    // Then the controller mutation quota (KIP-599), strict from v5: each
+    // topic takes its partitions.
+    quota::controller_mutation_quota mutations(ctx, 5);
     auto refusal = [&](const delete_topics_request::delete_topic_state& t) {
-        const metadata::topic_image* known = t.name ? nullptr : image->topic(t.topic_id);
-        const std::optional<std::string> name = known ? std::optional(known->name) : t.name;
-        return !name || authorized(ctx, acl::operation::delete_, acl::resource_type::topic, *name)
-                   ? error_code::none
-                   : error_code::topic_authorization_failed;
+        const metadata::topic_image* known =
+            t.name ? image->topic(*t.name) : image->topic(t.topic_id);
+        const std::optional<std::string> name = t.name  ? t.name
+                                                : known ? std::optional(known->name)
+                                                        : std::nullopt;
+        if (name && !authorized(ctx, acl::operation::delete_, acl::resource_type::topic, *name)) {
+            return error_code::topic_authorization_failed;
+        }
+        return known ? mutations.charge(known->name, double(known->partitions.size()))
+                     : error_code::none;
     };
-    co_return co_await forward_authorized(ctx, req, &delete_topics_request::topics, refusal);
+    auto resp = co_await forward_authorized(ctx, req, &delete_topics_request::topics, refusal);
+    for (const auto& r : resp.responses) {
+        if (r.error_code != to_wire(error_code::none)) {
+            const metadata::topic_image* known =
+                r.name ? image->topic(*r.name) : image->topic(r.topic_id);
+            if (known) {
+                mutations.give_back(known->name);
+            }
+        }
+    }
+    resp.throttle_time_ms = std::max(resp.throttle_time_ms, mutations.throttle_ms());
+    co_return resp;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "server/handlers/fetch.h"
 #include "server/handlers/current_leader.h"
 
+#include <algorithm>
 #include <map>
 
 #include "cluster/fetch_waiters.h"
@@ -14,6 +15,7 @@
 #include "protocol/generated/fetch_response.h"
 #include "server/authorization.h"
 #include "server/fetch/fetch_plan.h"
+#include "server/quota/client_throttle.h"
 #include "server/quota/request_quota.h"
 #include "server/reactor_pool.h"
 
@@ -319,9 +321,6 @@ void count_fetch(const std::vector<fetch_target>& targets,
     }
 }
 
-// KIP-219: from this version the client itself waits out throttle_time_ms.
-constexpr int16_t client_throttling_version = 8;
-
 asio::awaitable<handler_result> handle(request_context& ctx) {
     const int16_t version = ctx.header.api_version;
     fetch_request req;
@@ -451,10 +450,15 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     // over it gets, as from Kafka's KafkaApis, an empty response carrying
     // throttle_time_ms instead, and the bytes it did not get are taken back
     // off its rate: it fetches the same offsets again once it has waited.
+    // A consumer over its request_percentage quota gets the same (Kafka
+    // takes the larger of the two throttles); followers are exempt.
     const double size = double(out.body.size());
-    const int32_t throttle = consumer ? server::quota::record_client_quota(
-                                            ctx, *image, samsa::quota::consumer_byte_rate, size)
-                                      : 0;
+    const int32_t bandwidth_throttle =
+        consumer ? server::quota::record_client_quota(ctx, *image, samsa::quota::consumer_byte_rate,
+                                                      size)
+                 : 0;
+    const int32_t throttle =
+        std::max(bandwidth_throttle, consumer ? server::quota::record_request_time(ctx) : 0);
     if (throttle > 0) {
         server::quota::record_client_quota(ctx, *image, samsa::quota::consumer_byte_rate, -size);
         out.body = {};
@@ -467,7 +471,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         count_fetch(plan.targets, results, consumer);
     }
     out.throttle_ms = throttle;
-    out.client_backs_off = version >= client_throttling_version;
+    out.client_backs_off = server::quota::client_backs_off(fetch_request::api_key, version);
     co_return out;
 }
 

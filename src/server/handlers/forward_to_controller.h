@@ -55,7 +55,12 @@ asio::awaitable<metadata::response_of<Request>> forward_authorized(request_conte
     auto answer = co_await std::move(op);
     auto& entries = metadata::controller_api<Request>::entries(answer);
     for (auto& [why, part] : refused) {
-        auto refusals = metadata::answer_with(part, why);
+        // Kafka gives this one its exception's message; the others none.
+        auto refusals =
+            metadata::answer_with(part, why,
+                                  why == error_code::throttling_quota_exceeded
+                                      ? std::optional<std::string>(std::string(error_message(why)))
+                                      : std::nullopt);
         for (auto& e : metadata::controller_api<Request>::entries(refusals)) {
             entries.push_back(std::move(e));
         }

@@ -129,9 +129,6 @@ void fill(partition_response& out, const cluster::produce_outcome& r) {
     }
 }
 
-// KIP-219: from this version the client itself waits out throttle_time_ms.
-constexpr int16_t client_throttling_version = 6;
-
 // Kafka's BrokerTopicMetrics of an append, on the partition's shard: every
 // append tried counts a produce request, an appended one its bytes and
 // records, and one refused for what it carried (not for where it was sent,
@@ -368,10 +365,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         none.throttle_ms = throttle;
         co_return none;
     }
+    // request_percentage too, except for acks=0 (Kafka exempts it); the
+    // larger throttle is the one waited out.
     handler_result out;
     resp.throttle_time_ms = throttle;
-    out.throttle_ms = throttle;
-    out.client_backs_off = version >= client_throttling_version;
+    apply_throttle(ctx, resp, out);
     count_response_errors(resp, version);
     resp.encode(out.body, version);
     co_return out;

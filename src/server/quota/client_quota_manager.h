@@ -64,6 +64,7 @@ class client_quota_manager {
                                                const std::string& client_id) const;
 
     size_t rates() const;
+    int64_t window_ms() const { return _window_ms; }
 
   private:
     struct tracked {
