@@ -19,6 +19,7 @@
 #include "common/logging/loggers.h"
 #include "protocol/generated/api_table.h"
 #include "security/tls_context.h"
+#include "security/tls_stream.h"
 #include "server/connection_quotas.h"
 #include "server/handler_registry.h"
 #include "server/handlers/api_versions.h"
@@ -74,7 +75,7 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
         _controller_listener = std::find(names.begin(), names.end(), _listener_name) != names.end();
     }
     if (_tls_context) {
-        _tls = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(_socket, *_tls_context);
+        _tls = std::make_unique<security::tls_stream>(_socket, _tls_context);
     }
     if (sasl) {
         _sasl = std::make_unique<sasl_session>();
@@ -119,9 +120,7 @@ asio::awaitable<void> connection::handshake_then_run() {
             c->close("TLS handshake not finished within 10 s");
         }
     });
-    std::error_code ec;
-    co_await _tls->async_handshake(asio::ssl::stream_base::server,
-                                   asio::redirect_error(asio::use_awaitable, ec));
+    const std::error_code ec = co_await _tls->handshake();
     deadline.cancel();
     if (_closed) {
         co_return;
@@ -132,7 +131,7 @@ asio::awaitable<void> connection::handshake_then_run() {
         close("TLS handshake failed: " + ec.message());
         co_return;
     }
-    _principal = security::peer_principal(*_tls);
+    _principal = security::principal_of(_tls->native_handle());
     logging::network().debug(
         "event=tls_handshake peer={} listener={} principal=\"{}\" version={} cipher={}", _peer,
         _listener_name, _principal, SSL_get_version(_tls->native_handle()),
@@ -161,13 +160,13 @@ asio::awaitable<std::error_code> write_to(Stream& s, std::array<asio::const_buff
 }  // namespace
 
 asio::awaitable<std::error_code> connection::read_exact(asio::mutable_buffer b) {
-    auto op = _tls ? read_from(*_tls, b) : read_from(_socket, b);
+    auto op = _tls ? _tls->read_exact(b) : read_from(_socket, b);
     co_return co_await std::move(op);
 }
 
 asio::awaitable<std::error_code> connection::write_all(
     const std::array<asio::const_buffer, 2>& bufs) {
-    auto op = _tls ? write_to(*_tls, bufs) : write_to(_socket, bufs);
+    auto op = _tls ? _tls->write_all(bufs) : write_to(_socket, bufs);
     co_return co_await std::move(op);
 }
 

@@ -13,13 +13,13 @@
 #include <asio/awaitable.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/ssl/context.hpp>
-#include <asio/ssl/stream.hpp>
 #include <asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
 
+#include "security/tls_stream.h"
 #include "server/handler.h"
 #include "server/produce_sequencer.h"
 #include "server/request_context.h"
@@ -104,7 +104,7 @@ class connection : public std::enable_shared_from_this<connection> {
     // TLS over `_socket` (SSL listeners): reads and writes go through it, and
     // fetched file ranges are read and encrypted rather than sendfile'd.
     std::shared_ptr<asio::ssl::context> _tls_context;
-    std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> _tls;
+    std::unique_ptr<security::tls_stream> _tls;
     std::string _principal;               // the client certificate's subject, or ANONYMOUS
     std::unique_ptr<sasl_session> _sasl;  // SASL listeners only
     produce_sequencer _produce_order;
