@@ -188,3 +188,51 @@ def test_librdkafka_creates_every_topic_and_is_told_to_back_off(start_broker):
     while len(throttles) < 2 and time.monotonic() < deadline:
         admin.poll(0.1)
     assert len(throttles) >= 2 and min(throttles) > 0, throttles
+
+
+def test_every_request_path_works_while_requests_are_timed(start_broker):
+    """Once any request_percentage quota is set, every request of every client
+    runs on a timed executor: produce (acks=all, idempotent), a consumer group,
+    commits, a transaction and admin calls must work as before."""
+    from confluent_kafka import Consumer, Producer
+    b = start_broker(overrides={"offsets.topic.replication.factor": "1",
+                                "transaction.state.log.replication.factor": "1",
+                                "transaction.state.log.min.isr": "1"})
+    set_client_quota(b, "someone-else", "request_percentage=50")
+    wait_until_throttled_or_quota_seen(b)
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    admin.create_topics([NewTopic("timed", 3, 1)])["timed"].result(timeout=30)
+    p = Producer({"bootstrap.servers": b.bootstrap, "enable.idempotence": True, "acks": "all"})
+    for i in range(300):
+        p.produce("timed", key=str(i).encode(), value=str(i).encode())
+    assert p.flush(30) == 0
+    t = Producer({"bootstrap.servers": b.bootstrap, "transactional.id": "timed-txn"})
+    t.init_transactions(30)
+    t.begin_transaction()
+    for i in range(300, 310):
+        t.produce("timed", key=str(i).encode(), value=str(i).encode())
+    t.commit_transaction(30)
+    c = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "timed-group",
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                  "isolation.level": "read_committed"})
+    c.subscribe(["timed"])
+    seen = set()
+    deadline = time.monotonic() + 60
+    while len(seen) < 310 and time.monotonic() < deadline:
+        m = c.poll(0.5)
+        if m is not None and m.error() is None:
+            seen.add(int(m.value()))
+    c.commit(asynchronous=False)
+    c.close()
+    assert seen == set(range(310))
+    assert admin.list_groups(timeout=30)
+
+
+def wait_until_throttled_or_quota_seen(broker, deadline_s=30):
+    """Polls DescribeClientQuotas (through the CLI) until the quota is there."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        out = on(broker, "configs", "--entity-type", "clients", "--describe").ok().stdout
+        if "request_percentage" in out:
+            return
+    raise AssertionError("the quota never showed")
