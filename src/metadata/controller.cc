@@ -11,6 +11,7 @@
 #include "metadata/config_alteration.h"
 #include "metadata/config_view.h"
 #include "metadata/controller_apis.h"
+#include "metadata/feature_update.h"
 #include "metadata/metadata_delta.h"
 #include "metadata/partition_creation.h"
 #include "metadata/partition_reassignment.h"
@@ -199,6 +200,12 @@ result<int64_t> controller::do_register_broker(const broker_registration& reg) {
         ep.port = e.port;
         ep.security_protocol = e.security_protocol;
     }
+    for (const auto& [name, range] : reg.supported_features) {
+        auto& f = r.features.emplace_back();
+        f.name = name;
+        f.min_supported_version = range.first;
+        f.max_supported_version = range.second;
+    }
     records.emplace_back(std::move(r));
     if (_publishes) {
         // A one-node cluster on a local log has no one to catch up with. With
@@ -262,6 +269,12 @@ protocol::alter_client_quotas_response controller::do_alter_client_quotas(
     const protocol::alter_client_quotas_request& req) {
     return run<protocol::alter_client_quotas_request>(
         [&](const controller_state& s) { return plan_alter_client_quotas(s, req); });
+}
+
+protocol::update_features_response controller::do_update_features(
+    const protocol::update_features_request& req) {
+    return run<protocol::update_features_request>(
+        [&](const controller_state& s) { return plan_update_features(s, req, _config.node_id); });
 }
 
 protocol::delete_acls_response controller::do_delete_acls(

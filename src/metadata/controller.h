@@ -77,6 +77,8 @@
 #include "protocol/generated/incremental_alter_configs_response.h"
 #include "protocol/generated/unregister_broker_request.h"
 #include "protocol/generated/unregister_broker_response.h"
+#include "protocol/generated/update_features_request.h"
+#include "protocol/generated/update_features_response.h"
 
 namespace samsa::metadata {
 
@@ -185,6 +187,8 @@ class controller {
     protocol::create_acls_response do_create_acls(const protocol::create_acls_request& r);
     protocol::alter_client_quotas_response do_alter_client_quotas(
         const protocol::alter_client_quotas_request& r);
+    protocol::update_features_response do_update_features(
+        const protocol::update_features_request& r);
     protocol::delete_acls_response do_delete_acls(const protocol::delete_acls_request& r);
     protocol::alter_partition_reassignments_response do_alter_partition_reassignments(
         const protocol::alter_partition_reassignments_request& r);

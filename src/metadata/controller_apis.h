@@ -201,6 +201,22 @@ struct controller_api<protocol::alter_partition_reassignments_request> {
     }
 };
 
+// UpdateFeatures fails or succeeds as a whole: its top-level error, and each
+// feature's result (which it has only on success).
+template <>
+struct controller_api<protocol::update_features_request> {
+    using response = protocol::update_features_response;
+    static constexpr auto operation = &controller::do_update_features;
+    static void name_entries(const protocol::update_features_request&, response&) {}
+    template <typename R, typename F>
+    static void for_each_entry(R& r, F&& f) {
+        f(r);
+        for (auto& e : r.results) {
+            f(e);
+        }
+    }
+};
+
 // The response is its one entry: a top-level error and message.
 template <>
 struct controller_api<protocol::unregister_broker_request> {

@@ -48,6 +48,9 @@ protocol::broker_registration_response controller::do_broker_registration(
         ep.security_protocol = l.security_protocol;
         reg.endpoints.push_back(std::move(ep));
     }
+    for (const auto& f : req.features) {
+        reg.supported_features[f.name] = {f.min_supported_version, f.max_supported_version};
+    }
     auto epoch = do_register_broker(reg);
     if (!epoch) {
         resp.error_code = to_wire(epoch.err().code);

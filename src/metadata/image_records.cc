@@ -27,6 +27,12 @@ std::vector<metadata_record> image_to_records(const metadata_image& image) {
             ep.port = e.port;
             ep.security_protocol = e.security_protocol;
         }
+        for (const auto& [name, range] : b.supported_features) {
+            auto& f = r.features.emplace_back();
+            f.name = name;
+            f.min_supported_version = range.first;
+            f.max_supported_version = range.second;
+        }
         out.emplace_back(std::move(r));
     }
     for (const auto& [name, topic] : image.topics_by_name) {

@@ -58,6 +58,9 @@ status metadata_delta::apply(const protocol::register_broker_record& r) {
     for (const auto& e : r.end_points) {
         b.endpoints.push_back({e.name, e.host, e.port, e.security_protocol});
     }
+    for (const auto& f : r.features) {
+        b.supported_features[f.name] = {f.min_supported_version, f.max_supported_version};
+    }
     _next->brokers[b.id] = std::move(b);
     return {};
 }

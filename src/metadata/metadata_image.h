@@ -37,6 +37,9 @@ struct broker_registration {
     std::optional<std::string> rack;
     bool fenced = false;
     bool in_controlled_shutdown = false;
+    // The feature levels it supports, from its registration (KIP-584): an
+    // UpdateFeatures must stay within every broker's range.
+    std::map<std::string, std::pair<int16_t, int16_t>> supported_features;
 
     const broker_endpoint* endpoint(const std::string& listener_name) const {
         for (const auto& e : endpoints) {

@@ -39,6 +39,7 @@
 #include "server/handlers/sasl_authenticate.h"
 #include "server/handlers/sasl_handshake.h"
 #include "server/handlers/txn_offset_commit.h"
+#include "server/handlers/update_features.h"
 #include "server/handlers/write_txn_markers.h"
 // Consumer groups (coordinator/group/).
 #include "server/handlers/consumer_group_describe.h"
@@ -105,6 +106,7 @@ handler_registry::handler_registry() {
         // Client quotas (metadata/client_quota_alteration.h, server/quota/).
         handlers::describe_client_quotas_handler(),
         handlers::alter_client_quotas_handler(),
+        handlers::update_features_handler(),
         // Idempotent producer (coordinator/txn/producer_id_manager.h).
         handlers::init_producer_id_handler(),
         handlers::describe_producers_handler(),

@@ -19,6 +19,7 @@
 
 #include "cluster/fetch_waiters.h"
 #include "common/clock.h"
+#include "metadata/metadata_version.h"
 
 namespace samsa::server {
 
@@ -504,6 +505,10 @@ protocol::broker_registration_request server::self_registration() const {
         }
         ep.security_protocol = int16_t(a.protocol);
     }
+    auto& mv = reg.features.emplace_back();
+    mv.name = metadata::metadata_version_feature;
+    mv.min_supported_version = metadata::min_supported_metadata_version;
+    mv.max_supported_version = metadata::max_supported_metadata_version;
     return reg;
 }
 

@@ -321,3 +321,47 @@ def test_features_describe_prints_the_finalized_metadata_version(broker):
     assert int(fields["Epoch"]) >= 0
     again = cli("features", "--bootstrap-server", broker.bootstrap, "describe").ok().stdout
     assert again.split("\tEpoch")[0] == out.split("\tEpoch")[0]
+
+
+def test_features_upgrade_downgrade_and_disable_as_kafka_features_does(broker):
+    """UpdateFeatures through `samsa features` (kafka-features.sh's flags and
+    lines): the formatted metadata.version can be set again, a higher one is
+    refused by the controller's range, every downgrade from it is refused as
+    Kafka refuses it, an unknown feature cannot be set; --dry-run says "can be"."""
+    ok = on(broker, "features", "upgrade", "--release-version", "3.6").ok().stdout
+    assert ok.strip() == "metadata.version was upgraded to 14."
+    dry = on(broker, "features", "upgrade", "--feature", "metadata.version=14", "--dry-run")
+    assert dry.ok().stdout.strip() == "metadata.version can be upgraded to 14."
+
+    too_new = on(broker, "features", "upgrade", "--feature", "metadata.version=15")
+    assert too_new.returncode == 1
+    assert too_new.stdout.strip() == (
+        "Could not upgrade metadata.version to 15. The update failed for all features since "
+        "the following feature had an error: Invalid update version 15 for feature "
+        "metadata.version. Local controller 1 only supports versions 7-14")
+    assert "1 out of 1 operation(s) failed." in too_new.stderr
+
+    down = on(broker, "features", "downgrade", "--metadata", "3.5-IV2")
+    assert down.returncode == 1
+    assert "Could not downgrade metadata.version to 11. The update failed for all features " \
+           "since the following feature had an error: Invalid metadata.version 11. Refusing " \
+           "to perform the requested downgrade because it might delete metadata information." \
+           in down.stdout
+    unsafe = on(broker, "features", "downgrade", "--feature", "metadata.version=13", "--unsafe")
+    assert "Invalid metadata.version 13. Unsafe metadata downgrade is not supported in this " \
+           "version." in unsafe.stdout
+    as_upgrade = on(broker, "features", "upgrade", "--feature", "metadata.version=13")
+    assert "Can't downgrade the version of this feature without setting the upgrade type to " \
+           "either safe or unsafe downgrade." in as_upgrade.stdout
+
+    unknown = on(broker, "features", "disable", "--feature", "group.version")
+    assert unknown.returncode == 1
+    assert unknown.stdout.startswith("Could not disable group.version. ")
+    assert unknown.stdout.strip().endswith("Feature group.version not found.")
+    bad = on(broker, "features", "upgrade", "--release-version", "9.9")
+    assert bad.returncode == 1
+    assert "Unknown metadata.version 9.9. Supported metadata.version are 3.3-IV3, 3.4-IV0, " \
+           "3.5-IV0, 3.5-IV1, 3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2" in bad.stderr
+    # Nothing changed.
+    out = on(broker, "features", "describe").ok().stdout
+    assert "FinalizedVersionLevel: 3.6-IV2" in out
