@@ -31,12 +31,8 @@ asio::awaitable<create_partitions_response> handle(request_context& ctx,
         return mutations.charge(t.name, std::max(0, adding));
     };
     auto resp = co_await forward_authorized(ctx, req, &create_partitions_request::topics, refusal);
-    for (const auto& r : resp.results) {
-        if (r.error_code != to_wire(error_code::none)) {
-            mutations.give_back(r.name);
-        }
-    }
-    resp.throttle_time_ms = std::max(resp.throttle_time_ms, mutations.throttle_ms());
+    mutations.settle(resp, resp.results,
+                     [](const auto& r) { return std::optional<std::string>(r.name); });
     co_return resp;
 }
 

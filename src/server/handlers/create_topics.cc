@@ -35,12 +35,8 @@ asio::awaitable<create_topics_response> handle(request_context& ctx, create_topi
         return mutations.charge(t.name, std::max(0, partitions));
     };
     auto resp = co_await forward_authorized(ctx, req, &create_topics_request::topics, refusal);
-    for (const auto& t : resp.topics) {
-        if (t.error_code != to_wire(error_code::none)) {
-            mutations.give_back(t.name);
-        }
-    }
-    resp.throttle_time_ms = std::max(resp.throttle_time_ms, mutations.throttle_ms());
+    mutations.settle(resp, resp.topics,
+                     [](const auto& t) { return std::optional<std::string>(t.name); });
     co_return resp;
 }
 

@@ -44,16 +44,11 @@ asio::awaitable<delete_topics_response> handle(request_context& ctx, delete_topi
                      : error_code::none;
     };
     auto resp = co_await forward_authorized(ctx, req, &delete_topics_request::topics, refusal);
-    for (const auto& r : resp.responses) {
-        if (r.error_code != to_wire(error_code::none)) {
-            const metadata::topic_image* known =
-                r.name ? image->topic(*r.name) : image->topic(r.topic_id);
-            if (known) {
-                mutations.give_back(known->name);
-            }
-        }
-    }
-    resp.throttle_time_ms = std::max(resp.throttle_time_ms, mutations.throttle_ms());
+    mutations.settle(resp, resp.responses, [&](const auto& r) -> std::optional<std::string> {
+        const metadata::topic_image* known =
+            r.name ? image->topic(*r.name) : image->topic(r.topic_id);
+        return known ? std::optional(known->name) : std::nullopt;
+    });
     co_return resp;
 }
 

@@ -24,9 +24,11 @@
 // a client sends these requests to the controller Metadata names, which here
 // is the broker of the active controller when that node is a broker, so
 // for such clients the two agree (docs/client-quotas.md).
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -89,6 +91,20 @@ class controller_mutation_quota {
     // The throttle for the response: the last one recorded, less the time
     // since (the request may have waited for the controller meanwhile).
     int32_t throttle_ms() const;
+    // Once the controller answered: gives back what each topic it refused
+    // took (`name_of` names an entry's topic, or nullopt), and puts the
+    // throttle in the response.
+    template <typename Response, typename Entries, typename NameOf>
+    void settle(Response& resp, const Entries& entries, NameOf name_of) {
+        for (const auto& e : entries) {
+            if (e.error_code != to_wire(error_code::none)) {
+                if (std::optional<std::string> name = name_of(e)) {
+                    give_back(*name);
+                }
+            }
+        }
+        resp.throttle_time_ms = std::max(resp.throttle_time_ms, throttle_ms());
+    }
 
   private:
     const request_context& _ctx;
