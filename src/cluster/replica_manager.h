@@ -59,8 +59,9 @@ class replica_manager {
         }
         // Work done there for a timed request counts as the request's own
         // (common/busy_time.h).
-        auto task = [&fn, account = current_busy_account()]() -> asio::awaitable<T> {
-            busy_scope busy(account);
+        auto task = [&fn, account = current_busy_account_handle()]() -> asio::awaitable<T> {
+            const auto held = account.lock();  // the request may be gone
+            busy_scope busy(held.get());
             co_return fn();
         };
         co_return co_await asio::co_spawn(ctx, std::move(task), asio::use_awaitable);

@@ -23,6 +23,10 @@ busy_account* current_busy_account() {
     return current_account;
 }
 
+std::weak_ptr<busy_account> current_busy_account_handle() {
+    return current_account ? current_account->weak_from_this() : std::weak_ptr<busy_account>();
+}
+
 busy_scope::busy_scope(busy_account* account, bool step)
     : _account(account), _saved(current_account), _started_ns(0), _step(false) {
     if (!_account) {

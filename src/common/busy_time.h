@@ -23,7 +23,7 @@
 
 namespace samsa {
 
-struct busy_account {
+struct busy_account : std::enable_shared_from_this<busy_account> {
     std::atomic<int64_t> total_ns{0};  // finished steps
     // The step running now, on the request's own reactor (0: none). Read by
     // that reactor only, so a step can ask how long the request has run so
@@ -35,6 +35,11 @@ struct busy_account {
 
 // The account of the step this thread runs now, or null.
 busy_account* current_busy_account();
+// The same, for work that may outlive the step: a coroutine spawned inside a
+// request's step starts inline and may hand work to another shard after the
+// request is answered, so that work holds the account only while it runs
+// (empty when the account is not owned by a shared_ptr, or there is none).
+std::weak_ptr<busy_account> current_busy_account_handle();
 
 // Counts the time from construction to destruction against `account` (no-op
 // for null) and makes it this thread's current account meanwhile.

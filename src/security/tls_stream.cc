@@ -15,6 +15,10 @@ namespace {
 
 // How much ciphertext one read(2) may bring in (OpenSSL's read-ahead buffer).
 constexpr size_t read_ahead_bytes = 64 * 1024;
+// An output buffer larger than this (an unusually large response; a fetch's
+// file ranges go out 256 KiB at a time) is freed once sent, so that a
+// connection does not keep it for as long as it lives.
+constexpr size_t kept_output_bytes = 512 * 1024;
 
 // A write-only BIO whose bytes are appended to the tls_stream's output buffer.
 int output_write(BIO* bio, const char* data, int len) {
@@ -69,6 +73,9 @@ tls_stream::tls_stream(asio::ip::tcp::socket& socket, std::shared_ptr<asio::ssl:
     SSL_set_accept_state(_ssl);
     SSL_set_options(_ssl, SSL_OP_NO_RENEGOTIATION);
     SSL_set_read_ahead(_ssl, 1);
+    // An idle connection holds no record buffers (OpenSSL frees them when
+    // empty and allocates them again on the next record).
+    SSL_set_mode(_ssl, SSL_MODE_RELEASE_BUFFERS);
     SSL_set_default_read_buffer_len(_ssl, read_ahead_bytes);
     std::error_code ec;
     _socket.non_blocking(true, ec);
@@ -108,6 +115,9 @@ asio::awaitable<std::error_code> tls_stream::flush() {
         co_await asio::async_write(_socket, asio::buffer(_sending),
                                    asio::redirect_error(asio::use_awaitable, ec));
         _sending.clear();
+        if (_sending.capacity() > kept_output_bytes) {
+            std::vector<uint8_t>().swap(_sending);
+        }
     }
     co_return ec;
 }

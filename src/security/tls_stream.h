@@ -19,6 +19,10 @@
 // answer, an alert); what SSL_read writes waits in the output buffer and
 // goes out with the next write_all(), in order.
 //
+// Memory: OpenSSL's record buffers are freed while a connection is idle; the
+// output buffers keep up to 512 KiB each between writes (a fetch's segment
+// bytes are encrypted 256 KiB at a time), and larger ones are freed once sent.
+//
 // One reader and one writer may run at once (the connection's read and write
 // loops), on the connection's reactor only; the socket stays open after
 // destruction (the caller owns it).

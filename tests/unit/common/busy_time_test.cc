@@ -75,6 +75,26 @@ TEST(BusyTime, WorkHandedToAnotherThreadCountsForTheAccountCurrentWhenHandedOut)
     EXPECT_EQ(account.step_started_ns, 0);
 }
 
+TEST(BusyTime, WorkThatOutlivesItsRequestHoldsNoDanglingAccount) {
+    auto account = std::make_shared<busy_account>();
+    std::weak_ptr<busy_account> handle;
+    {
+        busy_scope step(account.get(), true);
+        handle = current_busy_account_handle();
+    }
+    EXPECT_EQ(handle.lock(), account);
+    account.reset();  // the request was answered
+    // The handed-out work runs later: it finds no account and counts nothing.
+    const auto held = handle.lock();
+    EXPECT_EQ(held, nullptr);
+    busy_scope late(held.get());
+    EXPECT_EQ(current_busy_account(), nullptr);
+    // An account not owned by a shared_ptr hands out nothing.
+    busy_account on_stack;
+    busy_scope step(&on_stack, true);
+    EXPECT_TRUE(current_busy_account_handle().expired());
+}
+
 TEST(BusyTime, AStepRunInsideAnotherOfTheSameAccountIsNotCountedTwice) {
     busy_account account;
     {
