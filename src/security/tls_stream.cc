@@ -85,11 +85,9 @@ tls_stream::~tls_stream() {
     SSL_free(_ssl);
 }
 
-std::error_code tls_stream::error_of(int ret, bool& want_read) {
-    want_read = false;
+std::error_code tls_stream::error_of(int ret) {
     switch (SSL_get_error(_ssl, ret)) {
         case SSL_ERROR_WANT_READ:
-            want_read = true;
             return {};
         case SSL_ERROR_ZERO_RETURN:  // close_notify
             return asio::error::eof;
@@ -126,8 +124,7 @@ asio::awaitable<std::error_code> tls_stream::handshake() {
     while (true) {
         ERR_clear_error();
         const int ret = SSL_do_handshake(_ssl);
-        bool want_read = false;
-        const std::error_code failed = ret == 1 ? std::error_code() : error_of(ret, want_read);
+        const std::error_code failed = ret == 1 ? std::error_code() : error_of(ret);
         // Each flight, and an alert on failure, goes out before anything else.
         std::error_code ec = co_await flush();
         if (ret == 1 || failed) {
@@ -159,8 +156,7 @@ asio::awaitable<std::error_code> tls_stream::read_exact(asio::mutable_buffer b) 
             left -= got;
             continue;
         }
-        bool want_read = false;
-        std::error_code ec = error_of(ret, want_read);
+        std::error_code ec = error_of(ret);
         if (ec) {
             if (ec == asio::error::eof && left < b.size()) {
                 ec = asio::ssl::error::stream_truncated;

@@ -62,9 +62,9 @@ class tls_stream {
   private:
     // Sends what OpenSSL has written so far.
     asio::awaitable<std::error_code> flush();
-    // The error of a failed SSL call that returned `ret`; nullopt when it
-    // only wants the socket readable.
-    std::error_code error_of(int ret, bool& want_read);
+    // The error of a failed SSL call that returned `ret`; none when it only
+    // wants the socket readable.
+    std::error_code error_of(int ret);
 
     asio::ip::tcp::socket& _socket;
     std::shared_ptr<asio::ssl::context> _context;  // outlives _ssl

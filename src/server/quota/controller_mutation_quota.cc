@@ -1,22 +1,16 @@
 #include "server/quota/controller_mutation_quota.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
 #include "common/client_quotas.h"
+#include "common/clock.h"
 #include "server/quota/client_quota_manager.h"
 
 namespace samsa::server::quota {
 
 namespace {
-
-int64_t monotonic_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 // Kafka's ControllerMutationQuotaManager.throttleTimeMs: the time the bucket
 // takes to refill from `tokens` (below zero) to zero.
@@ -98,7 +92,7 @@ bool controller_mutation_quota::record(double permits) {
     if (_strict && _throttle_ms > 0) {
         return false;  // Kafka's isExceeded: refused once, refused for the rest
     }
-    const int64_t now = monotonic_ms();
+    const int64_t now = steady_clock_ms();
     const auto image = _ctx.broker->metadata.read();
     const auto got = _buckets->take(*image, quota_user(_ctx.principal),
                                     _ctx.header.client_id.value_or(""), permits, _strict, now);
@@ -126,7 +120,7 @@ void controller_mutation_quota::give_back(const std::string& name) {
     }
     const auto image = _ctx.broker->metadata.read();
     _buckets->give_back(*image, quota_user(_ctx.principal), _ctx.header.client_id.value_or(""),
-                        it->second, monotonic_ms());
+                        it->second, steady_clock_ms());
     _charged.erase(it);
 }
 
@@ -134,7 +128,7 @@ int32_t controller_mutation_quota::throttle_ms() const {
     if (_throttle_ms == 0) {
         return 0;
     }
-    return int32_t(std::max<int64_t>(0, _throttle_ms - (monotonic_ms() - _recorded_at_ms)));
+    return int32_t(std::max<int64_t>(0, _throttle_ms - (steady_clock_ms() - _recorded_at_ms)));
 }
 
 }  // namespace samsa::server::quota

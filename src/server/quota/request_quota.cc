@@ -1,23 +1,15 @@
 #include "server/quota/request_quota.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "common/client_quotas.h"
+#include "common/clock.h"
 
 namespace samsa::server::quota {
 
 namespace {
 
 constexpr int16_t k_write_txn_markers_key = 27;
-
-// Rates are measured on the monotonic clock: a wall-clock jump must not
-// empty or fill a client's windows.
-int64_t monotonic_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 }  // namespace
 
@@ -28,7 +20,7 @@ int32_t record_client_quota(const request_context& ctx, const metadata::metadata
         return 0;
     }
     return m->record(image, key, quota_user(ctx.principal), ctx.header.client_id.value_or(""),
-                     value, monotonic_ms());
+                     value, steady_clock_ms());
 }
 
 std::optional<int64_t> client_quota_window(const request_context& ctx,
@@ -53,7 +45,7 @@ int32_t record_request_time(const request_context& ctx) {
     const auto image = ctx.broker->metadata.read();
     const int32_t throttle =
         m->record(*image, samsa::quota::request_percentage, quota_user(ctx.principal),
-                  ctx.header.client_id.value_or(""), percent_seconds, monotonic_ms());
+                  ctx.header.client_id.value_or(""), percent_seconds, steady_clock_ms());
     return int32_t(std::min<int64_t>(throttle, m->window_ms()));
 }
 

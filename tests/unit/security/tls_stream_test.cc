@@ -72,11 +72,16 @@ std::shared_ptr<asio::ssl::context> server_context() {
     return ctx ? *ctx : nullptr;
 }
 
+// A connected pair of sockets, and asio's TLS client (no verification) over
+// the client end.
 struct loopback {
     asio::io_context io;
     asio::ip::tcp::socket server{io};
     asio::ip::tcp::socket client{io};
+    asio::ssl::context client_ctx{asio::ssl::context::tls_client};
+    asio::ssl::stream<asio::ip::tcp::socket&> tls_client{client, client_ctx};
     loopback() {
+        client_ctx.set_verify_mode(asio::ssl::verify_none);
         asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
         client.connect(acceptor.local_endpoint());
         acceptor.accept(server);
@@ -92,9 +97,7 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
 TEST(tls_stream, carries_megabytes_both_ways_at_once_and_sees_a_clean_close) {
     loopback l;
     tls_stream server(l.server, server_context());
-    asio::ssl::context client_ctx(asio::ssl::context::tls_client);
-    client_ctx.set_verify_mode(asio::ssl::verify_none);
-    asio::ssl::stream<asio::ip::tcp::socket&> client(l.client, client_ctx);
+    auto& client = l.tls_client;
 
     const auto up = pattern(3 * 1024 * 1024 + 17, 1);   // client to server
     const auto down = pattern(2 * 1024 * 1024 + 5, 7);  // server to client
@@ -174,9 +177,7 @@ TEST(tls_stream, refuses_a_plaintext_client_with_openssls_reason) {
 TEST(tls_stream, a_peer_gone_mid_frame_is_a_truncated_stream) {
     loopback l;
     tls_stream server(l.server, server_context());
-    asio::ssl::context client_ctx(asio::ssl::context::tls_client);
-    client_ctx.set_verify_mode(asio::ssl::verify_none);
-    asio::ssl::stream<asio::ip::tcp::socket&> client(l.client, client_ctx);
+    auto& client = l.tls_client;
     std::error_code handshake_ec, read_ec;
     asio::co_spawn(
         l.io,
