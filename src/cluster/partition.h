@@ -91,6 +91,9 @@ class partition {
     const storage::topic_partition& tp() const { return _tp; }
     const uuid& topic_id() const { return _topic_id; }
     const std::shared_ptr<storage::log>& log() const { return _log; }
+    // The replica moved to another log dir (cluster/log_dir_mover.h): the
+    // same records, offsets and producer state in a new log object.
+    void replace_log(std::shared_ptr<storage::log> log) { _log = std::move(log); }
     bool is_leader() const { return _leader == _local_node_id; }
     int32_t leader_epoch() const { return _leader_epoch; }
     int64_t high_watermark() const { return _log->high_watermark(); }

@@ -32,9 +32,13 @@ replica_manager::replica_manager(int32_t node_id, std::vector<asio::io_context*>
       _leader_quota(cfg.replication_quota_window_num,
                     int64_t(cfg.replication_quota_window_size_seconds) * 1000),
       _follower_quota(cfg.replication_quota_window_num,
-                      int64_t(cfg.replication_quota_window_size_seconds) * 1000) {
+                      int64_t(cfg.replication_quota_window_size_seconds) * 1000),
+      _alter_log_dirs_quota(cfg.replication_quota_window_num,
+                            int64_t(cfg.replication_quota_window_size_seconds) * 1000) {
     _leader_quota.set_bound(cfg.values.get_long("leader.replication.throttled.rate"));
     _follower_quota.set_bound(cfg.values.get_long("follower.replication.throttled.rate"));
+    _alter_log_dirs_quota.set_bound(
+        cfg.values.get_long("replica.alter.log.dirs.io.max.bytes.per.second"));
     for (auto* ctx : shards) {
         auto s = std::make_unique<shard_state>();
         s->ctx = ctx;
@@ -99,18 +103,17 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
             return;
         }
         auto p = std::make_shared<partition>(tp, topic.id, _node_id, std::move(*log));
-        size_t shard = 0;
-        for (size_t i = 0; i < _shards.size(); ++i) {
-            if (_shards[i].get() == &s) {
-                shard = i;
-            }
-        }
+        const size_t shard = index_of(s);
         p->set_replication(_cfg.replica_lag_time_max_ms, [this, shard](const isr_proposal& pr) {
             if (_isr_sink) {
                 _isr_sink(shard, pr);
             }
         });
         it = s.partitions.emplace(tp, std::move(p)).first;
+        // A move between log dirs a restart interrupted goes on.
+        if (_logs.get_future(tp)) {
+            start_log_dir_move(s, tp);
+        }
     }
     bool was_leader = it->second->is_leader();
     int32_t old_epoch = it->second->leader_epoch();
@@ -122,14 +125,18 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
     }
 }
 
-void replica_manager::notify_leadership(shard_state& s, const storage::topic_partition& tp,
-                                        partition* p, bool is_leader) {
-    size_t shard = 0;
+size_t replica_manager::index_of(const shard_state& s) const {
     for (size_t i = 0; i < _shards.size(); ++i) {
         if (_shards[i].get() == &s) {
-            shard = i;
+            return i;
         }
     }
+    return 0;
+}
+
+void replica_manager::notify_leadership(shard_state& s, const storage::topic_partition& tp,
+                                        partition* p, bool is_leader) {
+    const size_t shard = index_of(s);
     for (const auto& l : _listeners) {
         l(shard, tp, p, is_leader);
     }
@@ -157,6 +164,8 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
     const auto broker = metadata::effective_broker_config(_cfg.values, next, _node_id);
     _leader_quota.set_bound(broker.get_long("leader.replication.throttled.rate"));
     _follower_quota.set_bound(broker.get_long("follower.replication.throttled.rate"));
+    _alter_log_dirs_quota.set_bound(
+        broker.get_long("replica.alter.log.dirs.io.max.bytes.per.second"));
 
     for (const auto& entry : next.topics_by_name) {
         // Named, not a structured binding: clang 14 (the fuzz build) cannot

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -117,6 +118,19 @@ class replica_manager {
     // leader/follower.replication.throttled.rate.
     replication_quota& leader_quota() { return _leader_quota; }
     replication_quota& follower_quota() { return _follower_quota; }
+    // What moves between log dirs copy
+    // (replica.alter.log.dirs.io.max.bytes.per.second).
+    replication_quota& alter_log_dirs_quota() { return _alter_log_dirs_quota; }
+
+    // AlterReplicaLogDirs (KIP-113; docs/log-dir-moves.md), on tp's shard:
+    // moves tp's replica into log dir `dir` (a configured dir, as
+    // log_manager::online_log_dir names it), or cancels a move when `dir`
+    // holds it already. A replica not created yet goes to `dir` when it is.
+    // REPLICA_NOT_AVAILABLE when tp is not on this broker (yet),
+    // KAFKA_STORAGE_ERROR when it is offline.
+    status alter_log_dir(size_t shard, const storage::topic_partition& tp, const std::string& dir);
+    // Replicas being moved between log dirs on `shard` (on that shard).
+    size_t log_dir_moves(size_t shard) const { return _shards[shard]->moving.size(); }
 
   private:
     struct shard_state {
@@ -129,7 +143,13 @@ class replica_manager {
         std::mutex pending_mutex;
         std::deque<std::function<void()>> pending;
         bool draining = false;
+        // Partitions whose move between log dirs runs (log_dir_move_task).
+        std::set<storage::topic_partition> moving;
     };
+    size_t index_of(const shard_state& s) const;
+    // Starts the copy of tp's future log on shard `s` unless it runs.
+    void start_log_dir_move(shard_state& s, const storage::topic_partition& tp);
+    asio::awaitable<void> log_dir_move_task(size_t shard, storage::topic_partition tp);
 
     // Runs the shard's pending metadata work for at most one time slice,
     // then posts itself again: requests on the shard are served between
@@ -152,6 +172,7 @@ class replica_manager {
     isr_sink _isr_sink;
     replication_quota _leader_quota;
     replication_quota _follower_quota;
+    replication_quota _alter_log_dirs_quota;
 };
 
 }  // namespace samsa::cluster

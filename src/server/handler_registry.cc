@@ -9,6 +9,7 @@
 #include "server/handlers/alter_client_quotas.h"
 #include "server/handlers/alter_configs.h"
 #include "server/handlers/alter_partition_reassignments.h"
+#include "server/handlers/alter_replica_log_dirs.h"
 #include "server/handlers/alter_user_scram_credentials.h"
 #include "server/handlers/api_versions.h"
 #include "server/handlers/controller_fetch.h"
@@ -80,6 +81,7 @@ handler_registry::handler_registry() {
         handlers::sasl_authenticate_handler(),
         handlers::delete_records_handler(),
         handlers::describe_log_dirs_handler(),
+        handlers::alter_replica_log_dirs_handler(),
         handlers::fetch_handler(),
         handlers::list_offsets_handler(),
         handlers::metadata_handler(),

@@ -67,6 +67,8 @@ class index_file {
     // Durable up to what was written before the call. Any thread.
     status flush() const { return _file.datasync(); }
     status rename(const std::string& new_path);
+    // The file is now at `new_path` (its directory was renamed).
+    void set_path(std::string new_path) { _file.set_path(std::move(new_path)); }
     // Unmaps and closes (after trim_to_entries() if `trim`).
     status close(bool trim);
 

@@ -63,6 +63,9 @@ class leader_epoch_cache {
     // Drops everything (truncate_fully_and_start_at).
     status clear();
 
+    // The checkpoint file is now at `path` (its directory was renamed).
+    void set_path(std::string path) { _path = std::move(path); }
+
   private:
     explicit leader_epoch_cache(std::string path) : _path(std::move(path)) {}
     status persist() const;

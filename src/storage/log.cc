@@ -494,4 +494,31 @@ result<std::string> log::close_and_rename_for_delete(int64_t now_ms) {
     return target;
 }
 
+status log::rename_dir(const std::string& new_dir) {
+    if (auto s = check_dir_online(); !s) {
+        return s;
+    }
+    if (_flush_in_flight) {
+        return error{error_code::kafka_storage_error,
+                     "a flush of " + _dir + " is in flight; rename it after"};
+    }
+    if (::rename(_dir.c_str(), new_dir.c_str()) != 0) {
+        return io_error("rename", _dir, errno);
+    }
+    const auto old_parent = fs::path(_dir).parent_path().string();
+    _dir = new_dir;
+    for (auto& [base, seg] : _segments) {
+        seg->set_dir(_dir);
+    }
+    _epochs.set_path(path_join(_dir, leader_epoch_checkpoint_file));
+    _producers.set_dir(_dir);
+    if (auto s = fsync_dir(fs::path(_dir).parent_path().string()); !s) {
+        return fail(s.err());
+    }
+    if (auto s = fsync_dir(old_parent); !s) {
+        return fail(s.err());
+    }
+    return {};
+}
+
 }  // namespace samsa::storage

@@ -281,6 +281,11 @@ class log : public std::enable_shared_from_this<log> {
     // <topic>-<partition>.<id>-delete, queueing it for deletion; returns the new
     // path.
     result<std::string> close_and_rename_for_delete(int64_t now_ms);
+    // Renames the live log's directory to `new_dir` (on the same file system:
+    // a future log taking its final name, storage/log_dir_move.cc) and points
+    // every file path there; the open files stay open. Refused while a flush
+    // is in flight (it syncs the old directory by name): retry after it.
+    status rename_dir(const std::string& new_dir);
 
     // Compaction (log_compaction.cc; docs/compaction.md). On the owner shard:
     // what the cleaner may clean now, the dirty part starting at `first_dirty`

@@ -72,6 +72,7 @@ result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config
         return error{error_code::kafka_storage_error,
                      "no usable log dir: " + m->_dirs.front().offline->message};
     }
+    m->drop_orphan_futures(now_ms);
     return m;
 }
 
@@ -92,7 +93,7 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
     auto high_watermarks =
         read_or_warn(path_join(dir.path, replication_checkpoint_file), dir.warnings);
 
-    std::vector<fs::path> partition_dirs;
+    std::vector<fs::path> partition_dirs, future_dirs;
     for (const auto& entry : fs::directory_iterator(dir.path, ec)) {
         if (!entry.is_directory(ec)) {
             continue;
@@ -107,17 +108,22 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
             _deletions->schedule_dir(entry.path().string(), now_ms);
         } else if (parse_partition_dir_name(name)) {
             partition_dirs.push_back(entry.path());
+        } else if (parse_future_dir_name(name)) {
+            future_dirs.push_back(entry.path());
         }
-        // -future and -stray dirs (replica movement between dirs, KRaft strays)
-        // are left alone.
+        // -stray dirs (KRaft strays) are left alone.
     }
     if (ec) {
         dir.offline = error{error_code::kafka_storage_error,
                             "cannot list log dir " + dir.path + ": " + ec.message()};
         return;
     }
+    // Future logs after the current ones: only the latter decide a duplicate.
+    partition_dirs.insert(partition_dirs.end(), future_dirs.begin(), future_dirs.end());
     for (const auto& p : partition_dirs) {
-        auto tp = *parse_partition_dir_name(p.filename().string());
+        auto name = p.filename().string();
+        const bool future = parse_future_dir_name(name).has_value();
+        auto tp = future ? *parse_future_dir_name(name) : *parse_partition_dir_name(name);
         log_open_options o;
         o.dir = p.string();
         o.tp = tp;
@@ -132,17 +138,34 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
         o.producer_state = _config.producer_state;
         o.dir_health = dir.health;
         std::lock_guard lock(_mutex);
-        if (_logs.count(tp) || _offline.count(tp)) {
-            _offline[tp] = offline_partition{
-                tp, o.dir,
-                error{error_code::kafka_storage_error,
-                      "duplicate log directories for " + tp.to_string() + " in several log dirs"}};
-            _logs.erase(tp);
+        if (future) {
+            // Resumed by the partition's shard once it is up (or dropped by
+            // drop_orphan_futures); unreadable, the move starts over.
+            auto l = log::open(o);
+            if (l && !_futures.count(tp)) {
+                _futures.emplace(tp, std::move(*l));
+            } else {
+                _deletions->schedule_dir(o.dir, now_ms);
+            }
             continue;
         }
         auto l = log::open(o);
-        if (!l) {
-            _offline[tp] = offline_partition{tp, o.dir, l.err()};
+        if (!l || _offline.count(tp)) {
+            // Two copies, one unreadable: neither is guessed at.
+            if (_logs.count(tp) || _offline.count(tp)) {
+                _offline[tp] =
+                    offline_partition{tp, o.dir,
+                                      error{error_code::kafka_storage_error,
+                                            "duplicate log directories for " + tp.to_string() +
+                                                " in several log dirs, one unreadable"}};
+                _logs.erase(tp);
+            } else {
+                _offline[tp] = offline_partition{tp, o.dir, l.err()};
+            }
+            continue;
+        }
+        if (_logs.count(tp)) {
+            resolve_duplicate(tp, std::move(*l), dir, now_ms);
             continue;
         }
         _logs.emplace(tp, std::move(*l));
@@ -180,12 +203,18 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
         return error{error_code::kafka_storage_error,
                      tp.to_string() + " is offline: " + it->second.err.message};
     }
-    // The online log dir with the fewest partitions (Kafka's nextLogDirs).
+    // The preferred dir of a move asked for earlier, else the online log dir
+    // with the fewest partitions (Kafka's nextLogDirs).
     const log_dir_state* best = nullptr;
     size_t best_count = 0;
+    auto preferred = _preferred_dirs.find(tp);
     for (const auto& d : _dirs) {
         if (d.is_offline()) {
             continue;
+        }
+        if (preferred != _preferred_dirs.end() && preferred->second == d.path) {
+            best = &d;
+            break;
         }
         size_t n = 0;
         for (const auto& [other, l] : _logs) {
@@ -215,6 +244,7 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
         return l.err();
     }
     _logs.emplace(tp, *l);
+    _preferred_dirs.erase(tp);
     return *l;
 }
 
@@ -241,6 +271,10 @@ status log_manager::delete_log(const topic_partition& tp, int64_t now_ms) {
         l = it->second;
         _logs.erase(it);
     }
+    if (auto s = remove_future(tp, now_ms); !s) {
+        logging::storage().warn("event=future_log_delete_failed partition={} error=\"{}\"",
+                                tp.to_string(), s.err().message);
+    }
     auto renamed = l->close_and_rename_for_delete(now_ms);
     if (!renamed) {
         return renamed.err();
@@ -248,17 +282,23 @@ status log_manager::delete_log(const topic_partition& tp, int64_t now_ms) {
     return {};
 }
 
-void log_manager::for_each_log(const std::function<void(const std::shared_ptr<log>&)>& fn) const {
-    std::vector<std::shared_ptr<log>> logs;
+void log_manager::for_each_in(const std::map<topic_partition, std::shared_ptr<log>>& logs,
+                              const std::function<void(const std::shared_ptr<log>&)>& fn) const {
+    // Copied under the lock, called without it: fn may call back in.
+    std::vector<std::shared_ptr<log>> copy;
     {
         std::lock_guard lock(_mutex);
-        for (const auto& [tp, l] : _logs) {
-            logs.push_back(l);
+        for (const auto& [tp, l] : logs) {
+            copy.push_back(l);
         }
     }
-    for (const auto& l : logs) {
+    for (const auto& l : copy) {
         fn(l);
     }
+}
+
+void log_manager::for_each_log(const std::function<void(const std::shared_ptr<log>&)>& fn) const {
+    for_each_in(_logs, fn);
 }
 
 size_t log_manager::log_count() const {
@@ -320,9 +360,12 @@ status log_manager::write_checkpoint_of(std::string_view file_name, const offset
                 continue;
             }
             offset_checkpoint c;
-            for (const auto& [tp, l] : _logs) {
-                if (l->dir().starts_with(d.path + "/")) {
-                    c[tp] = offset(*l);
+            // A future log is in another dir than its partition's current one.
+            for (const auto* logs : {&_logs, &_futures}) {
+                for (const auto& [tp, l] : *logs) {
+                    if (l->dir().starts_with(d.path + "/")) {
+                        c[tp] = offset(*l);
+                    }
                 }
             }
             per_dir.emplace_back(path_join(d.path, file_name), std::move(c));
@@ -396,7 +439,7 @@ status log_manager::shutdown() {
         dir_clean[d.path] = !d.is_offline();
     }
     status first;
-    for_each_log([&](const std::shared_ptr<log>& l) {
+    auto close = [&](const std::shared_ptr<log>& l) {
         auto s = l->close();
         if (!s) {
             for (auto& [path, clean] : dir_clean) {
@@ -408,7 +451,9 @@ status log_manager::shutdown() {
                 first = s;
             }
         }
-    });
+    };
+    for_each_log(close);
+    for_each_future(close);
     if (auto s = write_checkpoints(); !s) {
         return s;
     }

@@ -9,6 +9,8 @@
 //                                      and the next start: skip recovery
 //   <topic>-<partition>/               one storage::log each
 //   <topic>-<partition>.<id>-delete/   a deleted partition, removed later
+//   <topic>-<partition>.<id>-future/   a replica moving into this dir
+//                                      (log_dir_move.cc), resumed at start
 //
 // Start: each dir's partitions are loaded, recovering from the checkpointed
 // recovery point unless the clean-shutdown marker is there (it is then removed,
@@ -121,6 +123,38 @@ class log_manager {
     const std::shared_ptr<deletion_queue>& deletions() const { return _deletions; }
     int64_t retention_check_interval_ms() const { return _config.retention_check_interval_ms; }
 
+    // ---- Moving a replica between log dirs (AlterReplicaLogDirs;
+    // log_dir_move.cc, docs/log-dir-moves.md). A future log in the
+    // destination dir is filled from the current one on the partition's shard
+    // (cluster/log_dir_mover.h) and, once caught up, takes its place.
+    //
+    // The configured log dir `path` names (compared after resolving both),
+    // or LOG_DIR_NOT_FOUND; KAFKA_STORAGE_ERROR when that dir is offline.
+    result<std::string> online_log_dir(const std::string& path) const;
+    // The configured log dir holding tp's current log; empty when none.
+    std::string log_dir_of(const topic_partition& tp) const;
+    // Where tp's log is created if it does not exist yet (Kafka's preferred
+    // log dir: a move asked for before the replica is created).
+    void set_preferred_dir(const topic_partition& tp, const std::string& dir);
+    // On tp's shard: tp's future log in `dir`, created there when absent (a
+    // future log in another dir is dropped first). nullptr when `dir`
+    // already holds the current log: any move is then cancelled.
+    // REPLICA_NOT_AVAILABLE when tp has no log here; INVALID_TOPIC_EXCEPTION
+    // when the future dir's name would be too long.
+    result<std::shared_ptr<log>> create_future(const topic_partition& tp, const std::string& dir,
+                                               int64_t now_ms);
+    std::shared_ptr<log> get_future(const topic_partition& tp) const;
+    void for_each_future(const std::function<void(const std::shared_ptr<log>&)>& fn) const;
+    // On tp's shard: drops tp's future log (a cancelled move, or the
+    // replica left this broker). Nothing when there is none.
+    status remove_future(const topic_partition& tp, int64_t now_ms);
+    // On tp's shard, with the future log caught up (same log end offset): it
+    // takes the current log's name in its own dir and becomes tp's log; the
+    // current log is closed and deleted. Returns the new log. A flush in
+    // flight on the future log refuses it (KAFKA_STORAGE_ERROR): retry.
+    result<std::shared_ptr<log>> replace_current_with_future(const topic_partition& tp,
+                                                             int64_t now_ms);
+
     // Closes every log (flushing it), writes the checkpoints and, in each dir
     // whose logs all closed cleanly, the clean-shutdown marker.
     status shutdown();
@@ -128,6 +162,16 @@ class log_manager {
   private:
     explicit log_manager(log_manager_config config);
     void load_dir(log_dir_state& dir, int64_t now_ms);
+    // A second current log of tp (a crash between the two renames of
+    // replace_current_with_future): the longer log stays, the other goes.
+    void resolve_duplicate(const topic_partition& tp, std::shared_ptr<log> found,
+                           log_dir_state& dir, int64_t now_ms);
+    // After every dir is loaded: future logs whose partition has no current
+    // log here are deleted.
+    void drop_orphan_futures(int64_t now_ms);
+    const log_dir_state* dir_holding(const std::string& log_path) const;
+    void for_each_in(const std::map<topic_partition, std::shared_ptr<log>>& logs,
+                     const std::function<void(const std::shared_ptr<log>&)>& fn) const;
     log_config config_for(const std::string& topic) const;
     using offsets_of = std::function<int64_t(const log&)>;
     status write_checkpoint_of(std::string_view file_name, const offsets_of& offset);
@@ -138,6 +182,8 @@ class log_manager {
     std::vector<log_dir_state> _dirs;
     std::map<topic_partition, std::shared_ptr<log>> _logs;
     std::map<topic_partition, offline_partition> _offline;
+    std::map<topic_partition, std::shared_ptr<log>> _futures;
+    std::map<topic_partition, std::string> _preferred_dirs;
     bool _shut_down = false;
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <limits>
 #include <random>
 
@@ -68,6 +69,21 @@ log_segment::log_segment(std::string dir, int64_t base_offset, file_handle log,
       _roll_jitter_ms(random_jitter(config)) {}
 
 log_segment::~log_segment() = default;
+
+void log_segment::set_dir(const std::string& dir) {
+    auto rebase = [&](const std::string& p) {
+        return path_join(dir, std::filesystem::path(p).filename().string());
+    };
+    _dir = dir;
+    _log_path = rebase(_log_path);
+    if (_offset_index) {
+        _offset_index->set_path(rebase(_offset_index->path()));
+    }
+    if (_time_index) {
+        _time_index->set_path(rebase(_time_index->path()));
+    }
+    _txn_index.set_path(rebase(_txn_index.path()));
+}
 
 std::string log_segment::file_path(std::string_view kind) const {
     return path_join(_dir, segment_file_name(_base_offset, kind)) + _suffix;

@@ -170,6 +170,10 @@ class log_segment {
     // cleaner's .cleaned -> .swap -> no suffix), the .log last: recovery treats
     // a `.log.swap` as a finished cleaning (docs/compaction.md).
     status change_suffix(std::string_view suffix);
+    // Its directory was renamed to `dir` (log::rename_dir): every file path
+    // now starts there. The open .log handle readers share keeps its old name
+    // (only error messages read it).
+    void set_dir(const std::string& dir);
     // The open .log shared, for a reader on another thread (the cleaner) that
     // must keep the file open whatever the owner does to the segment.
     std::shared_ptr<const file_handle> shared_log_file() const { return _log; }

@@ -411,4 +411,17 @@ std::vector<std::string> producer_state_manager::take_unsynced_snapshots() {
     return std::exchange(_unsynced, {});
 }
 
+void producer_state_manager::set_dir(const std::string& dir) {
+    auto rebase = [&](const std::string& p) {
+        return path_join(dir, std::filesystem::path(p).filename().string());
+    };
+    _dir = dir;
+    for (auto& [offset, path] : _snapshots) {
+        path = rebase(path);
+    }
+    for (auto& path : _unsynced) {
+        path = rebase(path);
+    }
+}
+
 }  // namespace samsa::storage

@@ -153,6 +153,8 @@ class producer_state_manager {
     // Snapshot files written without fsync since the last call (the log's
     // background flush syncs them).
     std::vector<std::string> take_unsynced_snapshots();
+    // Its directory was renamed to `dir` (log::rename_dir).
+    void set_dir(const std::string& dir);
 
   private:
     status check_data_batch(producer_state_entry& updated, const producer_state_entry* current,

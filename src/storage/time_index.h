@@ -71,6 +71,7 @@ class time_index {
     status trim() { return _file->trim_to_entries(); }
     status flush() const { return _file->flush(); }
     status rename(const std::string& p) { return _file->rename(p); }
+    void set_path(std::string p) { _file->set_path(std::move(p)); }
     status close(bool trim) { return _file->close(trim); }
 
   private:

@@ -53,6 +53,32 @@ std::string delete_dir_name(const topic_partition& tp, std::string_view unique_i
     return out;
 }
 
+std::optional<std::string> future_dir_name(const topic_partition& tp, std::string_view unique_id) {
+    std::string out = tp.to_string();
+    out.append(".").append(unique_id).append(future_dir_suffix);
+    if (out.size() > 255) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+std::optional<topic_partition> parse_future_dir_name(std::string_view name) {
+    if (!name.ends_with(future_dir_suffix)) {
+        return std::nullopt;
+    }
+    name.remove_suffix(future_dir_suffix.size());
+    auto dot = name.rfind('.');
+    if (dot == std::string_view::npos || name.size() - dot - 1 != 32) {
+        return std::nullopt;
+    }
+    for (char c : name.substr(dot + 1)) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            return std::nullopt;
+        }
+    }
+    return parse_partition_dir_name(name.substr(0, dot));
+}
+
 std::string random_unique_id() {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     static constexpr char hex[] = "0123456789abcdef";

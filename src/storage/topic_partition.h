@@ -52,6 +52,12 @@ std::optional<topic_partition> parse_partition_dir_name(std::string_view name);
 // "<topic>-<partition>.<unique_id>-delete", with the topic cut so the name fits
 // in 255 bytes. `unique_id`: 32 hex digits (a uuid without dashes).
 std::string delete_dir_name(const topic_partition& tp, std::string_view unique_id);
+// "<topic>-<partition>.<unique_id>-future": a replica being moved into this
+// log dir (AlterReplicaLogDirs). Not cut: nullopt when longer than 255 bytes
+// (Kafka refuses such moves: "The topic name is too long.").
+std::optional<std::string> future_dir_name(const topic_partition& tp, std::string_view unique_id);
+// The partition of a future dir's name; nullopt for anything else.
+std::optional<topic_partition> parse_future_dir_name(std::string_view name);
 // A fresh 32-hex-digit unique id.
 std::string random_unique_id();
 

@@ -161,6 +161,13 @@ status transaction_index::close() {
     return s;
 }
 
+void transaction_index::set_path(const std::string& new_path) {
+    _path = new_path;
+    if (_file) {
+        _file->set_path(new_path);
+    }
+}
+
 status transaction_index::rename(const std::string& new_path) {
     if (::access(_path.c_str(), F_OK) == 0 && ::rename(_path.c_str(), new_path.c_str()) != 0) {
         return io_error("rename", _path, errno);

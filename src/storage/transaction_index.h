@@ -64,6 +64,8 @@ class transaction_index {
     status close();
     // Renames the file (if any) to `new_path`.
     status rename(const std::string& new_path);
+    // The file (if any) is now at `new_path` (its directory was renamed).
+    void set_path(const std::string& new_path);
     status delete_file();
 
   private:

@@ -10,8 +10,9 @@
 //   --list
 //
 // A reassignment file: {"version":1,"partitions":[{"topic":"t","partition":0,
-// "replicas":[2,3],"log_dirs":["any","any"]}]}; log_dirs is optional and only
-// "any" is taken (one log dir per broker).
+// "replicas":[2,3],"log_dirs":["any","/data/b"]}]}; log_dirs is optional, and
+// a path there moves that replica into that log dir of its broker
+// (tools/replica_log_dir_moves.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -31,6 +32,7 @@
 #include "tools/json_file.h"
 #include "tools/kafka_client.h"
 #include "tools/reassign_throttles.h"
+#include "tools/replica_log_dir_moves.h"
 
 namespace samsa::tools {
 
@@ -48,6 +50,7 @@ struct reassign_options {
     bool generate = false, execute = false, verify = false, cancel = false, list = false;
     bool preserve_throttles = false;
     int64_t throttle = -1;
+    int64_t log_dir_throttle = -1;
 };
 
 std::string name_of(const partition_key& k) {
@@ -106,15 +109,6 @@ result<assignment> read_reassignment(const std::string& path) {
                 return bad("replicas are broker ids");
             }
             replicas.push_back(r.get<int32_t>());
-        }
-        if (p.contains("log_dirs")) {
-            for (const auto& d : p["log_dirs"]) {
-                if (!d.is_string() || d.get<std::string>() != "any") {
-                    return bad(
-                        "log_dirs other than \"any\" are not supported: each broker has "
-                        "one log dir");
-                }
-            }
         }
         partition_key key{p["topic"].get<std::string>(), p["partition"].get<int32_t>()};
         if (!out.emplace(key, std::move(replicas)).second) {
@@ -248,6 +242,10 @@ int execute(const reassign_options& o, kafka_client& client) {
     if (!wanted) {
         return fail(wanted.err());
     }
+    auto moves = read_log_dir_moves(o.reassignment_json_file);
+    if (!moves) {
+        return fail(moves.err());
+    }
     auto current = current_assignment(client, {});
     if (!current) {
         return fail(current.err());
@@ -267,10 +265,12 @@ int execute(const reassign_options& o, kafka_client& client) {
         "Current partition replica assignment\n\n%s\n\nSave this to use as the "
         "--reassignment-json-file option during rollback\n",
         reassignment_json(before).c_str());
-    if (o.throttle >= 0) {
+    if (o.throttle >= 0 || o.log_dir_throttle >= 0) {
         std::printf(
             "Warning: You must run --verify periodically, until the reassignment completes, to "
             "ensure the throttle is removed.\n");
+    }
+    if (o.throttle >= 0) {
         if (auto st =
                 set_reassignment_throttles(o.client, throttles_for(*current, *wanted), o.throttle);
             !st) {
@@ -278,6 +278,17 @@ int execute(const reassign_options& o, kafka_client& client) {
         }
         std::printf("The inter-broker throttle limit was set to %lld B/s\n",
                     static_cast<long long>(o.throttle));
+    }
+    if (o.log_dir_throttle >= 0) {
+        std::set<int32_t> brokers;
+        for (const auto& [replica, _] : *moves) {
+            brokers.insert(replica.broker);
+        }
+        if (auto st = set_log_dir_move_throttle(o.client, brokers, o.log_dir_throttle); !st) {
+            return fail(st.err());
+        }
+        std::printf("The replica-alter-dir throttle limit was set to %lld B/s\n",
+                    static_cast<long long>(o.log_dir_throttle));
     }
     auto failed = alter(o.client, changes);
     if (!failed) {
@@ -292,6 +303,11 @@ int execute(const reassign_options& o, kafka_client& client) {
     }
     std::printf("Successfully started partition reassignment%s for %s\n",
                 started.size() == 1 ? "" : "s", joined_names(started).c_str());
+    if (!moves->empty()) {
+        if (auto st = start_log_dir_moves(o.client, *moves); !st) {
+            return fail(st.err());
+        }
+    }
     return 0;
 }
 
@@ -299,6 +315,10 @@ int verify(const reassign_options& o, kafka_client& client) {
     auto wanted = read_reassignment(o.reassignment_json_file);
     if (!wanted) {
         return fail(wanted.err());
+    }
+    auto moves = read_log_dir_moves(o.reassignment_json_file);
+    if (!moves) {
+        return fail(moves.err());
     }
     auto moving = list_ongoing(o.client);
     if (!moving) {
@@ -326,6 +346,16 @@ int verify(const reassign_options& o, kafka_client& client) {
                 joined(replicas).c_str());
         }
     }
+    // Then the replicas' log dirs (a line of its own, empty without moves,
+    // as Kafka's tool prints it).
+    auto moves_ongoing = verify_log_dir_moves(o.client, *moves);
+    if (!moves_ongoing) {
+        return fail(moves_ongoing.err());
+    }
+    if (moves->empty()) {
+        std::printf("\n");
+    }
+    ongoing |= *moves_ongoing;
     if (!ongoing && !o.preserve_throttles) {
         // As Kafka's tool: every throttle goes once nothing moves, on every
         // broker (the file cannot tell which ones sent), and on the file's
@@ -472,8 +502,9 @@ int run_reassign_partitions(const reassign_options& o) {
     if (o.generate && o.topics_to_move_json_file.empty()) {
         return fail("--topics-to-move-json-file is required with --generate");
     }
-    if (o.throttle >= 0 && !o.execute) {
-        return fail("--throttle is only used with --execute");
+    if ((o.throttle >= 0 || o.log_dir_throttle >= 0) && !o.execute) {
+        return fail(
+            "--throttle and --replica-alter-log-dirs-throttle are only used with --execute");
     }
     if (o.list) {
         return list(o);
@@ -510,6 +541,8 @@ tool_command add_reassign_partitions_command(CLI::App& app) {
         ->delimiter(',');
     cmd->add_option("--throttle", o->throttle,
                     "Replication throttle in B/s on the brokers the moves involve (KIP-73)");
+    cmd->add_option("--replica-alter-log-dirs-throttle", o->log_dir_throttle,
+                    "Throttle in B/s of moves between the log dirs of a broker (KIP-113)");
     cmd->add_flag("--preserve-throttles", o->preserve_throttles,
                   "--verify leaves the throttles in place after the reassignment completes");
     return {cmd, [o] { return run_reassign_partitions(*o); }};

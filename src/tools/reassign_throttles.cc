@@ -18,6 +18,7 @@ constexpr int8_t k_delete = 1;
 constexpr const char* k_client_id = "samsa-reassign-partitions";
 constexpr const char* k_leader_rate = "leader.replication.throttled.rate";
 constexpr const char* k_follower_rate = "follower.replication.throttled.rate";
+constexpr const char* k_alter_log_dirs_rate = "replica.alter.log.dirs.io.max.bytes.per.second";
 constexpr const char* k_leader_replicas = "leader.replication.throttled.replicas";
 constexpr const char* k_follower_replicas = "follower.replication.throttled.replicas";
 
@@ -138,10 +139,17 @@ status set_reassignment_throttles(const client_options& opts, const reassignment
     return alter_brokers(opts, t.brokers, {{k_leader_rate, r}, {k_follower_rate, r}});
 }
 
+status set_log_dir_move_throttle(const client_options& opts, const std::set<int32_t>& brokers,
+                                 int64_t rate) {
+    return alter_brokers(opts, brokers, {{k_alter_log_dirs_rate, std::to_string(rate)}});
+}
+
 status clear_reassignment_throttles(const client_options& opts, const std::set<int32_t>& brokers,
                                     const std::set<std::string>& topics) {
     if (auto st = alter_brokers(opts, brokers,
-                                {{k_leader_rate, std::nullopt}, {k_follower_rate, std::nullopt}});
+                                {{k_leader_rate, std::nullopt},
+                                 {k_follower_rate, std::nullopt},
+                                 {k_alter_log_dirs_rate, std::nullopt}});
         !st) {
         return st;
     }

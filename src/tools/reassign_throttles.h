@@ -9,9 +9,13 @@
 //                            (follower.replication.throttled.replicas), and
 //                            every broker involved gets
 //                            leader/follower.replication.throttled.rate = R;
-//   --verify                 once every partition of the file has moved,
-//                            both rates are deleted on every broker and both
-//                            lists on every topic of the file.
+//   --replica-alter-log-dirs-throttle R
+//                            every broker moving a replica between its log
+//                            dirs gets replica.alter.log.dirs.io.max.bytes.
+//                            per.second = R;
+//   --verify                 once every partition and replica of the file
+//                            has moved, the rates are deleted on every broker
+//                            and both lists on every topic of the file.
 //
 // The changes are IncrementalAlterConfigs, raw (the librdkafka this links has
 // no API for them); a broker's own configs go to that broker.
@@ -44,7 +48,11 @@ reassignment_throttles throttles_for(const replica_assignment& current,
 // Sets the topics' lists and the brokers' rates (bytes per second).
 status set_reassignment_throttles(const client_options& opts, const reassignment_throttles& t,
                                   int64_t rate);
-// Deletes the rates on `brokers` and the lists on `topics`.
+// --replica-alter-log-dirs-throttle: what moves between the log dirs of
+// `brokers` may copy (replica.alter.log.dirs.io.max.bytes.per.second).
+status set_log_dir_move_throttle(const client_options& opts, const std::set<int32_t>& brokers,
+                                 int64_t rate);
+// Deletes the rates (the log dir one too) on `brokers` and the lists on `topics`.
 status clear_reassignment_throttles(const client_options& opts, const std::set<int32_t>& brokers,
                                     const std::set<std::string>& topics);
 

@@ -26,6 +26,7 @@ struct item {
     std::string log_dir;
     int64_t size = -1;
     int64_t offset_lag = 0;
+    bool future = false;  // a replica moving into log_dir (AlterReplicaLogDirs)
 };
 
 std::string canonical(const std::string& p) {
@@ -54,7 +55,7 @@ asio::awaitable<describe_log_dirs_response> handle(request_context& ctx,
         }
     }
     std::vector<item> items;
-    rm.logs().for_each_log([&](const std::shared_ptr<storage::log>& l) {
+    auto add = [&](const std::shared_ptr<storage::log>& l, bool future) {
         const auto& tp = l->partition();
         if (req.topics && !wanted.count(tp)) {
             return;
@@ -64,13 +65,27 @@ asio::awaitable<describe_log_dirs_response> handle(request_context& ctx,
             return;
         }
         auto dir = std::filesystem::path(l->dir()).parent_path().string();
-        items.push_back({rm.shard_of(topic->id, tp.partition), tp, canonical(dir), -1, 0});
-    });
-    auto on_shard = [](cluster::partition* p, item& it) {
-        if (p) {
-            it.size = p->log()->size_bytes();
-            // Lag of a current replica behind its own log end: none for a leader.
-            it.offset_lag = 0;
+        items.push_back({rm.shard_of(topic->id, tp.partition), tp, canonical(dir), -1, 0, future});
+    };
+    rm.logs().for_each_log([&](const std::shared_ptr<storage::log>& l) { add(l, false); });
+    rm.logs().for_each_future([&](const std::shared_ptr<storage::log>& l) { add(l, true); });
+    auto on_shard = [&rm](cluster::partition* p, item& it) {
+        if (!p) {
+            return;
+        }
+        const auto& current = *p->log();
+        if (!it.future) {
+            it.size = current.size_bytes();
+            // Kafka's lag of a current replica: how far its high watermark
+            // is past its log end (none).
+            it.offset_lag =
+                std::max<int64_t>(0, current.high_watermark() - current.log_end_offset());
+            return;
+        }
+        // A future replica: its size, and how far it is behind the current one.
+        if (auto f = rm.logs().get_future(it.tp)) {
+            it.size = f->size_bytes();
+            it.offset_lag = current.log_end_offset() - f->log_end_offset();
         }
     };
     co_await dispatch_to_shards(rm, items, on_shard);
@@ -114,6 +129,7 @@ asio::awaitable<describe_log_dirs_response> handle(request_context& ctx,
         p.partition_index = it.tp.partition;
         p.partition_size = it.size;
         p.offset_lag = it.offset_lag;
+        p.is_future_key = it.future;
     }
     co_return resp;
 }
