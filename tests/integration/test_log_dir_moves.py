@@ -193,3 +193,50 @@ def test_the_wire_answers_with_kafkas_error_codes(start_broker, tmp_path):
     assert errors == {("later", 0): kw.UNKNOWN_TOPIC_OR_PARTITION}
     create(b, "later")
     assert dir_of(b, "later", 0)[0] == str(d2)
+
+
+def test_a_move_killed_midway_resumes_after_the_restart(start_broker, tmp_path):
+    """kill -9 while a throttled move copies: the -future dir is loaded at the
+    next start, the copy goes on from where it was, and every acknowledged
+    record is there once, in order."""
+    b, d1, d2 = two_dir_broker(start_broker, tmp_path)
+    create(b, "killed", config={"segment.bytes": "262144"})
+    p = Producer({"bootstrap.servers": b.bootstrap, "enable.idempotence": True,
+                  "linger.ms": 5, "batch.size": 65536})
+    acked = []
+    for i in range(40000):  # some 8 MB
+        while True:
+            try:
+                p.produce("killed", b"%08d" % i + b"y" * 200, partition=0,
+                          on_delivery=lambda err, msg: acked.append(msg.value()) if not err
+                          else None)
+                break
+            except BufferError:
+                p.poll(0.05)
+    assert p.flush(60) == 0
+    assert len(acked) == 40000
+    # 1 MB/s: the copy takes seconds, and is caught halfway.
+    plan = plan_file(tmp_path, "killed", 0, d2)
+    on(b, "reassign-partitions", "--execute", "--reassignment-json-file", plan,
+       "--replica-alter-log-dirs-throttle", "1000000").ok()
+    wait_until(lambda: dir_of(b, "killed", 0) == (str(d1), str(d2)), timeout=30,
+               what="the move to start")
+    assert "Reassignment of replica killed-0-1 is still in progress." in on(
+        b, "reassign-partitions", "--verify", "--reassignment-json-file", plan,
+        "--preserve-throttles").ok().stdout
+    b.kill()
+    b.wait()
+    futures = [n for n in partition_dirs(d2, "killed") if n.endswith("-future")]
+    assert len(futures) == 1, partition_dirs(d2, "killed")
+
+    b.start()
+    # The throttle is a dynamic broker config: it holds after the restart.
+    # Lift it.
+    on(b, "configs", "--entity-type", "brokers", "--entity-name", "1", "--alter",
+       "--delete-config", "replica.alter.log.dirs.io.max.bytes.per.second").ok()
+    wait_until(lambda: dir_of(b, "killed", 0) == (str(d2), None), timeout=60,
+               what="the resumed move to finish")
+    assert "event=log_dir_move_started partition=killed-0" in b.log_text()
+    out = on(b, "reassign-partitions", "--verify", "--reassignment-json-file", plan).ok().stdout
+    assert "Reassignment of replica killed-0-1 completed successfully." in out
+    assert consume_all(b, "killed", len(acked)) == acked
