@@ -6,8 +6,7 @@
 #include "net/blocking_call.h"
 #include "protocol/generated/describe_configs_request.h"
 #include "protocol/generated/describe_configs_response.h"
-#include "protocol/generated/incremental_alter_configs_request.h"
-#include "protocol/generated/incremental_alter_configs_response.h"
+#include "tools/incremental_alter_configs.h"
 #include "tools/kafka_client.h"
 
 namespace samsa::tools {
@@ -68,30 +67,15 @@ int alter_broker_loggers(const client_options& opts, const std::string& broker_i
     if (!to) {
         return fail(to.err());
     }
-    protocol::incremental_alter_configs_request req;
-    auto& r = req.resources.emplace_back();
-    r.resource_type = k_broker_logger;
-    r.resource_name = broker_id;
+    config_ops ops;
     for (const auto& [name, level] : sets) {
-        auto& c = r.configs.emplace_back();
-        c.name = name;
-        c.config_operation = 0;  // SET
-        c.value = level;
+        ops.emplace_back(name, level);
     }
     for (const auto& name : deletes) {
-        auto& c = r.configs.emplace_back();
-        c.name = name;
-        c.config_operation = 1;  // DELETE
-        c.value = std::nullopt;
+        ops.emplace_back(name, std::nullopt);
     }
-    auto resp = net::call_blocking<protocol::incremental_alter_configs_response>(*to, req, 1);
-    if (!resp) {
-        return fail(resp.err());
-    }
-    for (const auto& res : resp->responses) {
-        if (res.error_code != 0) {
-            return fail(message_of(res.error_code, res.error_message));
-        }
+    if (auto st = incremental_alter_config(*to, k_broker_logger, broker_id, ops); !st) {
+        return fail(st.err());
     }
     std::printf("Completed updating config for broker-logger %s.\n", broker_id.c_str());
     return 0;

@@ -19,6 +19,7 @@
 #include "tools/broker_loggers.h"
 #include "tools/client_quotas.h"
 #include "tools/commands.h"
+#include "tools/incremental_alter_configs.h"
 #include "tools/kafka_client.h"
 #include "tools/scram_users.h"
 
@@ -213,18 +214,39 @@ int describe(kafka_client& client, const configs_options& o, const std::vector<e
     return 0;
 }
 
-int alter(kafka_client& client, const configs_options& o, const entity& e) {
-    if (e.type == RD_KAFKA_RESOURCE_BROKER && e.name.empty()) {
-        // See entity::via_broker: the client library cannot address the default.
-        return fail(
-            "altering the cluster-wide broker default is not supported by this client "
-            "(librdkafka 2.0); alter each broker with --entity-name <id>");
+// The cluster-wide broker default (a broker resource named "", which the
+// client library cannot address: see entity::via_broker), changed as Kafka's
+// tool changes broker configs: IncrementalAlterConfigs, each --add-config
+// SET and each --delete-config DELETEd.
+int alter_broker_default(const configs_options& o, const property_list& adds,
+                         const std::vector<std::string>& deletes) {
+    auto to = bootstrap_target(o.client, "samsa-configs");
+    if (!to) {
+        return fail(to.err());
     }
+    config_ops ops;
+    for (const auto& [k, v] : adds) {
+        ops.emplace_back(k, v);
+    }
+    for (const auto& d : deletes) {
+        ops.emplace_back(d, std::nullopt);
+    }
+    if (auto st = incremental_alter_config(*to, config_resource_broker, "", ops); !st) {
+        return fail(st.err());
+    }
+    std::printf("Completed updating default config for brokers in the cluster.\n");
+    return 0;
+}
+
+int alter(kafka_client& client, const configs_options& o, const entity& e) {
     auto change = alteration_of(o);
     if (!change) {
         return fail(change.err());
     }
     const auto& [adds, deletes] = *change;
+    if (e.type == RD_KAFKA_RESOURCE_BROKER && e.name.empty()) {
+        return alter_broker_default(o, adds, deletes);
+    }
     auto current = describe_entity(client, e);
     if (!current) {
         return fail(current.err());
@@ -280,11 +302,7 @@ int alter(kafka_client& client, const configs_options& o, const entity& e) {
             return fail(std::string(msg && *msg ? msg : rd_kafka_err2str(err)));
         }
     }
-    if (e.type == RD_KAFKA_RESOURCE_BROKER && e.name.empty()) {
-        std::printf("Completed updating default config for brokers in the cluster.\n");
-    } else {
-        std::printf("Completed updating config for %s.\n", e.label().c_str());
-    }
+    std::printf("Completed updating config for %s.\n", e.label().c_str());
     return 0;
 }
 

@@ -2,52 +2,18 @@
 
 #include <algorithm>
 
-#include "net/blocking_call.h"
-#include "protocol/generated/incremental_alter_configs_request.h"
-#include "protocol/generated/incremental_alter_configs_response.h"
-#include "tools/kafka_client.h"
+#include "tools/incremental_alter_configs.h"
 
 namespace samsa::tools {
 
 namespace {
 
-constexpr int8_t k_topic = 2;   // ConfigResource.Type.TOPIC
-constexpr int8_t k_broker = 4;  // ConfigResource.Type.BROKER
-constexpr int8_t k_set = 0;
-constexpr int8_t k_delete = 1;
 constexpr const char* k_client_id = "samsa-reassign-partitions";
 constexpr const char* k_leader_rate = "leader.replication.throttled.rate";
 constexpr const char* k_follower_rate = "follower.replication.throttled.rate";
 constexpr const char* k_alter_log_dirs_rate = "replica.alter.log.dirs.io.max.bytes.per.second";
 constexpr const char* k_leader_replicas = "leader.replication.throttled.replicas";
 constexpr const char* k_follower_replicas = "follower.replication.throttled.replicas";
-
-using config_ops = std::vector<std::pair<std::string, std::optional<std::string>>>;
-
-// One resource's changes (nullopt: DELETE) on the broker `to` reaches.
-status alter_one(const net::blocking_target& to, int8_t type, const std::string& name,
-                 const config_ops& ops) {
-    protocol::incremental_alter_configs_request req;
-    auto& r = req.resources.emplace_back();
-    r.resource_type = type;
-    r.resource_name = name;
-    for (const auto& [key, value] : ops) {
-        auto& c = r.configs.emplace_back();
-        c.name = key;
-        c.config_operation = value ? k_set : k_delete;
-        c.value = value;
-    }
-    auto resp = net::call_blocking<protocol::incremental_alter_configs_response>(to, req, 1);
-    if (!resp) {
-        return resp.err();
-    }
-    for (const auto& res : resp->responses) {
-        if (res.error_code != 0) {
-            return error(error_code(res.error_code), message_of(res.error_code, res.error_message));
-        }
-    }
-    return {};
-}
 
 // A broker's own configs change on that broker (Kafka's admin client sends
 // them there); a broker that is not in the metadata is skipped, as it cannot
@@ -63,7 +29,9 @@ status alter_brokers(const client_options& opts, const std::set<int32_t>& broker
         if (it == targets->end()) {
             continue;
         }
-        if (auto st = alter_one(it->second, k_broker, std::to_string(id), ops); !st) {
+        if (auto st = incremental_alter_config(it->second, config_resource_broker,
+                                               std::to_string(id), ops);
+            !st) {
             return st;
         }
     }
@@ -131,7 +99,7 @@ status set_reassignment_throttles(const client_options& opts, const reassignment
         if (auto it = t.follower_replicas.find(topic); it != t.follower_replicas.end()) {
             ops.emplace_back(k_follower_replicas, it->second);
         }
-        if (auto st = alter_one(*to, k_topic, topic, ops); !st) {
+        if (auto st = incremental_alter_config(*to, config_resource_topic, topic, ops); !st) {
             return st;
         }
     }
@@ -158,9 +126,9 @@ status clear_reassignment_throttles(const client_options& opts, const std::set<i
         return to.err();
     }
     for (const auto& topic : topics) {
-        if (auto st =
-                alter_one(*to, k_topic, topic,
-                          {{k_leader_replicas, std::nullopt}, {k_follower_replicas, std::nullopt}});
+        if (auto st = incremental_alter_config(
+                *to, config_resource_topic, topic,
+                {{k_leader_replicas, std::nullopt}, {k_follower_replicas, std::nullopt}});
             !st) {
             return st;
         }

@@ -303,6 +303,25 @@ def test_configs_broker_describe_and_alter(broker):
     assert out.splitlines()[0] == "Default configs for brokers in the cluster are:"
 
 
+def test_configs_broker_default_is_altered_and_shown(broker):
+    default = ("configs", "--entity-type", "brokers", "--entity-default")
+    assert on(broker, *default, "--alter", "--add-config",
+              "log.cleaner.threads=2,message.max.bytes=500000").ok().stdout == \
+        "Completed updating default config for brokers in the cluster.\n"
+    # The default's configs, as kafka-configs.sh prints them; a broker's own
+    # describe shows the default as its value's synonym.
+    lines = on(broker, *default, "--describe").ok().stdout.splitlines()
+    assert lines[0] == "Default configs for brokers in the cluster are:"
+    assert any(l.startswith("  log.cleaner.threads=2 sensitive=false") for l in lines), lines
+    assert any(l.startswith("  message.max.bytes=500000 sensitive=false") for l in lines), lines
+    on(broker, *default, "--alter", "--delete-config", "message.max.bytes").ok()
+    lines = on(broker, *default, "--describe").ok().stdout.splitlines()
+    assert not any("message.max.bytes" in l for l in lines), lines
+    # A key that is no broker config is refused with the broker's message.
+    assert "nonsense.key" in on(broker, *default, "--alter", "--add-config",
+                                "nonsense.key=1").failed().error
+
+
 # --- cluster and delete-records ---------------------------------------------------
 
 def test_cluster_describe(broker):

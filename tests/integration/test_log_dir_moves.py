@@ -240,3 +240,49 @@ def test_a_move_killed_midway_resumes_after_the_restart(start_broker, tmp_path):
     out = on(b, "reassign-partitions", "--verify", "--reassignment-json-file", plan).ok().stdout
     assert "Reassignment of replica killed-0-1 completed successfully." in out
     assert consume_all(b, "killed", len(acked)) == acked
+
+
+def test_a_throttled_move_copies_at_the_throttle(start_broker, tmp_path):
+    """replica.alter.log.dirs.io.max.bytes.per.second: 4 MB moved at 1 MB/s
+    takes about 4 s. The rate is measured over two one-second samples and a
+    step copies at most replica.fetch.max.bytes (64 KiB here), so the move
+    starts with about one sample's worth at once and then goes at the
+    throttle."""
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    b = start_broker(overrides={"log.dirs": f"{d1},{d2}", "replication.quota.window.num": 2,
+                                "replica.fetch.max.bytes": 65536})
+    d2 = d2.resolve()
+    create(b, "paced")
+    p = Producer({"bootstrap.servers": b.bootstrap, "linger.ms": 5, "batch.size": 65536,
+                  "compression.type": "none"})
+    for i in range(4000):
+        while True:
+            try:
+                p.produce("paced", b"%06d" % i + b"z" * 1018, partition=0)
+                break
+            except BufferError:
+                p.poll(0.05)
+    assert p.flush(60) == 0
+    size = sum(f.stat().st_size for f in (d1.resolve() / "paced-0").glob("*.log"))
+    assert size > 4_000_000, size
+    rate = 1_000_000
+    plan = plan_file(tmp_path, "paced", 0, d2)
+    started = time.monotonic()
+    out = on(b, "reassign-partitions", "--execute", "--reassignment-json-file", plan,
+             "--replica-alter-log-dirs-throttle", str(rate)).ok().stdout
+    assert "The replica-alter-dir throttle limit was set to 1000000 B/s" in out, out
+    wait_until(lambda: dir_of(b, "paced", 0) == (str(d2), None), timeout=60,
+               what="the throttled move to finish")
+    elapsed = time.monotonic() - started
+    expected = size / rate
+    print(f"moved {size} B between log dirs in {elapsed:.1f} s under a {rate} B/s throttle")
+    assert elapsed >= 0.75 * expected, (elapsed, expected)
+    # A loaded machine may add time, never take it away.
+    assert elapsed <= 1.5 * expected + 10, (elapsed, expected)
+    # --verify clears the throttle once the move is done.
+    out = on(b, "reassign-partitions", "--verify", "--reassignment-json-file", plan).ok().stdout
+    assert "Reassignment of replica paced-0-1 completed successfully." in out
+    assert "Clearing broker-level throttles on broker 1" in out
+    described = on(b, "configs", "--entity-type", "brokers", "--entity-name", "1",
+                   "--describe").ok().stdout
+    assert "replica.alter.log.dirs.io.max.bytes.per.second" not in described
