@@ -56,12 +56,18 @@ def describe_quorum(node: Broker, timeout: float = 3.0) -> Optional[QuorumView]:
     return QuorumView(leader_id, leader_epoch, hw, voters, observers)
 
 
+def log_dirs_of(node, count):
+    """A node's log dirs when the cluster has `count` per node."""
+    return [node.data_dir] + [node.root / f"data{i}" for i in range(2, count + 1)]
+
+
 class Cluster:
     def __init__(self, n: int, overrides: Optional[Mapping[str, object]] = None, binary=None,
-                 voters: Optional[list] = None, racks: bool = False):
+                 voters: Optional[list] = None, racks: bool = False, log_dirs: int = 1):
         """`voters`: the node ids of the controller quorum (all by default); the
         other nodes run as brokers only (process.roles=broker), observers of
-        the metadata log. `racks`: node N gets broker.rack=rN."""
+        the metadata log. `racks`: node N gets broker.rack=rN. `log_dirs`: each
+        node's log.dirs, its data dir then data2, data3, ... (log_dirs_of)."""
         # One cluster id for all, as `samsa server --cluster-id` formats them.
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         self.nodes = [Broker(overrides=overrides, node_id=i + 1, binary=binary,
@@ -74,6 +80,8 @@ class Cluster:
             b.extra_properties["controller.quorum.voters"] = quorum
             if racks:
                 b.extra_properties["broker.rack"] = f"r{b.node_id}"
+            if log_dirs > 1:
+                b.extra_properties["log.dirs"] = ",".join(str(d) for d in log_dirs_of(b, log_dirs))
             if b.node_id not in voter_ids:
                 b.extra_properties["process.roles"] = "broker"
                 b.extra_properties["listeners"] = f"PLAINTEXT://{b.host}:{b.port}"

@@ -37,11 +37,12 @@ def own_clusters(request):
 def cluster(request):
     made = []
 
-    def start(n=3, overrides=None, voters=None, racks=False):
+    def start(n=3, overrides=None, voters=None, racks=False, log_dirs=1):
         path = samsa_bin()
         if not path.exists():
             pytest.fail(f"samsa binary not found at {path}", pytrace=False)
-        c = Cluster(n, overrides=overrides, binary=path, voters=voters, racks=racks)
+        c = Cluster(n, overrides=overrides, binary=path, voters=voters, racks=racks,
+                    log_dirs=log_dirs)
         made.append(c)
         return c.start()
 

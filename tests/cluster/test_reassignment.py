@@ -17,6 +17,7 @@ import time
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
+from cluster_harness import log_dirs_of
 from samsa_cli import cli
 from samsa_harness import wait_until
 from test_replication import (FAST, create, explain, produce, read_all, segment_bytes,
@@ -315,3 +316,33 @@ def test_a_throttled_move_runs_at_the_throttle_and_verify_clears_it(cluster, tmp
                    set(broker_dynamic_configs(node)), 30, f"broker {node.node_id}'s rates cleared")
     got = read_all(c.bootstrap, "slow", 1, timeout=60)[0]
     assert got == [value + b"%06d" % i for i in range(6000)]
+
+
+def test_a_replica_moves_to_another_broker_and_into_the_log_dir_the_plan_names(cluster,
+                                                                               tmp_path):
+    """A plan whose log_dirs names broker 2's second log dir: --execute asks
+    broker 2 for the dir before its replica exists (REPLICA_NOT_AVAILABLE,
+    retried as Kafka's tool retries), broker 2 creates the replica there when
+    the reassignment reaches it, and --verify reports both moves done."""
+    c = cluster(3, FAST, log_dirs=2)
+    create(c, "jbod", partitions=1, rf=1, assignment=[[1]])
+    values = [b"j%05d" % i for i in range(3000)]
+    acked, errors = produce(c.bootstrap, "jbod", values)
+    assert not errors and len(acked) == len(values), errors[:3]
+
+    target = log_dirs_of(c.nodes[1], 2)[1].resolve()
+    plan = tmp_path / "jbod.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [
+        {"topic": "jbod", "partition": 0, "replicas": [2], "log_dirs": [str(target)]}]}))
+    out = reassign(c, "--reassignment-json-file", str(plan), "--execute").ok().stdout
+    assert "Successfully started partition reassignment for jbod-0" in out, out
+    assert (f"Successfully started moving log directory to {target} for replica jbod-0 "
+            "with broker 2 \n") in out, out
+    settle(c, "jbod", lambda: replicas_of(c, "jbod").get(0, ([], []))[0] == [2], 120,
+           "the move to broker 2 to complete")
+    status = reassign(c, "--reassignment-json-file", str(plan), "--verify").ok().stdout
+    assert "Reassignment of partition jbod-0 is completed." in status, status
+    assert "Reassignment of replica jbod-0-2 completed successfully." in status, status
+    assert (target / "jbod-0").is_dir()
+    assert not (c.nodes[1].data_dir / "jbod-0").exists()
+    assert read_all(c.bootstrap, "jbod", 1, timeout=60)[0] == values
