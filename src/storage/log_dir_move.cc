@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr size_t max_preferred_dirs = 100000;
+
 std::string resolved(const std::string& path) {
     std::error_code ec;
     auto p = fs::weakly_canonical(path, ec);
@@ -100,7 +102,15 @@ std::string log_manager::log_dir_of(const topic_partition& tp) const {
 }
 
 void log_manager::set_preferred_dir(const topic_partition& tp, const std::string& dir) {
+    if (!is_valid_topic_name(tp.topic) || tp.partition < 0) {
+        return;  // no such replica can ever be created
+    }
     std::lock_guard lock(_mutex);
+    // Entries for replicas that never come are kept, as Kafka keeps them, but
+    // not without bound: requests naming ever new partitions cannot grow it.
+    if (_preferred_dirs.size() >= max_preferred_dirs && !_preferred_dirs.count(tp)) {
+        _preferred_dirs.erase(_preferred_dirs.begin());
+    }
     _preferred_dirs[tp] = dir;
 }
 

@@ -1,5 +1,6 @@
 #include "tools/client_options.h"
 
+#include "common/config/properties.h"
 #include "protocol/generated/metadata_request.h"
 #include "protocol/generated/metadata_response.h"
 
@@ -8,7 +9,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 
 namespace samsa::tools {
 
@@ -116,24 +116,14 @@ result<property_list> parse_key_values(const std::vector<std::string>& texts) {
 }
 
 result<property_list> load_properties_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) {
-        return tool_error("cannot read properties file " + path);
+    auto props = config::load_properties_file(path);
+    if (!props) {
+        return tool_error(props.err().message);
     }
     property_list out;
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        std::string_view l = trim(line);
-        if (l.empty() || l.front() == '#' || l.front() == '!') {
-            continue;
-        }
-        auto sep = l.find_first_of("=:");
-        if (sep == std::string_view::npos || sep == 0) {
-            return tool_error(path + ":" + std::to_string(number) + ": expected key=value");
-        }
-        out.emplace_back(std::string(trim(l.substr(0, sep))), std::string(trim(l.substr(sep + 1))));
+    for (const auto& p : props->entries()) {
+        // Java clients trim a value as they parse it (ConfigDef.parseType).
+        out.emplace_back(p.key, std::string(trim(p.value)));
     }
     return out;
 }

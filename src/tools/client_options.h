@@ -41,8 +41,10 @@ std::string format_duration(std::chrono::milliseconds d);
 result<std::pair<std::string, std::string>> parse_key_value(std::string_view text);
 result<property_list> parse_key_values(const std::vector<std::string>& texts);
 
-// A Java .properties file in the subset client configs use: key=value or
-// key:value lines, '#' and '!' comments, surrounding blanks trimmed.
+// A Java .properties file (--command-config and the like), read by the
+// project's one parser (common/config/properties.h, as the broker reads
+// server.properties): continuation lines, key=value, key:value and
+// "key value", escapes; values trimmed as Java clients trim them.
 result<property_list> load_properties_file(const std::string& path);
 
 // The first --bootstrap-server, for the raw calls a verb makes where the

@@ -59,6 +59,30 @@ TEST(load_properties_file, reads_java_style_properties) {
     EXPECT_FALSE(load_properties_file(path).has_value());
 }
 
+// The broker's parser reads it: what a Java client's file may hold beyond
+// key=value lines.
+TEST(load_properties_file, reads_continuations_blank_separators_and_escapes) {
+    std::string path = ::testing::TempDir() + "client2.properties";
+    {
+        std::ofstream f(path);
+        f << "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule \\\n"
+             "    required username=\"alice\" password=\"a=b\";\n"
+             "client.id tool   \n"
+             "a\\:b = c\\=d\n"
+             "client.id = again\n";
+    }
+    auto props = load_properties_file(path);
+    ASSERT_TRUE(props.has_value()) << props.err().message;
+    ASSERT_EQ(props->size(), 3u);
+    EXPECT_EQ((*props)[0].second,
+              "org.apache.kafka.common.security.plain.PlainLoginModule required "
+              "username=\"alice\" password=\"a=b\";");
+    // A later definition replaces the earlier one in place.
+    EXPECT_EQ((*props)[1], (std::pair<std::string, std::string>{"client.id", "again"}));
+    EXPECT_EQ((*props)[2], (std::pair<std::string, std::string>{"a:b", "c=d"}));
+    std::remove(path.c_str());
+}
+
 TEST(parse_reset_datetime, reads_kafkas_format_in_utc_by_default) {
     EXPECT_EQ(parse_reset_datetime("1970-01-01T00:00:00.000"), 0);
     EXPECT_EQ(parse_reset_datetime("2023-11-14T22:13:20.123"), 1700000000123);
