@@ -129,8 +129,6 @@ class replica_manager {
     // REPLICA_NOT_AVAILABLE when tp is not on this broker (yet),
     // KAFKA_STORAGE_ERROR when it is offline.
     status alter_log_dir(size_t shard, const storage::topic_partition& tp, const std::string& dir);
-    // Replicas being moved between log dirs on `shard` (on that shard).
-    size_t log_dir_moves(size_t shard) const { return _shards[shard]->moving.size(); }
 
   private:
     struct shard_state {

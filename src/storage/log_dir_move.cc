@@ -37,15 +37,6 @@ std::string parent_of(const std::string& log_dir) {
 
 }  // namespace
 
-const log_dir_state* log_manager::dir_holding(const std::string& log_path) const {
-    for (const auto& d : _dirs) {
-        if (log_path.starts_with(d.path + "/")) {
-            return &d;
-        }
-    }
-    return nullptr;
-}
-
 void log_manager::resolve_duplicate(const topic_partition& tp, std::shared_ptr<log> found,
                                     log_dir_state& dir, int64_t now_ms) {
     auto& kept = _logs[tp];
@@ -89,16 +80,6 @@ result<std::string> log_manager::online_log_dir(const std::string& path) const {
         return d.path;
     }
     return error{error_code::log_dir_not_found, "Failed to find log dir " + path + "."};
-}
-
-std::string log_manager::log_dir_of(const topic_partition& tp) const {
-    std::lock_guard lock(_mutex);
-    auto it = _logs.find(tp);
-    if (it == _logs.end()) {
-        return {};
-    }
-    const auto* d = dir_holding(it->second->dir());
-    return d ? d->path : parent_of(it->second->dir());
 }
 
 void log_manager::set_preferred_dir(const topic_partition& tp, const std::string& dir) {
@@ -177,17 +158,8 @@ result<std::shared_ptr<log>> log_manager::create_future(const topic_partition& t
     if (!target || target->is_offline()) {
         return error{error_code::kafka_storage_error, "Log directory " + dir + " is offline"};
     }
-    log_open_options o;
-    o.dir = path_join(dir, *name);
-    o.tp = tp;
+    auto o = new_log_options(tp, *target, path_join(dir, *name), current->topic_id(), now_ms);
     o.config = current->config();
-    o.now_ms = now_ms;
-    o.topic_id = current->topic_id();
-    o.had_clean_shutdown = true;  // new: nothing to recover
-    o.deletions = _deletions;
-    o.executor = _config.executor;
-    o.producer_state = _config.producer_state;
-    o.dir_health = target->health;
     auto l = log::open(o);
     if (!l) {
         return l.err();

@@ -228,8 +228,21 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
     if (!best) {
         return error{error_code::kafka_storage_error, "no online log dir"};
     }
+    auto l = log::open(
+        new_log_options(tp, *best, path_join(best->path, tp.to_string()), topic_id, now_ms));
+    if (!l) {
+        return l.err();
+    }
+    _logs.emplace(tp, *l);
+    _preferred_dirs.erase(tp);
+    return *l;
+}
+
+log_open_options log_manager::new_log_options(const topic_partition& tp, const log_dir_state& dir,
+                                              std::string log_path, std::optional<uuid> topic_id,
+                                              int64_t now_ms) const {
     log_open_options o;
-    o.dir = path_join(best->path, tp.to_string());
+    o.dir = std::move(log_path);
     o.tp = tp;
     o.config = config_for(tp.topic);
     o.now_ms = now_ms;
@@ -238,14 +251,8 @@ result<std::shared_ptr<log>> log_manager::get_or_create(const topic_partition& t
     o.deletions = _deletions;
     o.executor = _config.executor;
     o.producer_state = _config.producer_state;
-    o.dir_health = best->health;
-    auto l = log::open(o);
-    if (!l) {
-        return l.err();
-    }
-    _logs.emplace(tp, *l);
-    _preferred_dirs.erase(tp);
-    return *l;
+    o.dir_health = dir.health;
+    return o;
 }
 
 status log_manager::delete_log(const topic_partition& tp, int64_t now_ms) {

@@ -131,8 +131,6 @@ class log_manager {
     // The configured log dir `path` names (compared after resolving both),
     // or LOG_DIR_NOT_FOUND; KAFKA_STORAGE_ERROR when that dir is offline.
     result<std::string> online_log_dir(const std::string& path) const;
-    // The configured log dir holding tp's current log; empty when none.
-    std::string log_dir_of(const topic_partition& tp) const;
     // Where tp's log is created if it does not exist yet (Kafka's preferred
     // log dir: a move asked for before the replica is created).
     void set_preferred_dir(const topic_partition& tp, const std::string& dir);
@@ -169,7 +167,10 @@ class log_manager {
     // After every dir is loaded: future logs whose partition has no current
     // log here are deleted.
     void drop_orphan_futures(int64_t now_ms);
-    const log_dir_state* dir_holding(const std::string& log_path) const;
+    // The options of a new, empty log of tp in `dir` (a log dir of _dirs).
+    log_open_options new_log_options(const topic_partition& tp, const log_dir_state& dir,
+                                     std::string log_path, std::optional<uuid> topic_id,
+                                     int64_t now_ms) const;
     void for_each_in(const std::map<topic_partition, std::shared_ptr<log>>& logs,
                      const std::function<void(const std::shared_ptr<log>&)>& fn) const;
     log_config config_for(const std::string& topic) const;

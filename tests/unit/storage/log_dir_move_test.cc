@@ -58,10 +58,10 @@ struct log_dir_move_fixture : ::testing::Test {
         }
     }
 
-    // Where `tp`'s current log lives, or "" (the manager's dirs are d1, d2).
-    std::string dir_of(log_manager& m) {
-        auto d = m.log_dir_of(tp);
-        return d.empty() ? "" : fs::path(d).filename().string();
+    // The log dir (d1 or d2) holding `tp`'s current log, or "".
+    static std::string dir_of(log_manager& m) {
+        auto l = m.get(tp);
+        return l ? fs::path(l->dir()).parent_path().filename().string() : "";
     }
 
     int dirs_named(const std::string& dir, std::string_view suffix) {
