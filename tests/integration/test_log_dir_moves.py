@@ -68,6 +68,19 @@ def consume_all(broker, topic, expected):
     return got
 
 
+def throttle_moves(broker, rate):
+    """Sets broker 1's replica.alter.log.dirs.io.max.bytes.per.second and waits
+    until its image has it. --replica-alter-log-dirs-throttle sets the same,
+    but a dynamic config acts when the broker applies the image that carries
+    it, and a move that starts first would copy unthrottled."""
+    key = "replica.alter.log.dirs.io.max.bytes.per.second"
+    on(broker, "configs", "--entity-type", "brokers", "--entity-name", "1", "--alter",
+       "--add-config", f"{key}={rate}").ok()
+    wait_until(lambda: f"{key}={rate} " in on(
+        broker, "configs", "--entity-type", "brokers", "--entity-name", "1",
+        "--describe").ok().stdout, timeout=30, what="the log dir throttle in effect")
+
+
 def partition_dirs(d, topic):
     return sorted(p.name for p in d.iterdir() if p.name.startswith(topic + "-"))
 
@@ -216,6 +229,7 @@ def test_a_move_killed_midway_resumes_after_the_restart(start_broker, tmp_path):
     assert p.flush(60) == 0
     assert len(acked) == 40000
     # 1 MB/s: the copy takes seconds, and is caught halfway.
+    throttle_moves(b, 1000000)
     plan = plan_file(tmp_path, "killed", 0, d2)
     on(b, "reassign-partitions", "--execute", "--reassignment-json-file", plan,
        "--replica-alter-log-dirs-throttle", "1000000").ok()
@@ -266,6 +280,7 @@ def test_a_throttled_move_copies_at_the_throttle(start_broker, tmp_path):
     size = sum(f.stat().st_size for f in (d1.resolve() / "paced-0").glob("*.log"))
     assert size > 4_000_000, size
     rate = 1_000_000
+    throttle_moves(b, rate)
     plan = plan_file(tmp_path, "paced", 0, d2)
     started = time.monotonic()
     out = on(b, "reassign-partitions", "--execute", "--reassignment-json-file", plan,
