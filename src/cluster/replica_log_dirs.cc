@@ -18,7 +18,7 @@ namespace samsa::cluster {
 
 namespace {
 
-// How long a caught-up move waits for a flush in flight before it swaps.
+// How often a caught-up move looks again while its swap waits for a flush.
 constexpr auto swap_retry = std::chrono::milliseconds(10);
 // How long a move waits while the throttle is exceeded (Kafka's fetcher
 // backs off as long, replica.fetch.backoff.ms's default).
@@ -53,6 +53,38 @@ void replica_manager::start_log_dir_move(shard_state& s, const storage::topic_pa
     asio::co_spawn(*s.ctx, log_dir_move_task(index_of(s), tp), asio::detached);
 }
 
+std::optional<move_state> replica_manager::log_dir_move_step(shard_state& s,
+                                                             const storage::topic_partition& tp,
+                                                             int64_t max_bytes) {
+    auto it = s.partitions.find(tp);
+    auto future = _logs.get_future(tp);
+    if (it == s.partitions.end() || !future) {
+        return std::nullopt;
+    }
+    auto step = copy_to_future(*it->second, _logs, *future, max_bytes, wall_clock_ms());
+    if (!step) {
+        logging::replication().error("event=log_dir_move_failed partition={} error=\"{}\"",
+                                     tp.to_string(), step.err().message);
+        (void)_logs.remove_future(tp, wall_clock_ms());
+        return std::nullopt;
+    }
+    _alter_log_dirs_quota.record(step->bytes, wall_clock_ms());
+    if (step->state == move_state::caught_up && it->second->log()->flush_in_progress()) {
+        // Appends go on while the flush runs, and with durable acks the next
+        // one starts as it completes: the swap is made in that gap, which no
+        // append can enter (Kafka holds the partition's lock to swap). What was
+        // appended meanwhile is copied first; the throttle does not hold it.
+        it->second->log()->after_flush([this, shard = index_of(s), tp, max_bytes] {
+            auto& owner = *_shards[shard];
+            for (auto state = log_dir_move_step(owner, tp, max_bytes);
+                 state == move_state::copying;) {
+                state = log_dir_move_step(owner, tp, max_bytes);
+            }
+        });
+    }
+    return step->state;
+}
+
 asio::awaitable<void> replica_manager::log_dir_move_task(size_t shard,
                                                          storage::topic_partition tp) {
     auto& s = *_shards[shard];
@@ -60,33 +92,21 @@ asio::awaitable<void> replica_manager::log_dir_move_task(size_t shard,
     const int64_t chunk = std::max<int64_t>(_cfg.replica_fetch_max_bytes, 64 * 1024);
     logging::replication().info("event=log_dir_move_started partition={}", tp.to_string());
     for (;;) {
-        auto it = s.partitions.find(tp);
-        auto future = _logs.get_future(tp);
-        if (it == s.partitions.end() || !future) {
-            // Cancelled, or the replica left (its future log went with it).
-            break;
-        }
         if (_alter_log_dirs_quota.is_exceeded(wall_clock_ms())) {
             timer.expires_after(throttle_wait);
             co_await timer.async_wait(asio::use_awaitable);
             continue;
         }
-        auto step = copy_to_future(*it->second, _logs, *future, chunk, wall_clock_ms());
-        if (!step) {
-            logging::replication().error("event=log_dir_move_failed partition={} error=\"{}\"",
-                                         tp.to_string(), step.err().message);
-            (void)_logs.remove_future(tp, wall_clock_ms());
+        auto state = log_dir_move_step(s, tp, chunk);
+        if (!state || *state == move_state::moved) {
             break;
         }
-        _alter_log_dirs_quota.record(step->bytes, wall_clock_ms());
-        if (step->state == move_state::moved) {
-            break;
-        }
-        if (step->state == move_state::copying) {
+        if (*state == move_state::copying) {
             // Requests on this shard are served between steps.
             co_await asio::post(*s.ctx, asio::use_awaitable);
             continue;
         }
+        // Caught up: the swap is made as the flush in flight completes.
         timer.expires_after(swap_retry);
         co_await timer.async_wait(asio::use_awaitable);
     }

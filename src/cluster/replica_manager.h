@@ -22,10 +22,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/log_dir_mover.h"
 #include "cluster/partition.h"
 #include "cluster/replication_quota.h"
 #include "common/busy_time.h"
@@ -148,6 +150,11 @@ class replica_manager {
     // Starts the copy of tp's future log on shard `s` unless it runs.
     void start_log_dir_move(shard_state& s, const storage::topic_partition& tp);
     asio::awaitable<void> log_dir_move_task(size_t shard, storage::topic_partition tp);
+    // One copy step of tp's move (throttled bytes counted); a failure drops
+    // the future log. Nothing when the move ended (cancelled, swapped, the
+    // replica left).
+    std::optional<move_state> log_dir_move_step(shard_state& s, const storage::topic_partition& tp,
+                                                int64_t max_bytes);
 
     // Runs the shard's pending metadata work for at most one time slice,
     // then posts itself again: requests on the shard are served between

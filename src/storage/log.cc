@@ -80,7 +80,8 @@ log::log(log_open_options& o, leader_epoch_cache epochs)
       _producers(o.dir, o.tp, o.producer_state),
       _dir_health(o.dir_health),
       _last_flush_ms(o.now_ms),
-      _now_ms(o.now_ms) {
+      _now_ms(o.now_ms),
+      _background_flush(o.background_flush) {
     _compacted.store(_config.cleanup_compact, std::memory_order_relaxed);
 }
 
@@ -111,6 +112,7 @@ void log::update_high_watermark(int64_t hw) {
 status log::fail(error e) {
     if (!_failure) {
         _failure = e;
+        _after_flush = nullptr;
         fail_waiters_from(0, e);
         // Every failure routed here is an I/O error of this log's files: the
         // disk under the whole dir is suspect (KIP-112).
@@ -271,7 +273,7 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
         pos += h.size_bytes();
     }
     _unflushed_messages += info->offsets;
-    if (_unflushed_messages >= _config.flush_messages && !_flush_in_flight) {
+    if (_unflushed_messages >= _config.flush_messages && !_flush_in_flight && _background_flush) {
         start_flush(_log_end_offset);
     }
     append_result r;
@@ -322,7 +324,7 @@ status log::roll_at(int64_t new_base, int64_t now_ms) {
     }
     // As Kafka, flush the rolled segment in the background so that recovery
     // after a crash only has the active segment to re-read.
-    if (!_flush_in_flight && _recovery_point < new_base) {
+    if (!_flush_in_flight && _recovery_point < new_base && _background_flush) {
         start_flush(new_base);
     }
     return {};
@@ -473,6 +475,7 @@ status log::close(bool flush_first) {
         }
     }
     fail_waiters_from(0, error{error_code::kafka_storage_error, "log closed"});
+    _after_flush = nullptr;
     _closed = true;
     _failure = error{error_code::kafka_storage_error, _tp.to_string() + " is closed"};
     return first;

@@ -83,6 +83,10 @@ struct log_open_options {
     // The log dir's shared health: a write failure here takes the dir offline,
     // and a dir taken offline by another log stops this one's writes.
     std::shared_ptr<log_dir_health> dir_health;
+    // False for a future log (KIP-113): no flush of its own starts (after a
+    // roll, flush.messages) until enable_background_flush, so none is ever in
+    // flight when the swap renames its directory.
+    bool background_flush = true;
 };
 
 struct append_result {
@@ -269,6 +273,19 @@ class log : public std::enable_shared_from_this<log> {
     // flush.ms: starts a background flush when one is due.
     void flush_if_due(int64_t now_ms);
     bool flush_in_progress() const { return _flush_in_flight; }
+    // Runs `hook` on the owner's shard at a moment with no flush in flight:
+    // now if there is none, else as the one in flight completes, after its
+    // waiters are answered and before the next flush starts. Back-to-back group
+    // commits leave no such moment between appends; a log dir move's swap
+    // needs one. One hook at a time: a second replaces the first; dropped if
+    // the log fails or closes.
+    void after_flush(std::function<void()> hook);
+    // The durable-ack waiters not yet answered, taken out of this log (a log
+    // dir move hands them to the log that replaces this one).
+    std::multimap<int64_t, flush_callback> take_waiters();
+    // A future log that became the live one flushes as any other, starting
+    // now with what was copied into it.
+    void enable_background_flush();
     // Synchronous flush of everything appended, on the calling (owner) thread.
     status flush();
 
@@ -378,6 +395,8 @@ class log : public std::enable_shared_from_this<log> {
     int64_t _last_flush_ms = 0;
     int64_t _now_ms = 0;  // latest time seen from callers
     std::multimap<int64_t, flush_callback> _waiters;
+    bool _background_flush = true;
+    std::function<void()> _after_flush;
 };
 
 }  // namespace samsa::storage

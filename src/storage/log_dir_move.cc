@@ -160,6 +160,7 @@ result<std::shared_ptr<log>> log_manager::create_future(const topic_partition& t
     }
     auto o = new_log_options(tp, *target, path_join(dir, *name), current->topic_id(), now_ms);
     o.config = current->config();
+    o.background_flush = false;
     auto l = log::open(o);
     if (!l) {
         return l.err();
@@ -197,6 +198,12 @@ result<std::shared_ptr<log>> log_manager::replace_current_with_future(const topi
         std::lock_guard lock(_mutex);
         _logs[tp] = future;
         _futures.erase(tp);
+    }
+    // The new log syncs what was copied into it, and answers the durable-ack
+    // waiters the old one had not answered yet: closing it would fail them.
+    future->enable_background_flush();
+    for (auto& [offset, cb] : current->take_waiters()) {
+        future->when_durable(offset, std::move(cb));
     }
     const auto from = current->dir();
     if (auto s = current->close_and_rename_for_delete(now_ms); !s) {

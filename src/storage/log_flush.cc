@@ -15,6 +15,7 @@
 #include <fcntl.h>
 
 #include <limits>
+#include <utility>
 
 #include "storage/log.h"
 
@@ -97,7 +98,37 @@ void log::on_flush_done(int64_t up_to, status s) {
         set_recovery_point(durable);
     }
     complete_waiters();
+    if (_after_flush) {
+        auto hook = std::move(_after_flush);
+        _after_flush = nullptr;
+        hook();  // may close this log (a log dir move's swap)
+        if (_closed) {
+            return;
+        }
+    }
     if (flush_wanted() && !_flush_in_flight) {
+        start_flush(_log_end_offset);
+    }
+}
+
+void log::after_flush(std::function<void()> hook) {
+    if (_failure) {
+        return;
+    }
+    if (!_flush_in_flight) {
+        hook();
+        return;
+    }
+    _after_flush = std::move(hook);
+}
+
+std::multimap<int64_t, flush_callback> log::take_waiters() {
+    return std::exchange(_waiters, {});
+}
+
+void log::enable_background_flush() {
+    _background_flush = true;
+    if (!_failure && !_flush_in_flight && _recovery_point < _log_end_offset) {
         start_flush(_log_end_offset);
     }
 }

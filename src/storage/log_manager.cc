@@ -137,6 +137,7 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
         o.executor = _config.executor;
         o.producer_state = _config.producer_state;
         o.dir_health = dir.health;
+        o.background_flush = !future;
         std::lock_guard lock(_mutex);
         if (future) {
             // Resumed by the partition's shard once it is up (or dropped by

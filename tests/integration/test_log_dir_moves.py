@@ -18,6 +18,8 @@ from samsa_harness import wait_until
 ALTER_REPLICA_LOG_DIRS = 34
 LOG_DIR_NOT_FOUND = 57
 REPLICA_NOT_AVAILABLE = 9
+# Records of 208 bytes a second written during a move: 6 MB/s.
+WRITE_RATE = 30000
 
 
 def two_dir_broker(start_broker, tmp_path):
@@ -100,8 +102,15 @@ def test_a_partition_moves_to_another_log_dir_under_writes(start_broker, tmp_pat
         (failed if err else acked).append(err or msg.value())
 
     def produce():
-        i = 0
-        while not stop.is_set() and i < 500000:
+        # Until the test stops it, so the move must swap while writes go on
+        # (a segment rolls and is flushed about 25 times a second); paced, so
+        # a fast machine does not pile up millions of records.
+        i, started = 0, time.monotonic()
+        while not stop.is_set():
+            if i % 1000 == 0:
+                ahead = i / WRITE_RATE - (time.monotonic() - started)
+                if ahead > 0:
+                    stop.wait(ahead)
             try:
                 p.produce("moving", b"%08d" % i + b"x" * 200, partition=0, on_delivery=delivered)
                 i += 1

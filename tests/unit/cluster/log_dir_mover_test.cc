@@ -95,6 +95,32 @@ class log_dir_mover_test : public ::testing::Test {
         return steps;
     }
 
+    // Steps without flushing until the move swaps or waits for a flush.
+    std::optional<move_state> run_until_caught_up(const std::shared_ptr<storage::log>& future) {
+        for (int i = 0; i < 10000; ++i) {
+            auto step = copy_to_future(*_p, *_logs, *future, 1 << 12, wall_clock_ms());
+            EXPECT_TRUE(step) << step.err().message;
+            if (!step || step->state != move_state::copying) {
+                return step ? std::optional(step->state) : std::nullopt;
+            }
+        }
+        return std::nullopt;
+    }
+
+    // Moves the replica back to the first dir.
+    std::shared_ptr<storage::log> start_move_back() {
+        auto f = _logs->create_future(tp, _root + "/d1", 0);
+        EXPECT_TRUE(f && *f);
+        return f ? *f : nullptr;
+    }
+
+    // Completes the oldest deferred flush (its completion may defer another).
+    void run_deferred_one() {
+        auto [job, done] = std::move(_deferred.front());
+        _deferred.erase(_deferred.begin());
+        done(job());
+    }
+
     std::string _root;
     bool _defer_flushes = false;
     std::vector<std::pair<std::function<status()>, std::function<void(status)>>> _deferred;
@@ -189,6 +215,54 @@ TEST_F(log_dir_mover_test, a_flush_in_flight_holds_the_swap) {
     ASSERT_TRUE(step);
     EXPECT_EQ(step->state, move_state::moved);
     EXPECT_EQ(_p->log(), future);
+}
+
+// What the broker does (replica_manager::log_dir_move_step): with durable acks
+// a flush starts as the last one completes, so a caught-up move swaps in that
+// gap; writes that came during the flush are copied first, the waiter of the
+// next flush is answered by the new log, and the future log never flushed on
+// its own (its rename would race a flush).
+TEST_F(log_dir_mover_test, the_swap_is_made_in_the_gap_between_back_to_back_flushes) {
+    produce(3);
+    auto future = start_move();
+    ASSERT_EQ(run_until_caught_up(future), move_state::moved);  // nothing in flight: at once
+    produce(3);
+    future = start_move_back();
+    _defer_flushes = true;
+    auto current = _p->log();
+    std::vector<std::pair<int64_t, error_code>> acked;
+    auto ack = [&](int64_t off) {
+        _p->log()->when_durable(off, [&, off](status s) { acked.emplace_back(off, s.code()); });
+    };
+    ack(current->log_end_offset() - 1);
+    ASSERT_EQ(run_until_caught_up(future), move_state::caught_up);
+    std::optional<move_state> swapped;
+    current->after_flush([&] {
+        for (swapped = move_state::copying; swapped == move_state::copying;) {
+            auto step = copy_to_future(*_p, *_logs, *future, 1 << 20, wall_clock_ms());
+            ASSERT_TRUE(step) << step.err().message;
+            swapped = step->state;
+        }
+    });
+    // Writes during the flush, and a waiter for the next one.
+    produce(2);
+    ack(current->log_end_offset() - 1);
+    const int64_t end = current->log_end_offset();
+    ASSERT_EQ(_deferred.size(), 1u);
+    run_deferred_one();
+    EXPECT_EQ(swapped, move_state::moved);
+    ASSERT_EQ(_p->log(), future);
+    EXPECT_EQ(future->log_end_offset(), end);
+    ASSERT_EQ(acked.size(), 1u);  // the first flush's waiter; the second moved over
+    EXPECT_EQ(acked[0].second, error_code::none);
+    // The old log started no flush after the swap; the new one syncs what was
+    // copied into it, and answers the waiter.
+    ASSERT_EQ(_deferred.size(), 1u);
+    run_deferred_one();
+    ASSERT_EQ(acked.size(), 2u);
+    EXPECT_EQ(acked[1], std::make_pair(end - 1, error_code::none));
+    EXPECT_EQ(future->recovery_point(), end);
+    EXPECT_TRUE(current->failure());  // closed
 }
 
 }  // namespace

@@ -2,86 +2,20 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <filesystem>
 #include <fstream>
 
 #include "common/crc32c.h"
 #include "storage/file_util.h"
+#include "storage/log_fixture.h"
 #include "storage/segment_name.h"
-#include "storage/temp_dir.h"
-#include "storage/test_batches.h"
 
 namespace samsa::storage {
 namespace {
 
-using testing::batch_crc_ok;
 using testing::batch_spec;
 using testing::make_batch;
-using testing::temp_dir;
 namespace fs = std::filesystem;
-
-struct log_fixture : ::testing::Test {
-    temp_dir root;
-    std::shared_ptr<deletion_queue> deletions = std::make_shared<deletion_queue>();
-    log_config config = [] {
-        log_config c;
-        c.index_interval_bytes = 256;
-        c.segment_index_bytes = 64 * 1024;
-        c.file_delete_delay_ms = 1000;
-        return c;
-    }();
-
-    std::string dir() const { return root.file("orders-0"); }
-
-    std::shared_ptr<log> open_log(log_open_options o = {}) {
-        o.dir = dir();
-        o.tp = {"orders", 0};
-        o.config = config;
-        o.deletions = deletions;
-        auto l = log::open(o);
-        EXPECT_TRUE(l.has_value()) << (l ? "" : l.err().message);
-        return l ? *l : nullptr;
-    }
-
-    // A producer's batch: base offset 0, as clients send it.
-    static bytes producer_batch(int records, int64_t ts = 1000, size_t value_size = 100,
-                                uint8_t fill = 0) {
-        return make_batch({.base_offset = 0,
-                           .records = records,
-                           .value_size = value_size,
-                           .base_timestamp = ts,
-                           .timestamp_step = 1,
-                           .fill = fill});
-    }
-
-    append_result append(log& l, int records, int64_t ts = 1000, int32_t epoch = 0,
-                         int64_t now = 0) {
-        auto b = producer_batch(records, ts);
-        auto r = l.append_as_leader(b, epoch, now);
-        EXPECT_TRUE(r.has_value()) << (r ? "" : r.err().message);
-        return r ? *r : append_result{};
-    }
-
-    static std::vector<record::batch_header> read_headers(
-        const log& l, int64_t from, std::optional<kafka_offset> max_offset = std::nullopt) {
-        std::vector<record::batch_header> out;
-        auto r = l.read(kafka_offset{from}, 1 << 30, max_offset, false);
-        EXPECT_TRUE(r.has_value());
-        if (!r) {
-            return out;
-        }
-        auto data = r->records.read();
-        size_t pos = 0;
-        while (pos + record::batch_header_size <= data->size()) {
-            auto h = record::decode_batch_header(data->data() + pos);
-            EXPECT_TRUE(batch_crc_ok(bytes_view(*data).subspan(pos, h.size_bytes())));
-            out.push_back(h);
-            pos += h.size_bytes();
-        }
-        return out;
-    }
-};
 
 TEST_F(log_fixture, append_as_leader_assigns_offsets_and_stamps_epoch) {
     auto l = open_log();
@@ -407,124 +341,6 @@ TEST_F(log_fixture, follower_append_keeps_offsets_and_epochs) {
     ASSERT_TRUE(l->append_as_follower(b3, 0));
     EXPECT_EQ(l->log_end_offset(), 101);
     EXPECT_EQ(read_headers(*l, 5).front().base_offset, 100);
-}
-
-// A background pool simulated by a queue the test drains by hand.
-struct manual_executor {
-    std::deque<std::pair<std::function<status()>, std::function<void(status)>>> jobs;
-    blocking_executor get() {
-        return [this](std::function<status()> job, std::function<void(status)> done) {
-            jobs.emplace_back(std::move(job), std::move(done));
-        };
-    }
-    void run_one() {
-        auto [job, done] = std::move(jobs.front());
-        jobs.pop_front();
-        done(job());
-    }
-};
-
-TEST_F(log_fixture, group_commit_one_flush_covers_every_waiter_that_arrived_meanwhile) {
-    manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
-    std::vector<int64_t> acked;
-    auto r1 = append(*l, 1);
-    l->when_durable(r1.last_offset, [&](status s) {
-        ASSERT_TRUE(s);
-        acked.push_back(r1.last_offset);
-    });
-    ASSERT_EQ(ex.jobs.size(), 1u);
-    // Three more appends while the first flush runs: they wait for the next one.
-    std::vector<append_result> more;
-    for (int i = 0; i < 3; ++i) {
-        more.push_back(append(*l, 1));
-        l->when_durable(more.back().last_offset, [&, off = more.back().last_offset](status s) {
-            ASSERT_TRUE(s);
-            acked.push_back(off);
-        });
-    }
-    EXPECT_EQ(ex.jobs.size(), 1u);
-    ex.run_one();
-    EXPECT_EQ(acked, (std::vector<int64_t>{0}));
-    EXPECT_EQ(l->recovery_point(), 1);
-    ASSERT_EQ(ex.jobs.size(), 1u);  // one flush for the three
-    ex.run_one();
-    EXPECT_EQ(acked, (std::vector<int64_t>{0, 1, 2, 3}));
-    EXPECT_EQ(l->recovery_point(), 4);
-    EXPECT_TRUE(ex.jobs.empty());
-    // Already durable: answered at once.
-    bool called = false;
-    l->when_durable(2, [&](status s) { called = s.has_value(); });
-    EXPECT_TRUE(called);
-}
-
-TEST_F(log_fixture, truncation_during_a_flush_fails_waiters_above_it) {
-    manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
-    for (int i = 0; i < 4; ++i) {
-        append(*l, 1);
-    }
-    l->update_high_watermark(4);
-    std::vector<error_code> results(4, error_code::unknown_server_error);
-    for (int64_t off = 0; off < 4; ++off) {
-        l->when_durable(off, [&, off](status s) { results[size_t(off)] = s.code(); });
-    }
-    ASSERT_TRUE(l->truncate_to(2, 0));
-    EXPECT_EQ(results[2], error_code::not_leader_or_follower);
-    EXPECT_EQ(results[3], error_code::not_leader_or_follower);
-    append(*l, 1);  // offset 2 again, not covered by the flush in flight
-    ex.run_one();
-    EXPECT_EQ(results[0], error_code::none);
-    EXPECT_EQ(results[1], error_code::none);
-    EXPECT_EQ(l->recovery_point(), 2);
-}
-
-TEST_F(log_fixture, flush_messages_and_flush_ms_policies) {
-    config.flush_messages = 3;
-    manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
-    append(*l, 1);
-    append(*l, 1);
-    EXPECT_TRUE(ex.jobs.empty());
-    append(*l, 1);
-    ASSERT_EQ(ex.jobs.size(), 1u);
-    ex.run_one();
-    EXPECT_EQ(l->recovery_point(), 3);
-    config.flush_messages = std::numeric_limits<int64_t>::max();
-    config.flush_ms = 1000;
-    l->update_config(config);
-    append(*l, 1, 1000, 0, 100);
-    l->flush_if_due(500);
-    EXPECT_TRUE(ex.jobs.empty());
-    l->flush_if_due(1000);
-    ASSERT_EQ(ex.jobs.size(), 1u);
-    ex.run_one();
-    EXPECT_EQ(l->recovery_point(), 4);
-}
-
-TEST_F(log_fixture, flush_failure_fails_the_log_and_its_waiters) {
-    manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
-    append(*l, 1);
-    error_code got = error_code::none;
-    l->when_durable(0, [&](status s) { got = s.code(); });
-    auto [job, done] = std::move(ex.jobs.front());
-    ex.jobs.pop_front();
-    done(error{error_code::kafka_storage_error, "fdatasync: EIO"});
-    EXPECT_EQ(got, error_code::kafka_storage_error);
-    ASSERT_TRUE(l->failure());
-    auto b = producer_batch(1);
-    EXPECT_EQ(l->append_as_leader(b, 0, 0).code(), error_code::kafka_storage_error);
-    EXPECT_EQ(l->read(kafka_offset{0}, 100, std::nullopt, false).code(),
-              error_code::kafka_storage_error);
 }
 
 TEST_F(log_fixture, close_and_rename_for_delete_uses_kafka_naming) {
