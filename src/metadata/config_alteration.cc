@@ -10,6 +10,7 @@
 
 #include "common/config/broker_config.h"
 #include "common/config/broker_config_def.h"
+#include "common/config/group_config.h"
 #include "common/config/topic_config.h"
 #include "metadata/topic_name.h"
 
@@ -58,16 +59,41 @@ result<config_map> current_configs(const controller_state& s, const resource_key
             auto it = s.image.broker_configs.find(r.name);
             return it == s.image.broker_configs.end() ? config_map{} : it->second;
         }
+        case config_resource_type::group: {
+            if (r.name.empty()) {
+                return error(error_code::invalid_request,
+                             "Default group resources are not allowed.");
+            }
+            auto it = s.image.group_configs.find(r.name);
+            return it == s.image.group_configs.end() ? config_map{} : it->second;
+        }
         default:
             return error(error_code::invalid_request,
                          fmt::format("Unknown resource type {}", r.type));
     }
 }
 
+// "topic", "broker", "group": as Kafka's messages name a resource type.
+const char* type_word(const resource_key& r) {
+    switch (config_resource_type(r.type)) {
+        case config_resource_type::topic:
+            return "topic";
+        case config_resource_type::group:
+            return "group";
+        default:
+            return "broker";
+    }
+}
+
 const config::config_def& definition_of(const resource_key& r) {
-    return config_resource_type(r.type) == config_resource_type::topic
-               ? config::topic_config_def()
-               : config::broker_config_def();
+    switch (config_resource_type(r.type)) {
+        case config_resource_type::topic:
+            return config::topic_config_def();
+        case config_resource_type::group:
+            return config::group_config_def();
+        default:
+            return config::broker_config_def();
+    }
 }
 
 // The whole new set of dynamic configs of the resource, checked as Kafka
@@ -79,6 +105,9 @@ status validate_configs(const controller_state& s, const resource_key& r, const 
         }
         auto resolved = config::resolve_topic_config(next, s.broker);
         return resolved ? status{} : status(resolved.err());
+    }
+    if (config_resource_type(r.type) == config_resource_type::group) {
+        return config::validate_group_configs(next, s.broker);
     }
     for (const auto& [key, value] : next) {
         // listener.name.<listener>.<key>: a key one listener overrides (ssl.*).
@@ -138,12 +167,8 @@ result<std::string> combine_list(const resource_key& r, const config_map& curren
     const config::config_key* k = definition_of(r).find(key);
     const char* verb = op == alter_config_op::append ? "APPEND" : "SUBTRACT";
     if (!k) {
-        return error(
-            error_code::invalid_config,
-            fmt::format(
-                "Unknown {} config name: {}",
-                config_resource_type(r.type) == config_resource_type::topic ? "topic" : "broker",
-                key));
+        return error(error_code::invalid_config,
+                     fmt::format("Unknown {} config name: {}", type_word(r), key));
     }
     if (k->type != config::config_type::list) {
         return error(error_code::invalid_config,

@@ -69,6 +69,7 @@ std::vector<metadata_record> image_to_records(const metadata_image& image) {
     };
     configs(config_resource_type::topic, image.topic_configs);
     configs(config_resource_type::broker, image.broker_configs);
+    configs(config_resource_type::group, image.group_configs);
     if (image.producer_ids.next_producer_id > 0) {
         protocol::producer_ids_record r;
         r.broker_id = image.producer_ids.broker_id;

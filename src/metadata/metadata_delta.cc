@@ -219,9 +219,11 @@ status metadata_delta::apply(const protocol::config_record& r) {
         case config_resource_type::broker:
             resources = &_next->broker_configs;
             break;
+        case config_resource_type::group:
+            resources = &_next->group_configs;
+            break;
         default:
-            // Client-metrics and group configs are not kept yet; Samsa never
-            // writes them.
+            // Client-metrics configs are not kept: Samsa never writes them.
             return {};
     }
     auto& configs = (*resources)[r.resource_name];

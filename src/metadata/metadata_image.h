@@ -99,6 +99,10 @@ class metadata_image {
     // Dynamic broker configs by resource name: "" is the cluster-wide default,
     // "<node id>" one broker. Raw strings as set.
     std::map<std::string, std::map<std::string, std::string>> broker_configs;
+    // Per-group configs by group id (ConfigRecords of resource type GROUP,
+    // KIP-848), raw strings as set. Kept whether or not the group exists, as
+    // Kafka keeps them.
+    std::map<std::string, std::map<std::string, std::string>> group_configs;
     // Finalized feature levels (FeatureLevelRecord), e.g. "metadata.version".
     std::map<std::string, int16_t> features;
     producer_ids_state producer_ids;

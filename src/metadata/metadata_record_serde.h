@@ -60,6 +60,8 @@ enum class config_resource_type : int8_t {
     topic = 2,
     broker = 4,
     broker_logger = 8,
+    client_metrics = 16,
+    group = 32,  // KIP-848's GroupConfig
 };
 
 // The metadata.version feature level whose record versions Samsa writes

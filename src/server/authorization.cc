@@ -43,6 +43,11 @@ error_code config_refusal(const request_context& ctx, acl::operation op, int8_t 
                    ? error_code::none
                    : error_code::topic_authorization_failed;
     }
+    if (resource_type == int8_t(metadata::config_resource_type::group)) {
+        return authorized(ctx, op, acl::resource_type::group, name)
+                   ? error_code::none
+                   : error_code::group_authorization_failed;
+    }
     return authorized_on_cluster(ctx, op) ? error_code::none
                                           : error_code::cluster_authorization_failed;
 }

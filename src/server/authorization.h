@@ -35,8 +35,9 @@ int32_t authorized_operations(const request_context& ctx, acl::resource_type typ
 bool authorized_on_any(const request_context& ctx, acl::operation op, acl::resource_type type);
 
 // Configs (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs): a topic's
-// need `op` on the topic (else TOPIC_AUTHORIZATION_FAILED), a broker's or a
-// broker logger's on the cluster (else CLUSTER_AUTHORIZATION_FAILED).
+// need `op` on the topic (else TOPIC_AUTHORIZATION_FAILED), a group's on the
+// group (else GROUP_AUTHORIZATION_FAILED), a broker's or a broker logger's on
+// the cluster (else CLUSTER_AUTHORIZATION_FAILED).
 error_code config_refusal(const request_context& ctx, acl::operation op, int8_t resource_type,
                           std::string_view name);
 

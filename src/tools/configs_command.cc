@@ -1,8 +1,8 @@
 // `samsa configs`: kafka-configs.sh for topics and brokers — describe the
 // dynamic (or all) configs, add and delete overrides — for client quotas of
 // users and client ids (tools/client_quotas.h), and for users' SCRAM
-// credentials (tools/scram_users.h), and for a broker's log levels
-// (tools/broker_loggers.h).
+// credentials (tools/scram_users.h), for a broker's log levels
+// (tools/broker_loggers.h), and for groups' configs (tools/group_configs.h).
 //
 // librdkafka 2.0.2 has no IncrementalAlterConfigs, so an alteration reads the
 // entity's current dynamic configs, applies the change, and writes the whole set
@@ -19,6 +19,7 @@
 #include "tools/broker_loggers.h"
 #include "tools/client_quotas.h"
 #include "tools/commands.h"
+#include "tools/group_configs.h"
 #include "tools/incremental_alter_configs.h"
 #include "tools/kafka_client.h"
 #include "tools/scram_users.h"
@@ -384,6 +385,27 @@ int run_broker_logger_configs(const configs_options& o) {
     return alter_broker_loggers(o.client, *o.entity_name, change->first, change->second);
 }
 
+// A group's configs (tools/group_configs.h): named, or every group listed.
+int run_group_configs(const configs_options& o) {
+    if (o.entity_default) {
+        return fail("--entity-default is only for --entity-type brokers, users, clients and ips");
+    }
+    if (o.entity_name && o.entity_name->empty()) {
+        return fail("the entity name for groups must not be empty");
+    }
+    if (o.describe) {
+        return describe_group_configs(o.client, o.entity_name, o.all);
+    }
+    if (!o.entity_name) {
+        return fail("--alter needs --entity-name for groups");
+    }
+    auto change = alteration_of(o);
+    if (!change) {
+        return fail(change.err());
+    }
+    return alter_group_configs(o.client, *o.entity_name, change->first, change->second);
+}
+
 int run_configs(const configs_options& o) {
     if (o.describe == o.alter) {
         return fail("Command must include exactly one action: --describe, --alter");
@@ -400,6 +422,9 @@ int run_configs(const configs_options& o) {
     if (o.entity_type == "broker-loggers" || o.entity_type == "broker-logger") {
         return run_broker_logger_configs(o);
     }
+    if (o.entity_type == "groups" || o.entity_type == "group") {
+        return run_group_configs(o);
+    }
     rd_kafka_ResourceType_t type;
     if (o.entity_type == "topics" || o.entity_type == "topic") {
         type = RD_KAFKA_RESOURCE_TOPIC;
@@ -407,8 +432,8 @@ int run_configs(const configs_options& o) {
         type = RD_KAFKA_RESOURCE_BROKER;
     } else {
         return fail(
-            "--entity-type must be topics, brokers, broker-loggers, users, clients or ips, "
-            "got '" +
+            "--entity-type must be topics, brokers, broker-loggers, users, clients, ips or "
+            "groups, got '" +
             o.entity_type + "'");
     }
     if (o.entity_default && type != RD_KAFKA_RESOURCE_BROKER) {
@@ -475,13 +500,14 @@ int run_configs(const configs_options& o) {
 
 tool_command add_configs_command(CLI::App& app) {
     auto o = std::make_shared<configs_options>();
-    auto* cmd = add_verb(app, "configs", "Describe or change topic and broker configs");
+    auto* cmd = add_verb(app, "configs", "Describe or change topic, broker and group configs");
     add_client_options(*cmd, o->client);
     cmd->add_option("--entity-type", o->entity_type,
-                    "topics, brokers, broker-loggers, users, clients or ips")
+                    "topics, brokers, broker-loggers, users, clients, ips or groups")
         ->required();
     cmd->add_option("--entity-name", o->entity_name,
-                    "Topic name, broker id, user or client id (default with --describe: all)");
+                    "Topic name, broker id, user, client id or group id (default with "
+                    "--describe: all)");
     cmd->add_flag("--entity-default", o->entity_default,
                   "The cluster-wide default of broker configs, or the default user or client's "
                   "quotas");

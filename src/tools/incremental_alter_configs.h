@@ -17,6 +17,7 @@ namespace samsa::tools {
 // ConfigResource.Type.
 inline constexpr int8_t config_resource_topic = 2;
 inline constexpr int8_t config_resource_broker = 4;
+inline constexpr int8_t config_resource_group = 32;  // KIP-848
 
 // Each config SET to its value, or DELETEd (nullopt).
 using config_ops = std::vector<std::pair<std::string, std::optional<std::string>>>;

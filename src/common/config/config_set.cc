@@ -35,9 +35,9 @@ std::string_view source_name(config_source s) {
         case config_source::dynamic_broker_logger_config:
             return "DYNAMIC_BROKER_LOGGER_CONFIG";
         case config_source::client_metrics_config:
-            return "CLIENT_METRICS_CONFIG";
+            return "DYNAMIC_CLIENT_METRICS_CONFIG";
         case config_source::group_config:
-            return "GROUP_CONFIG";
+            return "DYNAMIC_GROUP_CONFIG";
     }
     return "UNKNOWN";
 }

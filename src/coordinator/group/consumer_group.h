@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/config/group_config.h"
 #include "common/error.h"
 #include "coordinator/group/consumer_group_member.h"
 #include "coordinator/group/group.h"
@@ -100,6 +101,10 @@ class consumer_group final : public group {
     // The metadata image (its offset) the metadata was refreshed from, -1
     // for none: a subscription change resets it.
     int64_t refreshed_at_image = -1;
+    // The group's session timeout and heartbeat interval (its KIP-848 group
+    // configs over the broker's defaults) as the last heartbeat found them in
+    // the metadata image; unset until a heartbeat after a load.
+    std::optional<config::group_config_values> configs;
     // The topic ids a member subscribes to, by name or regex, that exist.
     std::set<uuid> subscribed_topic_ids(const consumer_group_member& m) const;
     // The server assignor most members ask for, if any asks.

@@ -98,8 +98,7 @@ std::optional<consumer_group_heartbeat_result> invalid(const consumer_group_hear
 // them within a fraction of an interval of their release rather than up to a
 // whole one later. Every other member heartbeats at the configured interval.
 // The interval is the response's to set, heartbeat by heartbeat (KIP-848).
-int32_t heartbeat_interval_for(const consumer_group_member& m, const group_config& config) {
-    const int32_t interval = config.consumer_heartbeat_interval_ms;
+int32_t heartbeat_interval_for(const consumer_group_member& m, int32_t interval) {
     if (m.state != member_state::unreleased_partitions) {
         return interval;
     }
@@ -148,6 +147,12 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
         return failed(found.err().code, found.err().message);
     }
     consumer_group& g = **found;
+    // A change of the group's configs acts from its next heartbeat, as in Kafka.
+    static const std::map<std::string, std::string> no_overrides;
+    auto overrides = image.group_configs.find(req.group_id);
+    g.configs = config::resolve_group_config(
+        overrides == image.group_configs.end() ? no_overrides : overrides->second,
+        default_configs());
     if (req.member_epoch == leave_epoch || req.member_epoch == static_leave_epoch) {
         auto out = leave(g, req);
         (void)append(req.group_id, std::move(records));
@@ -247,7 +252,8 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
     consumer_group_heartbeat_result out;
     out.member_id = member_id;
     out.member_epoch = current->member_epoch;
-    out.heartbeat_interval_ms = heartbeat_interval_for(*current, _config);
+    out.heartbeat_interval_ms =
+        heartbeat_interval_for(*current, configs_of(g).consumer_heartbeat_interval_ms);
     // Kafka sends the assignment on a join, on a full request (after an
     // error the client sends every field) and when it changed.
     const bool full_request = req.rebalance_timeout_ms != -1 &&

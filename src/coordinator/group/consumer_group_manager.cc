@@ -131,6 +131,14 @@ void consumer_group_manager::fence_member(const std::string& group_id, const std
     (void)append(group_id, std::move(records));
 }
 
+config::group_config_values consumer_group_manager::default_configs() const {
+    return {_config.consumer_session_timeout_ms, _config.consumer_heartbeat_interval_ms};
+}
+
+config::group_config_values consumer_group_manager::configs_of(const consumer_group& g) const {
+    return g.configs.value_or(default_configs());
+}
+
 void consumer_group_manager::schedule_session(consumer_group& g, consumer_group_member& m) {
     if (!m.session_timer) {
         // The fencing runs posted, never from inside the timer task the
@@ -142,7 +150,7 @@ void consumer_group_manager::schedule_session(consumer_group& g, consumer_group_
             });
     }
     m.session_timer->cancel();
-    _driver.schedule(*m.session_timer, _config.consumer_session_timeout_ms);
+    _driver.schedule(*m.session_timer, configs_of(g).consumer_session_timeout_ms);
 }
 
 void consumer_group_manager::schedule_rebalance_timeout(consumer_group& g,
@@ -170,7 +178,7 @@ void consumer_group_manager::schedule_rebalance_timeout(consumer_group& g,
     });
     _driver.schedule(*m.rebalance_timer, m.rebalance_timeout_ms > 0
                                              ? m.rebalance_timeout_ms
-                                             : _config.consumer_session_timeout_ms);
+                                             : configs_of(g).consumer_session_timeout_ms);
 }
 
 error_code consumer_group_manager::append(const std::string& group_id,

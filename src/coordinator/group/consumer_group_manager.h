@@ -91,6 +91,10 @@ class consumer_group_manager {
     void fence_member(const std::string& group_id, const std::string& member_id,
                       const char* reason);
 
+    // The broker's group.consumer.* settings, for what a group does not set.
+    config::group_config_values default_configs() const;
+    // The group's session timeout and heartbeat interval.
+    config::group_config_values configs_of(const consumer_group& g) const;
     void schedule_session(consumer_group& g, consumer_group_member& m);
     void schedule_rebalance_timeout(consumer_group& g, consumer_group_member& m);
     error_code append(const std::string& group_id, std::vector<coordinator_record> records);

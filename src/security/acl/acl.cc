@@ -167,7 +167,9 @@ const std::vector<operation>& supported_operations(resource_type t) {
     static const std::vector<op> topic{
         op::read,    op::write, op::create,           op::describe,
         op::delete_, op::alter, op::describe_configs, op::alter_configs};
-    static const std::vector<op> group{op::read, op::describe, op::delete_};
+    // DESCRIBE_CONFIGS and ALTER_CONFIGS: a group's configs (KIP-848).
+    static const std::vector<op> group{op::read, op::describe, op::delete_, op::describe_configs,
+                                       op::alter_configs};
     static const std::vector<op> cluster{
         op::create,           op::cluster_action, op::describe_configs, op::alter_configs,
         op::idempotent_write, op::alter,          op::describe};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/config/group_config.h"
 #include "common/config/topic_config.h"
 #include "common/error.h"
 #include "metadata/config_view.h"
@@ -104,6 +105,15 @@ result<std::vector<config_entry>> describe(const request_context& ctx,
         }
         case config_resource_type::broker_logger:
             return describe_broker_loggers(ctx, rr.resource_name);
+        case config_resource_type::group: {
+            if (rr.resource_name.empty()) {
+                return error(error_code::invalid_request, "Group name must not be empty");
+            }
+            static const std::map<std::string, std::string> none;
+            auto it = image.group_configs.find(rr.resource_name);
+            return config::describe_group_configs(
+                it == image.group_configs.end() ? none : it->second, broker);
+        }
         default:
             return error(error_code::invalid_request,
                          fmt::format("Unsupported resource type: {}", rr.resource_type));

@@ -1,6 +1,7 @@
 // Consumer groups (KIP-848) in the group coordinator: heartbeats, epochs,
 // revocation before assignment, leaving, fencing, static members, records
-// that survive a reload, and offsets with member epochs.
+// that survive a reload, offsets with member epochs, and the group's own
+// session timeout and heartbeat interval.
 #include <gtest/gtest.h>
 
 #include "coordinator/group_manager_fixture.h"
@@ -144,6 +145,30 @@ TEST_F(consumer_group_test, leaving_and_session_timeouts_free_partitions) {
     EXPECT_EQ(g->size(), 0u);
     EXPECT_EQ(g->state(), consumer_group_state::empty);
     EXPECT_EQ(beat("m1", 3).error, error_code::unknown_member_id);
+}
+
+TEST_F(consumer_group_test, the_groups_own_configs_set_its_interval_and_session) {
+    // KIP-848's group configs, as the metadata image carries them; a change
+    // acts from the group's next heartbeat.
+    image.group_configs["g"] = {{"consumer.session.timeout.ms", "50000"},
+                                {"consumer.heartbeat.interval.ms", "6000"}};
+    image.group_configs["other"] = {{"consumer.heartbeat.interval.ms", "9000"}};
+    auto r = join("m1");
+    ASSERT_EQ(r.error, error_code::none);
+    EXPECT_EQ(r.heartbeat_interval_ms, 6000);
+    // The session is the group's: alive at the broker default's end...
+    advance(45001);
+    EXPECT_EQ(manager->consumers().group("g")->size(), 1u);
+    // ...fenced at its own.
+    advance(5000);
+    EXPECT_EQ(manager->consumers().group("g")->size(), 0u);
+
+    image.group_configs.erase("g");
+    r = join("m2");
+    ASSERT_EQ(r.error, error_code::none);
+    EXPECT_EQ(r.heartbeat_interval_ms, 5000);
+    advance(45001);
+    EXPECT_EQ(manager->consumers().group("g")->size(), 0u);
 }
 
 TEST_F(consumer_group_test, a_static_member_returning_gets_its_partitions_back) {

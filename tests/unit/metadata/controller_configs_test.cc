@@ -2,9 +2,12 @@
 // broker configs layer over the static ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "controller_fixture.h"
 #include "metadata/config_alteration.h"
 #include "metadata/config_view.h"
+#include "metadata/image_records.h"
 
 namespace samsa::metadata {
 namespace {
@@ -96,6 +99,53 @@ TEST_F(controller_configs, incremental_errors_change_nothing) {
     EXPECT_EQ(incremental(t, "t", {{"retention.ms", op::set, "1"}}, true).first, error_code::none);
     EXPECT_EQ(image()->offset, offset);
     EXPECT_TRUE(topic_configs("t").empty());
+}
+
+// KIP-848's group configs: any group id (Kafka keeps them whether the group
+// exists or not), never the default resource, checked as GroupConfig checks
+// them, and in the image (and its snapshot records) for the coordinator.
+TEST_F(controller_configs, group_resources) {
+    auto g = config_resource_type::group;
+    EXPECT_EQ(incremental(g, "", {{"consumer.session.timeout.ms", op::set, "50000"}}),
+              std::make_pair(error_code::invalid_request,
+                             std::string("Default group resources are not allowed.")));
+    EXPECT_EQ(incremental(g, "orders", {{"consumer.session.timeout.ms", op::set, "1"}}),
+              std::make_pair(error_code::invalid_config,
+                             std::string("consumer.session.timeout.ms must be greater than or "
+                                         "equal to group.consumer.min.session.timeout.ms")));
+    EXPECT_EQ(incremental(g, "orders", {{"session.timeout.ms", op::set, "50000"}}),
+              std::make_pair(error_code::invalid_config,
+                             std::string("Unknown group config name: session.timeout.ms")));
+    EXPECT_EQ(incremental(g, "orders", {{"consumer.session.timeout.ms", op::append, "1"}}).second,
+              "Can't APPEND to key consumer.session.timeout.ms because its type is not LIST.");
+    EXPECT_EQ(incremental(g, "orders",
+                          {{"consumer.session.timeout.ms", op::set, "50000"},
+                           {"consumer.heartbeat.interval.ms", op::set, "6000"}},
+                          /*validate_only=*/true)
+                  .first,
+              error_code::none);
+    EXPECT_TRUE(image()->group_configs.empty());
+    EXPECT_EQ(incremental(g, "orders",
+                          {{"consumer.session.timeout.ms", op::set, "50000"},
+                           {"consumer.heartbeat.interval.ms", op::set, "6000"}})
+                  .first,
+              error_code::none);
+    EXPECT_EQ(image()->group_configs.at("orders"),
+              (std::map<std::string, std::string>{{"consumer.heartbeat.interval.ms", "6000"},
+                                                  {"consumer.session.timeout.ms", "50000"}}));
+    auto records = image_to_records(*image());
+    EXPECT_EQ(std::count_if(records.begin(), records.end(),
+                            [](const metadata_record& r) {
+                                auto* c = std::get_if<protocol::config_record>(&r);
+                                return c && c->resource_type == int8_t(config_resource_type::group);
+                            }),
+              2);
+    EXPECT_EQ(incremental(g, "orders",
+                          {{"consumer.session.timeout.ms", op::del, std::nullopt},
+                           {"consumer.heartbeat.interval.ms", op::del, std::nullopt}})
+                  .first,
+              error_code::none);
+    EXPECT_TRUE(image()->group_configs.empty());
 }
 
 TEST_F(controller_configs, broker_resources) {

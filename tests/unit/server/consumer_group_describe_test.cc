@@ -22,8 +22,9 @@ using protocol::consumer_group_describe_request;
 using protocol::consumer_group_describe_response;
 using described = consumer_group_describe_response::described_group;
 
-// READ (3), DELETE (6) and DESCRIBE (8): the operations on a group.
-constexpr int32_t k_group_operations = (1 << 3) | (1 << 6) | (1 << 8);
+// READ (3), DELETE (6), DESCRIBE (8), DESCRIBE_CONFIGS (10) and ALTER_CONFIGS
+// (11): the operations on a group (Kafka 4's AclEntry).
+constexpr int32_t k_group_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
 
 class consumer_group_describe_test : public group_test {
   protected:

@@ -1,7 +1,7 @@
 // DescribeConfigs (key 32) against the in-process broker: topic and broker
 // configs with their sources, selected keys, and the errors Kafka answers
 // for unknown topics, invalid topic names, other broker ids, non-numeric
-// broker names and unknown resource types.
+// broker names and unknown resource types; a group's configs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include "broker_fixture.h"
 #include "protocol/generated/describe_configs_request.h"
 #include "protocol/generated/describe_configs_response.h"
+#include "protocol/generated/incremental_alter_configs_request.h"
+#include "protocol/generated/incremental_alter_configs_response.h"
 
 namespace samsa::server::test {
 namespace {
@@ -105,6 +107,42 @@ TEST_F(describe_configs_test, non_numeric_broker_is_invalid_request) {
 
 TEST_F(describe_configs_test, unknown_resource_type_is_invalid_request) {
     EXPECT_ERROR(describe(99, "x").error_code, error_code::invalid_request);
+}
+
+// A group's configs (KIP-848): every key, the broker's default until the
+// group sets it (IncrementalAlterConfigs), then GROUP_CONFIG (8).
+TEST_F(describe_configs_test, a_groups_configs_and_where_they_come_from) {
+    constexpr int8_t k_group = 32;
+    EXPECT_ERROR(describe(k_group, "").error_code, error_code::invalid_request);
+    const auto group = unique_name("dc-group");
+    auto r = describe(k_group, group);
+    EXPECT_ERROR(r.error_code, error_code::none);
+    ASSERT_EQ(r.configs.size(), 2u);
+    const auto* interval = find(r, "consumer.heartbeat.interval.ms");
+    ASSERT_NE(interval, nullptr);
+    EXPECT_EQ(interval->value, "5000");
+    EXPECT_EQ(interval->config_source, k_default_config);
+    EXPECT_EQ(interval->config_type, 3);  // INT
+    EXPECT_FALSE(interval->read_only);
+
+    protocol::incremental_alter_configs_request req;
+    auto& res = req.resources.emplace_back();
+    res.resource_type = k_group;
+    res.resource_name = group;
+    auto& c = res.configs.emplace_back();
+    c.name = "consumer.heartbeat.interval.ms";
+    c.config_operation = 0;  // SET
+    c.value = "6000";
+    auto resp = broker().call<protocol::incremental_alter_configs_response>(req, 1);
+    ASSERT_EQ(resp.responses.size(), 1u);
+    ASSERT_ERROR(resp.responses[0].error_code, error_code::none);
+    // The alteration reaches this broker's image asynchronously.
+    EXPECT_TRUE(broker_fixture::wait_until([&] {
+        auto now =
+            describe(k_group, group, std::vector<std::string>{"consumer.heartbeat.interval.ms"});
+        return now.configs.size() == 1 && now.configs[0].value == "6000" &&
+               now.configs[0].config_source == 8;
+    }));
 }
 
 }  // namespace
