@@ -38,6 +38,7 @@ void controller::set_active(bool active, std::shared_ptr<const metadata_image> c
         _image = std::move(committed);
     }
     _session_deadlines.clear();
+    _contacted.clear();
     if (active) {
         const auto deadline = std::chrono::steady_clock::now() +
                               std::chrono::milliseconds(_config.broker_session_timeout_ms);

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -284,6 +285,10 @@ class controller {
     // Broker sessions, kept by the active controller only (a new one starts
     // every broker's session afresh, as Kafka's does).
     std::map<int32_t, std::chrono::steady_clock::time_point> _session_deadlines;
+    // Brokers this controller has heard from (a registration or a heartbeat)
+    // since it became active: only their live sessions refuse another
+    // incarnation's registration (DUPLICATE_BROKER_REGISTRATION).
+    std::set<int32_t> _contacted;
     std::unique_ptr<asio::steady_timer> _session_timer;
     void arm_session_timer();
     // auto.leader.rebalance.enable: preferred elections every

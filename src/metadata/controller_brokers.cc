@@ -28,13 +28,34 @@ protocol::broker_registration_response controller::do_broker_registration(
         resp.error_code = to_wire(error_code::inconsistent_cluster_id);
         return resp;
     }
-    // A retried registration of the same incarnation gets the same epoch.
-    if (auto it = _image->brokers.find(req.broker_id);
-        it != _image->brokers.end() && it->second.incarnation_id == req.incarnation_id) {
-        resp.broker_epoch = it->second.epoch;
-        _session_deadlines[req.broker_id] =
-            steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
-        return resp;
+    if (auto it = _image->brokers.find(req.broker_id); it != _image->brokers.end()) {
+        // A retried registration of the same incarnation gets the same epoch.
+        if (it->second.incarnation_id == req.incarnation_id) {
+            resp.broker_epoch = it->second.epoch;
+            _contacted.insert(req.broker_id);
+            _session_deadlines[req.broker_id] =
+                steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+            return resp;
+        }
+        // Another process with the same node.id while this one's session is
+        // live: refused, as Kafka's ClusterControlManager refuses it, until
+        // that session ends (a crashed broker restarting waits for its old
+        // session to expire). A session this controller only assumed when it
+        // became active, without hearing from the broker, does not count: a
+        // live broker heartbeats within one interval, and a single node
+        // restarting after a crash is not held up by its own old session.
+        auto d = _session_deadlines.find(req.broker_id);
+        if (!it->second.fenced && _contacted.count(req.broker_id) &&
+            d != _session_deadlines.end() && d->second > steady::now()) {
+            logging::controller().warn(
+                "event=broker_registration_refused node_id={} incarnation_id={} "
+                "registered_incarnation_id={} error=DUPLICATE_BROKER_REGISTRATION "
+                "reason=\"another broker is registered with that broker id\"",
+                req.broker_id, req.incarnation_id.to_string(),
+                it->second.incarnation_id.to_string());
+            resp.error_code = to_wire(error_code::duplicate_broker_registration);
+            return resp;
+        }
     }
     broker_registration reg;
     reg.id = req.broker_id;
@@ -57,6 +78,7 @@ protocol::broker_registration_response controller::do_broker_registration(
         return resp;
     }
     resp.broker_epoch = *epoch;
+    _contacted.insert(req.broker_id);
     _session_deadlines[req.broker_id] =
         steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
     return resp;
@@ -75,6 +97,7 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
         return resp;
     }
     const broker_registration& b = it->second;
+    _contacted.insert(req.broker_id);
     _session_deadlines[req.broker_id] =
         steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
     resp.is_caught_up = req.current_metadata_offset >= b.epoch;
@@ -137,6 +160,7 @@ protocol::unregister_broker_response controller::do_unregister_broker(
         return resp;
     }
     _session_deadlines.erase(req.broker_id);
+    _contacted.erase(req.broker_id);
     logging::controller().info("event=broker_unregistered node_id={}", req.broker_id);
     return resp;
 }

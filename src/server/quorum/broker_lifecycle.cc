@@ -79,6 +79,20 @@ asio::awaitable<void> broker_lifecycle::run() {
         auto wait = k_fast;
         if (_epoch.load() < 0) {
             auto registered = co_await _channel.register_broker(_registration);
+            const bool duplicate =
+                registered &&
+                registered->error_code == to_wire(error_code::duplicate_broker_registration);
+            if (duplicate && !_refused_as_duplicate) {
+                // Retried until the other registration's session ends: a crashed
+                // broker restarting waits out its old session; a second process
+                // with this node.id waits as long as the first one lives.
+                logging::server().warn(
+                    "event=broker_registration_refused node_id={} "
+                    "error=DUPLICATE_BROKER_REGISTRATION reason=\"another broker is registered "
+                    "with node id {}; retrying until its session expires\"",
+                    _cfg.node_id, _cfg.node_id);
+            }
+            _refused_as_duplicate = duplicate;
             if (registered && registered->error_code == 0) {
                 _epoch = registered->broker_epoch;
                 _channel.set_broker_epoch(registered->broker_epoch);

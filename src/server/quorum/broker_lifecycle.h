@@ -65,7 +65,8 @@ class broker_lifecycle {
     std::atomic<bool> _shut_down_agreed{false};
     std::atomic<bool> _stopped{false};
     std::function<bool()> _fence_wanted;
-    bool _fence_requested = false;  // loop only: logged once
+    bool _fence_requested = false;       // loop only: logged once
+    bool _refused_as_duplicate = false;  // loop only: logged once per streak
 };
 
 }  // namespace samsa::server::quorum
