@@ -256,7 +256,7 @@ config_def build() {
     // KIP-113: what moving replicas between this broker's log dirs may copy
     // (kafka-reassign-partitions --replica-alter-log-dirs-throttle sets it).
     def("replica.alter.log.dirs.io.max.bytes.per.second", k_long, k_long_max,
-        validator::at_least(1), medium, cluster_wide,
+        validator::at_least(0), medium, cluster_wide,
         "Bytes per second copied from the current log to the future log of replicas moving "
         "between log dirs, read and written each.");
     def("request.timeout.ms", k_int, "30000", none(), high, read_only,
