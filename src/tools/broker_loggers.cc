@@ -67,14 +67,9 @@ int alter_broker_loggers(const client_options& opts, const std::string& broker_i
     if (!to) {
         return fail(to.err());
     }
-    config_ops ops;
-    for (const auto& [name, level] : sets) {
-        ops.emplace_back(name, level);
-    }
-    for (const auto& name : deletes) {
-        ops.emplace_back(name, std::nullopt);
-    }
-    if (auto st = incremental_alter_config(*to, k_broker_logger, broker_id, ops); !st) {
+    if (auto st =
+            incremental_alter_config(*to, k_broker_logger, broker_id, config_ops_of(sets, deletes));
+        !st) {
         return fail(st.err());
     }
     std::printf("Completed updating config for broker-logger %s.\n", broker_id.c_str());

@@ -225,14 +225,9 @@ int alter_broker_default(const configs_options& o, const property_list& adds,
     if (!to) {
         return fail(to.err());
     }
-    config_ops ops;
-    for (const auto& [k, v] : adds) {
-        ops.emplace_back(k, v);
-    }
-    for (const auto& d : deletes) {
-        ops.emplace_back(d, std::nullopt);
-    }
-    if (auto st = incremental_alter_config(*to, config_resource_broker, "", ops); !st) {
+    if (auto st =
+            incremental_alter_config(*to, config_resource_broker, "", config_ops_of(adds, deletes));
+        !st) {
         return fail(st.err());
     }
     std::printf("Completed updating default config for brokers in the cluster.\n");

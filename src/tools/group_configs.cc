@@ -119,14 +119,9 @@ int alter_group_configs(const client_options& opts, const std::string& group,
     if (!missing.empty()) {
         return fail("Invalid config(s): " + missing);
     }
-    config_ops ops;
-    for (const auto& [name, value] : sets) {
-        ops.emplace_back(name, value);
-    }
-    for (const auto& name : deletes) {
-        ops.emplace_back(name, std::nullopt);
-    }
-    if (auto st = incremental_alter_config(*to, config_resource_group, group, ops); !st) {
+    if (auto st = incremental_alter_config(*to, config_resource_group, group,
+                                           config_ops_of(sets, deletes));
+        !st) {
         return fail(st.err());
     }
     std::printf("Completed updating config for group %s.\n", group.c_str());

@@ -37,4 +37,16 @@ status incremental_alter_config(const net::blocking_target& to, int8_t type,
     return {};
 }
 
+config_ops config_ops_of(const std::vector<std::pair<std::string, std::string>>& sets,
+                         const std::vector<std::string>& deletes) {
+    config_ops ops;
+    for (const auto& [key, value] : sets) {
+        ops.emplace_back(key, value);
+    }
+    for (const auto& key : deletes) {
+        ops.emplace_back(key, std::nullopt);
+    }
+    return ops;
+}
+
 }  // namespace samsa::tools

@@ -27,4 +27,8 @@ using config_ops = std::vector<std::pair<std::string, std::optional<std::string>
 status incremental_alter_config(const net::blocking_target& to, int8_t type,
                                 const std::string& name, const config_ops& ops);
 
+// --add-config's pairs SET and --delete-config's names DELETEd.
+config_ops config_ops_of(const std::vector<std::pair<std::string, std::string>>& sets,
+                         const std::vector<std::string>& deletes);
+
 }  // namespace samsa::tools

@@ -17,6 +17,21 @@
 
 namespace samsa::storage {
 
+// A background pool simulated by a queue the test drains by hand.
+struct manual_executor {
+    std::deque<std::pair<std::function<status()>, std::function<void(status)>>> jobs;
+    blocking_executor get() {
+        return [this](std::function<status()> job, std::function<void(status)> done) {
+            jobs.emplace_back(std::move(job), std::move(done));
+        };
+    }
+    void run_one() {
+        auto [job, done] = std::move(jobs.front());
+        jobs.pop_front();
+        done(job());
+    }
+};
+
 struct log_fixture : ::testing::Test {
     testing::temp_dir root;
     std::shared_ptr<deletion_queue> deletions = std::make_shared<deletion_queue>();
@@ -38,6 +53,14 @@ struct log_fixture : ::testing::Test {
         auto l = log::open(o);
         EXPECT_TRUE(l.has_value()) << (l ? "" : l.err().message);
         return l ? *l : nullptr;
+    }
+
+    // A log whose flushes wait in `ex` until the test runs them.
+    std::shared_ptr<log> open_log_with(manual_executor& ex, bool background_flush = true) {
+        log_open_options o;
+        o.executor = ex.get();
+        o.background_flush = background_flush;
+        return open_log(o);
     }
 
     // A producer's batch: base offset 0, as clients send it.
@@ -76,21 +99,6 @@ struct log_fixture : ::testing::Test {
             pos += h.size_bytes();
         }
         return out;
-    }
-};
-
-// A background pool simulated by a queue the test drains by hand.
-struct manual_executor {
-    std::deque<std::pair<std::function<status()>, std::function<void(status)>>> jobs;
-    blocking_executor get() {
-        return [this](std::function<status()> job, std::function<void(status)> done) {
-            jobs.emplace_back(std::move(job), std::move(done));
-        };
-    }
-    void run_one() {
-        auto [job, done] = std::move(jobs.front());
-        jobs.pop_front();
-        done(job());
     }
 };
 

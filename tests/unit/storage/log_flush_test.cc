@@ -13,9 +13,7 @@ namespace {
 
 TEST_F(log_fixture, group_commit_one_flush_covers_every_waiter_that_arrived_meanwhile) {
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     std::vector<int64_t> acked;
     auto r1 = append(*l, 1);
     l->when_durable(r1.last_offset, [&](status s) {
@@ -49,9 +47,7 @@ TEST_F(log_fixture, group_commit_one_flush_covers_every_waiter_that_arrived_mean
 
 TEST_F(log_fixture, truncation_during_a_flush_fails_waiters_above_it) {
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     for (int i = 0; i < 4; ++i) {
         append(*l, 1);
     }
@@ -73,9 +69,7 @@ TEST_F(log_fixture, truncation_during_a_flush_fails_waiters_above_it) {
 TEST_F(log_fixture, flush_messages_and_flush_ms_policies) {
     config.flush_messages = 3;
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     append(*l, 1);
     append(*l, 1);
     EXPECT_TRUE(ex.jobs.empty());
@@ -97,9 +91,7 @@ TEST_F(log_fixture, flush_messages_and_flush_ms_policies) {
 
 TEST_F(log_fixture, flush_failure_fails_the_log_and_its_waiters) {
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     append(*l, 1);
     error_code got = error_code::none;
     l->when_durable(0, [&](status s) { got = s.code(); });
@@ -116,9 +108,7 @@ TEST_F(log_fixture, flush_failure_fails_the_log_and_its_waiters) {
 
 TEST_F(log_fixture, after_flush_runs_in_the_gap_between_back_to_back_flushes) {
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     bool ran_at_once = false;
     l->after_flush([&] { ran_at_once = true; });
     EXPECT_TRUE(ran_at_once);  // no flush in flight
@@ -151,9 +141,7 @@ TEST_F(log_fixture, after_flush_runs_in_the_gap_between_back_to_back_flushes) {
 
 TEST_F(log_fixture, a_failed_flush_drops_the_after_flush_hook) {
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     append(*l, 1);
     l->when_durable(0, [](status) {});
     bool ran = false;
@@ -168,9 +156,7 @@ TEST_F(log_fixture, a_failed_flush_drops_the_after_flush_hook) {
 
 TEST_F(log_fixture, waiters_taken_out_are_not_failed_by_a_close) {
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    auto l = open_log(o);
+    auto l = open_log_with(ex);
     append(*l, 1);
     std::optional<error_code> got;
     l->when_durable(0, [&](status s) { got = s.code(); });
@@ -187,10 +173,7 @@ TEST_F(log_fixture, a_log_without_background_flush_flushes_only_once_enabled) {
     config.segment_bytes = 1024;
     config.flush_messages = 1;
     manual_executor ex;
-    log_open_options o;
-    o.executor = ex.get();
-    o.background_flush = false;
-    auto l = open_log(o);
+    auto l = open_log_with(ex, /*background_flush=*/false);
     for (int i = 0; i < 20; ++i) {
         append(*l, 1);
     }
