@@ -55,12 +55,14 @@ integration: build
 # namespaces under partitions, loss, kills and pauses, checked for lost or
 # duplicated acknowledged writes. Quick (about 2 minutes) by default;
 # FULL=1: 10 runs of 5 minutes per nemesis. NEMESIS=kind[,kind] SEED=n
-# DURATION=s RUNS=n replay or narrow a run (a report prints its command).
+# DURATION=s RUNS=n replay or narrow a run (a report prints its command);
+# CONTROLLERS=3: separate roles, 3 controller-only nodes beside the brokers.
 faults: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target samsa
 	SAMSA_BIN=$${SAMSA_BIN:-$(abspath $(BUILD_DIR))/samsa} /usr/bin/python3 tests/faults/run.py \
 	    $(if $(FULL),--full) $(if $(NEMESIS),--nemesis $(NEMESIS)) $(if $(SEED),--seed $(SEED)) \
-	    $(if $(DURATION),--duration $(DURATION)) $(if $(RUNS),--runs $(RUNS))
+	    $(if $(DURATION),--duration $(DURATION)) $(if $(RUNS),--runs $(RUNS)) \
+	    $(if $(CONTROLLERS),--controllers $(CONTROLLERS))
 
 # Re-generate the protocol codecs from Kafka's JSON schemas.
 regen:

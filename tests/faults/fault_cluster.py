@@ -1,6 +1,8 @@
 """N `samsa server` nodes, each in its own network namespace (netns.Net), every
 node broker and controller of one Raft quorum, as tests/cluster runs them on
-loopback (cluster_harness.Cluster, whose health checks this reuses).
+loopback (cluster_harness.Cluster, whose health checks this reuses); or, with
+separate roles, the first nodes the controller quorum (process.roles=controller)
+and the others brokers only, as Kafka's production deployments run them.
 
 The orchestrating thread must be inside the client namespace
 (netns.enter(net.client_ns)) to reach the nodes: readiness checks, admin
@@ -84,7 +86,27 @@ class NetnsBroker(Broker):
         self.controller_port = CONTROLLER_PORT
         self.metrics_port = METRICS_PORT
         self.paused = False
+        self.role = "broker,controller"
         self._write_properties()
+
+    def make_controller_only(self) -> None:
+        """process.roles=controller: its one listener is CONTROLLER, which
+        readiness and accepts() then look at."""
+        self.role = "controller"
+        self.port = self.controller_port
+        self.extra_properties.update({
+            "process.roles": "controller",
+            "listeners": f"CONTROLLER://{self.host}:{self.controller_port}"})
+
+    def make_broker_only(self) -> None:
+        self.role = "broker"
+        self.extra_properties.update({
+            "process.roles": "broker",
+            "listeners": f"PLAINTEXT://{self.host}:{self.port}"})
+
+    @property
+    def is_broker(self) -> bool:
+        return self.role != "controller"
 
     def command(self) -> list[str]:
         env = []
@@ -146,7 +168,9 @@ class NetnsBroker(Broker):
 
 class FaultCluster(Cluster):
     def __init__(self, net: Net, binary: Optional[Path] = None,
-                 properties: Optional[Mapping[str, object]] = None):
+                 properties: Optional[Mapping[str, object]] = None, controllers: int = 0):
+        """`controllers` > 0: separate roles, nodes 1..controllers the quorum
+        and the rest brokers only; 0: every node both."""
         # Not Cluster.__init__: the nodes differ (namespaces, fixed ports).
         self.net = net
         cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
@@ -154,10 +178,22 @@ class FaultCluster(Cluster):
         self.nodes = [NetnsBroker(net.node_ns(i), net.node_ip(i), i, cluster_id,
                                   binary=binary or samsa_bin(), properties=props)
                       for i in range(1, net.nodes + 1)]
-        quorum = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in self.nodes)
+        if controllers:
+            assert 0 < controllers < len(self.nodes), "separate roles need brokers too"
+            for b in self.nodes:
+                if b.node_id <= controllers:
+                    b.make_controller_only()
+                else:
+                    b.make_broker_only()
+        voters = self.nodes[:controllers] if controllers else self.nodes
+        quorum = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in voters)
         for b in self.nodes:
             b.extra_properties["controller.quorum.voters"] = quorum
             b._write_properties()
+
+    @property
+    def brokers(self) -> list:
+        return [b for b in self.nodes if b.is_broker]
 
     def start(self, timeout: float = 60.0) -> "FaultCluster":
         for b in self.nodes:
@@ -168,7 +204,16 @@ class FaultCluster(Cluster):
 
     @property
     def bootstrap(self) -> str:
-        return ",".join(b.bootstrap for b in self.nodes)
+        return ",".join(b.bootstrap for b in self.brokers)
+
+    def quorum(self, via: Optional[Broker] = None):
+        """The metadata quorum as a broker describes it (controllers have no
+        client listener to ask)."""
+        for b in ([via] if via else [b for b in self.brokers if b.is_running()]):
+            q = super().quorum(via=b)
+            if q is not None:
+                return q
+        return None
 
     def wait_healthy(self, timeout: float = 90.0) -> None:
         """Every node running, unpaused and accepting clients, and a metadata

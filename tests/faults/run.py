@@ -58,19 +58,24 @@ def artefacts_root() -> Path:
     return Path(tempfile.mkdtemp(prefix="samsa-faults-"))
 
 
-def replay_command(kinds: list, seed: int, duration: float, full: bool) -> str:
+def replay_command(kinds: list, seed: int, duration: float, full: bool,
+                   controllers: int = 0) -> str:
     nem_arg = "+".join(kinds)     # one run mixing them
     return (f"make faults NEMESIS={nem_arg} SEED={seed} DURATION={duration:g}"
-            f"{' FULL=1' if full else ''} RUNS=1   "
+            f"{' FULL=1' if full else ''}{f' CONTROLLERS={controllers}' if controllers else ''}"
+            f" RUNS=1   "
             f"(or: /usr/bin/python3 tests/faults/run.py --nemesis {nem_arg} --seed {seed} "
-            f"--duration {duration:g}{' --full' if full else ''} --runs 1)")
+            f"--duration {duration:g}{' --full' if full else ''}"
+            f"{f' --controllers {controllers}' if controllers else ''} --runs 1)")
 
 
 class Harness:
     """Namespaces and a started cluster, with this thread inside the client
     namespace; everything is removed on close(), pass or fail."""
 
-    def __init__(self, nodes: int = 3, binary: Optional[Path] = None):
+    def __init__(self, nodes: int = 3, binary: Optional[Path] = None, controllers: int = 0):
+        """`nodes` brokers; `controllers` > 0 adds that many controller-only
+        nodes (separate roles), else every node is both."""
         why = netns.can_create_namespaces()
         if why:
             raise RuntimeError(why)
@@ -78,7 +83,8 @@ class Harness:
         if not self.binary.exists():
             raise RuntimeError(f"samsa binary not found at {self.binary}: build it "
                                "(cmake --build build --target samsa) or set SAMSA_BIN")
-        self.net = netns.Net(nodes)
+        self.net = netns.Net(nodes + controllers)
+        self.controllers = controllers
         self._stack = contextlib.ExitStack()
         self.cluster: Optional[FaultCluster] = None
         self.nemesis: Optional[nem.Nemesis] = None
@@ -88,7 +94,8 @@ class Harness:
             self.net.create()
             self._stack.callback(self.net.destroy)
             self._stack.enter_context(netns.enter(self.net.client_ns))
-            self.cluster = FaultCluster(self.net, binary=self.binary)
+            self.cluster = FaultCluster(self.net, binary=self.binary,
+                                        controllers=self.controllers)
             self._stack.callback(self.cluster.cleanup)
             self.nemesis = nem.Nemesis(self.cluster)
             self._stack.callback(self.nemesis.heal_all)
@@ -150,6 +157,7 @@ class RunResult:
     dir: Path
     errors: list = field(default_factory=list)
     topic: str = ""
+    controllers: int = 0    # separate roles: the controller-only nodes
 
     @property
     def anomalies(self) -> int:
@@ -163,7 +171,8 @@ class RunResult:
         c = self.result.counts()
         found = ", ".join(f"{k} {n}" for k, n in c.items() if n) or "none"
         errs = len(self.result.errors) + len(self.errors)
-        return (f"run {self.name}: nemesis {','.join(self.kinds)} seed {self.seed}: "
+        roles = f" ({self.controllers} controllers apart)" if self.controllers else ""
+        return (f"run {self.name}{roles}: nemesis {','.join(self.kinds)} seed {self.seed}: "
                 f"{self.result.stats['acks']} acked, longest gap "
                 f"{self.result.stats['longest_ack_gap']:.1f}s "
                 f"({self.result.stats['longest_partition_gap']:.1f}s in one partition), "
@@ -264,7 +273,7 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     events = history.snapshot()
     result = checker.check(events)
     rr = RunResult(name, kinds, seed, duration, full, [f.to_json() for f in faults], result,
-                   events, time.monotonic() - started, out, errors, topic)
+                   events, time.monotonic() - started, out, errors, topic, h.controllers)
     write_report(rr, h)
     return rr
 
@@ -277,7 +286,7 @@ def write_report(rr: RunResult, h: Optional[Harness] = None) -> None:
     (out / "faults.json").write_text(json.dumps(rr.faults, indent=1) + "\n")
     lines = [f"run {rr.name}: nemesis {','.join(rr.kinds)}, seed {rr.seed}, "
              f"duration {rr.duration:g}s{' (full)' if rr.full else ''}",
-             f"replay: {replay_command(rr.kinds, rr.seed, rr.duration, rr.full)}",
+             f"replay: {replay_command(rr.kinds, rr.seed, rr.duration, rr.full, rr.controllers)}",
              "faults:"]
     for f in rr.faults:
         lines.append(f"  {f['start']:6.1f}s-{f['end']:6.1f}s {f['kind']} {f['detail']}")
@@ -311,7 +320,10 @@ def main(argv=None) -> int:
     ap.add_argument("--full", action="store_true",
                     help=f"{FULL_RUNS} runs of {FULL_DURATION:g}s per nemesis, faults hitting "
                          "one node up to all of them")
-    ap.add_argument("--nodes", type=int, default=3)
+    ap.add_argument("--nodes", type=int, default=3, help="brokers (each also a controller "
+                    "unless --controllers is given)")
+    ap.add_argument("--controllers", type=int, default=0,
+                    help="separate roles: this many controller-only nodes beside the brokers")
     args = ap.parse_args(argv)
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
@@ -354,7 +366,7 @@ def main(argv=None) -> int:
                         h.close()
                         h = None
                     try:
-                        h = Harness(args.nodes).open()
+                        h = Harness(args.nodes, controllers=args.controllers).open()
                     except Exception as e:  # no cluster: this run could not run
                         print(f"run {name}: ERROR starting the cluster: "
                               f"{type(e).__name__}: {e}", flush=True)

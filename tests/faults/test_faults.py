@@ -1,8 +1,9 @@
 """The quick fault runs (docs/faults.md): one short seeded run per nemesis on a
-three-node cluster in network namespaces, each checked for anomalies; and two
-runs that lose acknowledged writes on purpose, which the checker must report
-as lost: a one-replica partition's data deleted, and acks=1 records that only
-the leader had when a follower took over.
+three-node cluster in network namespaces, each checked for anomalies
+(test_separate_roles.py runs with the controllers apart); and two runs that
+lose acknowledged writes on purpose, which the checker must report as lost: a
+one-replica partition's data deleted, and acks=1 records that only the leader
+had when a follower took over.
 
 Needs root (network namespaces, nftables): without it every test here fails
 with the reason, so that a run that cannot test faults is not taken for one
@@ -50,10 +51,14 @@ def _seed(kind: str) -> int:
 def test_quick_run(harness, kind):
     seed = _seed(kind)
     rr = runner.run_one(harness, [kind], seed, runner.QUICK_DURATION, f"{kind}-{seed}")
+    check_run(rr, kind, seed)
+
+
+def check_run(rr, what: str, seed: int) -> None:
     print(rr.line())
     text = (rr.dir / "report.txt").read_text()
-    assert not rr.result.anomalies, f"anomalies under {kind} (seed {seed}):\n{text}"
-    assert not rr.result.errors and not rr.errors, f"run {kind} (seed {seed}) failed:\n{text}"
+    assert not rr.result.anomalies, f"anomalies under {what} (seed {seed}):\n{text}"
+    assert not rr.result.errors and not rr.errors, f"run {what} (seed {seed}) failed:\n{text}"
 
 
 def test_checker_reports_acknowledged_writes_deleted_on_purpose(harness):
