@@ -20,6 +20,9 @@ topics here.
     d. static membership (group.instance.id): a member that closes and comes
        back within the session timeout gets its partitions back, and the other
        member sees no rebalance
+    h. a group's own session timeout (consumer.session.timeout.ms=3000, set
+       with `samsa configs --entity-type groups`): a member killed -9 loses its
+       partitions to the other within seconds, not the broker's 45 s
 
 The broker runs with offsets.topic.replication.factor=1 (one node) and Kafka's
 KIP-848 settings with a 1 s heartbeat interval (Kafka's default is 5 s) so that
@@ -34,6 +37,8 @@ from librdkafka_next_support import (RDK_LIB_SUBDIR, RDK_VERSION, Members, balan
                                      consumed_values, create_topics, duplicates,
                                      librdkafka_problem, ownership_overlaps, produce_values,
                                      BackgroundProducer, wait_for)
+from samsa_cli import on
+from samsa_harness import wait_until
 
 # Kafka's defaults but the heartbeat interval (and its floor): 1 s rather than 5 s.
 GROUP_BROKER = {
@@ -447,3 +452,39 @@ def test_a_classic_group_stopped_and_restarted_on_the_consumer_protocol(group_br
     assert not duplicates(ms), f"records read twice: {duplicates(ms)[:20]}" + summary(ms)
     assert not set(first) & set(consumed_values([n1, n2])), "the upgrade went back in the log"
     assert not problems_in(ms), problems_in(ms)
+
+
+# --- h. a group's own session timeout (KIP-848 group configs) -----------------
+
+def test_a_groups_own_session_timeout_frees_a_killed_members_partitions(start_broker, members):
+    """consumer.session.timeout.ms=3000 set on the group with `samsa configs
+    --entity-type groups`: a member killed -9 sends no leave, and its
+    partitions go to the other member once the group's 3 s session ends,
+    long before the broker's 45 s default would let them go."""
+    broker = start_broker(overrides=dict(GROUP_BROKER,
+                                         **{"group.consumer.min.session.timeout.ms": 1000}))
+    bs = broker.bootstrap
+    group = "kip848-session-group"
+
+    def group_configs():
+        return on(broker, "configs", "--entity-type", "groups", "--entity-name", group,
+                  "--describe").ok().stdout
+    on(broker, "configs", "--entity-type", "groups", "--entity-name", group, "--alter",
+       "--add-config", "consumer.session.timeout.ms=3000").ok()
+    wait_until(lambda: "consumer.session.timeout.ms=3000" in group_configs(), 30,
+               "the group's session timeout in the broker's image")
+    topic = "kip848-session"
+    create_topics(bs, {topic: 4})
+    all_tps = partitions_of(topic, 4)
+    m1 = members.start("session-1", bs, group, [topic], CONSUMER)
+    m2 = members.start("session-2", bs, group, [topic], CONSUMER)
+    wait_for(lambda: balanced([m1, m2], all_tps, [2, 2]), JOIN_TIMEOUT_S,
+             "two members with 2 partitions each", [m1, m2])
+    m1.kill()
+    killed = time.monotonic()
+    wait_for(lambda: m2.assignment() == all_tps, CONSUMER_SESSION_TIMEOUT_S - 15,
+             "the other member holding all 4 partitions", [m2])
+    print(f"group session 3 s: the killed member's partitions moved after "
+          f"{time.monotonic() - killed:.1f} s")
+    m2.close()
+    assert not problems_in([m2]), problems_in([m2])
