@@ -14,6 +14,17 @@ seconds since the run started):
     {"type": "final-end", "t", "partition", "high", "complete"}
     {"type": "nemesis", "t", "phase": "start" | "heal", "fault", "detail"}
 
+A member of a consumer group (workload.GroupReader) also records
+
+    {"type": "assign", "t", "consumer", "group", "partitions"}
+    {"type": "revoke", "t", "consumer", "group", "partitions", "lost"}
+    {"type": "commit-try", "t", "consumer", "group", "offsets"}  ([[p, next offset]])
+    {"type": "commit", "t", "consumer", "group", "offsets"}      (those committed)
+    {"type": "commit-fail", "t", "consumer", "group", "error"}
+
+and its reads as any consumer's, each assignment starting a new sequence of
+them (a partition taken away and given back is read again from the commit).
+
 The consumer named "final" is the read of every partition from the beginning
 after all faults were healed; "final-end" closes its read of one partition
 (`high`: the high watermark it read up to, `complete`: whether it got there).
@@ -30,6 +41,10 @@ Anomaly kinds:
                    before in the same partition
     skip           the final read jumping over offsets (no transactions and no
                    compaction here: a partition's offsets are dense)
+    committed      a group member's first read of a partition it was assigned
+                   not where the group's commits put it: below the highest
+                   acknowledged commit (a commit lost: records read again), or
+                   above every commit tried (records skipped)
 
 An acknowledged write is lost only if the final read of its partition is
 complete; an incomplete final read is an error of the run (the cluster did not
@@ -41,7 +56,7 @@ import collections
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-KINDS = ("lost", "duplicate", "inconsistent", "order", "nonmonotonic", "skip")
+KINDS = ("lost", "duplicate", "inconsistent", "order", "nonmonotonic", "skip", "committed")
 FINAL = "final"
 
 
@@ -253,6 +268,11 @@ def check(history: list) -> Result:
     # --- nonmonotonic reads, and skips in the final read -------------------
     last = {}
     for i, e in enumerate(history):
+        if e["type"] == "assign":
+            # A group member reads an assigned partition afresh from the commit.
+            for p in e["partitions"]:
+                last.pop((e["consumer"], p), None)
+            continue
         if e["type"] != "read":
             continue
         key = (e["consumer"], e["partition"])
@@ -268,6 +288,8 @@ def check(history: list) -> Result:
                     "skip", f"the final read of p{e['partition']} went from offset "
                             f"{prev['offset']} to {e['offset']}", [last[key], i], e["t"]))
         last[key] = i
+
+    anomalies += check_commits(history)
 
     acked_n = len(acks)
     stats = {
@@ -291,6 +313,47 @@ def check(history: list) -> Result:
     }
     anomalies.sort(key=lambda a: (KINDS.index(a.kind), a.t or 0.0))
     return Result(anomalies, errors, stats)
+
+
+def check_commits(history: list) -> list:
+    """The `committed` anomalies: for each partition a group member was
+    assigned, its first read after that must be at an offset between the
+    highest commit of the group acknowledged so far and the highest tried so
+    far (a commit whose answer was lost may have been applied); with none,
+    at the log's start (auto.offset.reset=earliest, nothing deleted)."""
+    out: list = []
+    acked = {}      # (group, partition) -> (offset, index)
+    tried = {}      # (group, partition) -> (offset, index)
+    pending = {}    # (consumer, partition) -> (group, index of the assign)
+    for i, e in enumerate(history):
+        kind = e["type"]
+        if kind == "assign":
+            for p in e["partitions"]:
+                pending[(e["consumer"], p)] = (e["group"], i)
+        elif kind == "revoke":
+            for p in e["partitions"]:
+                pending.pop((e["consumer"], p), None)
+        elif kind in ("commit-try", "commit"):
+            seen = tried if kind == "commit-try" else acked
+            for p, o in e["offsets"]:
+                key = (e["group"], p)
+                if o > seen.get(key, (-1, -1))[0]:
+                    seen[key] = (o, i)
+        elif kind == "read" and (e["consumer"], e["partition"]) in pending:
+            group, assigned = pending.pop((e["consumer"], e["partition"]))
+            key = (group, e["partition"])
+            lo, lo_at = acked.get(key, (0, None))
+            hi, hi_at = tried.get(key, (0, None))
+            hi = max(hi, lo)
+            if lo <= e["offset"] <= hi:
+                continue
+            why = (f"below the acknowledged commit {lo}: a commit lost" if e["offset"] < lo
+                   else f"above every commit tried ({hi}): records skipped")
+            evs = sorted({assigned, i} | {j for j in (lo_at, hi_at) if j is not None})
+            out.append(Anomaly(
+                "committed", f"{e['consumer']} of group {group} first read p{e['partition']} "
+                             f"at {e['offset']} after its assignment, {why}", evs, e["t"]))
+    return out
 
 
 def summary(result: Result, history: list, limit: int = 20) -> str:

@@ -47,6 +47,8 @@ FULL_RUNS = 10
 PARTITIONS = 3
 PRODUCERS = 2
 RATE = 50.0            # sends per second per producer
+GROUP_MEMBERS = 2      # members of the consumer group reading the topic
+GROUP_REJOIN_S = 5.0   # how often one of them leaves and joins again
 
 
 def artefacts_root() -> Path:
@@ -225,11 +227,18 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     workers = [workload.ProducerWorker(f"p{i}", cluster.bootstrap, topic, partitions, history,
                                        stop, rate, limit) for i in range(producers)]
     reader_stop = threading.Event()
-    reader = workload.LiveReader("c0", cluster.bootstrap, topic, partitions, history,
-                                 reader_stop)
+    readers = [workload.LiveReader("c0", cluster.bootstrap, topic, partitions, history,
+                                   reader_stop)]
+    # A consumer group of GROUP_MEMBERS members, committing as they read; the
+    # last leaves and joins again every GROUP_REJOIN_S, moving partitions.
+    readers += [workload.GroupReader(
+        f"g{i}", cluster.bootstrap, topic, f"{topic}-group", history, reader_stop,
+        rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
+        for i in range(GROUP_MEMBERS)]
     for w in workers:
         w.start()
-    reader.start()
+    for r in readers:
+        r.start()
 
     def until(t: float) -> None:
         while history.now() < t:
@@ -265,7 +274,8 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     except (TimeoutError, AssertionError) as e:
         errors.append(f"cluster not healthy after healing: {e}")
     reader_stop.set()
-    reader.join(timeout=30)
+    for r in readers:
+        r.join(timeout=30)
     workload.wait_settled(cluster.bootstrap, topic, partitions, history)
     workload.final_read(cluster.bootstrap, topic, partitions, history)
     errors += watch.errors

@@ -243,3 +243,68 @@ def test_ack_without_offset_counts_for_loss_only():
     h2 = H()
     h2.send("a", 0).ack("a", 0, None).end(0, 0)
     assert kinds(check(h2.events)) == ["lost"]
+
+
+# --- a consumer group's members (workload.GroupReader) ----------------------
+
+def _group(h, kind, consumer="g0", **fields):
+    return h._add(type=kind, consumer=consumer, group="grp", **fields)
+
+
+def test_a_member_starting_at_the_groups_commit_is_clean():
+    h = H().write("p", 0, 0).write("p", 1, 1).write("p", 2, 2)
+    _group(h, "assign", partitions=[0])
+    h.read("p-0", 0, consumer="g0").read("p-1", 1, consumer="g0")
+    _group(h, "commit-try", offsets=[[0, 2]])
+    _group(h, "commit", offsets=[[0, 2]])
+    _group(h, "revoke", partitions=[0], lost=False)
+    # g1 takes the partition over at the commit; g0 gets it back and reads
+    # it again from there (not a nonmonotonic read: a new assignment).
+    _group(h, "assign", consumer="g1", partitions=[0])
+    h.read("p-2", 2, consumer="g1")
+    _group(h, "assign", partitions=[0])
+    h.read("p-2", 2, consumer="g0")
+    h.read("p-0", 0).read("p-1", 1).read("p-2", 2).end(0, 3)
+    r = check(h.events)
+    assert r.valid, checker.summary(r, h.events)
+
+
+def test_a_member_starting_past_every_commit_skipped_records():
+    h = H().write("p", 0, 0).write("p", 1, 1).write("p", 2, 2)
+    _group(h, "assign", partitions=[0])
+    h.read("p-0", 0, consumer="g0")
+    _group(h, "commit-try", offsets=[[0, 1]])
+    _group(h, "commit", offsets=[[0, 1]])
+    _group(h, "assign", consumer="g1", partitions=[0])
+    h.read("p-2", 2, consumer="g1")
+    h.read("p-0", 0).read("p-1", 1).read("p-2", 2).end(0, 3)
+    r = check(h.events)
+    assert [a.kind for a in r.anomalies] == ["committed"]
+    assert "above every commit tried (1): records skipped" in r.anomalies[0].message
+
+
+def test_a_member_starting_below_an_acknowledged_commit_found_it_lost():
+    h = H().write("p", 0, 0).write("p", 1, 1)
+    _group(h, "assign", partitions=[0])
+    h.read("p-0", 0, consumer="g0").read("p-1", 1, consumer="g0")
+    _group(h, "commit-try", offsets=[[0, 2]])
+    _group(h, "commit", offsets=[[0, 2]])
+    _group(h, "assign", consumer="g1", partitions=[0])
+    h.read("p-0", 0, consumer="g1")
+    h.read("p-0", 0).read("p-1", 1).end(0, 2)
+    r = check(h.events)
+    assert [a.kind for a in r.anomalies] == ["committed"]
+    assert "below the acknowledged commit 2" in r.anomalies[0].message
+
+
+def test_a_commit_whose_answer_was_lost_may_have_been_applied():
+    h = H().write("p", 0, 0).write("p", 1, 1)
+    _group(h, "assign", partitions=[0])
+    h.read("p-0", 0, consumer="g0")
+    _group(h, "commit-try", offsets=[[0, 1]])
+    _group(h, "commit-fail", error="timed out")
+    _group(h, "assign", consumer="g1", partitions=[0])
+    h.read("p-1", 1, consumer="g1")
+    h.read("p-0", 0).read("p-1", 1).end(0, 2)
+    r = check(h.events)
+    assert r.valid, checker.summary(r, h.events)

@@ -8,6 +8,10 @@ checker (checker.py documents the events).
     live reader one consumer by assignment reading every partition from the
                 beginning during the run (non-monotonic reads, values that
                 were visible and vanish)
+    group       consumers in one group (subscribe, the classic protocol)
+                committing what they read every second and when partitions
+                are taken from them: where each starts on an assigned
+                partition is checked against the group's commits
     final read  after the faults are healed: every partition from the
                 beginning up to its high watermark
 
@@ -300,6 +304,115 @@ class LiveReader(threading.Thread):
                                      offset=m.offset(), value=m.value().decode())
         finally:
             c.close()
+
+
+class GroupReader(threading.Thread):
+    """A member of consumer group `group` reading `topic` by subscription.
+    It commits the offsets after what it read (synchronously) every
+    `commit_interval` seconds and when partitions are revoked, and records
+    its assignments, reads, commits tried, commits done and failed."""
+
+    def __init__(self, name: str, bootstrap: str, topic: str, group: str, history: History,
+                 stop: threading.Event, commit_interval: float = 1.0,
+                 rejoin_every: Optional[float] = None, away: float = 2.0):
+        """`rejoin_every`: seconds after which the member closes (leaving the
+        group) and, `away` seconds later, joins again: its partitions go to
+        the others and come back."""
+        super().__init__(name=f"group-{name}", daemon=True)
+        self.cname = name
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.group = group
+        self.history = history
+        self.stop_event = stop
+        self.commit_interval = commit_interval
+        self.rejoin_every = rejoin_every
+        self.away = away
+        self.next_offsets: dict = {}   # partition -> offset after the last read
+
+    def _event(self, kind: str, **fields) -> None:
+        self.history.add(type=kind, consumer=self.cname, group=self.group, **fields)
+
+    def _commit(self, c: Consumer, partitions) -> None:
+        offsets = sorted((p, o) for p, o in self.next_offsets.items() if p in partitions)
+        if not offsets:
+            return
+        self._event("commit-try", offsets=[[p, o] for p, o in offsets])
+        try:
+            done = c.commit(offsets=[TopicPartition(self.topic, p, o) for p, o in offsets],
+                            asynchronous=False)
+        except KafkaException as e:
+            self._event("commit-fail", error=str(e))
+            return
+        ok = [[tp.partition, tp.offset] for tp in done or [] if tp.error is None]
+        if ok:
+            self._event("commit", offsets=ok)
+        bad = [f"p{tp.partition}: {tp.error}" for tp in done or [] if tp.error is not None]
+        if bad:
+            self._event("commit-fail", error="; ".join(bad))
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            self._membership()
+            self.stop_event.wait(self.away)
+
+    def _membership(self) -> None:
+        """One consumer instance, from its join until the member stops or
+        rejoins."""
+        c = Consumer({
+            "bootstrap.servers": self.bootstrap,
+            "group.id": self.group,
+            "client.id": self.cname,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "session.timeout.ms": 10000,
+            "heartbeat.interval.ms": 1000,
+            "fetch.wait.max.ms": 100,
+            "socket.timeout.ms": 10000,
+            "topic.metadata.refresh.interval.ms": 2000,
+            "reconnect.backoff.max.ms": 1000,
+            "logger": quiet_logger(),
+        })
+
+        def on_assign(consumer, parts):
+            ps = sorted(tp.partition for tp in parts)
+            for p in ps:
+                self.next_offsets.pop(p, None)
+            self._event("assign", partitions=ps)
+
+        def on_revoke(consumer, parts):
+            ps = sorted(tp.partition for tp in parts)
+            self._commit(consumer, set(ps))
+            self._event("revoke", partitions=ps, lost=False)
+            for p in ps:
+                self.next_offsets.pop(p, None)
+
+        def on_lost(consumer, parts):
+            ps = sorted(tp.partition for tp in parts)
+            self._event("revoke", partitions=ps, lost=True)
+            for p in ps:
+                self.next_offsets.pop(p, None)
+
+        last_commit = time.monotonic()
+        leave_at = None if self.rejoin_every is None else last_commit + self.rejoin_every
+        try:
+            c.subscribe([self.topic], on_assign=on_assign, on_revoke=on_revoke,
+                        on_lost=on_lost)
+            while not self.stop_event.is_set() and (leave_at is None
+                                                    or time.monotonic() < leave_at):
+                for m in c.consume(num_messages=500, timeout=0.2):
+                    if m.error():
+                        continue
+                    p = m.partition()
+                    self.history.add(type="read", consumer=self.cname, partition=p,
+                                     offset=m.offset(), value=m.value().decode())
+                    self.next_offsets[p] = m.offset() + 1
+                if time.monotonic() - last_commit >= self.commit_interval:
+                    self._commit(c, set(self.next_offsets))
+                    last_commit = time.monotonic()
+        finally:
+            c.close()
+            self.next_offsets.clear()
 
 
 def high_watermarks(bootstrap: str, topic: str, partitions: int) -> Optional[dict]:
