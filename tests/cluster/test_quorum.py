@@ -1,7 +1,8 @@
 """Three combined nodes (broker + controller) form one cluster over the Raft
 metadata quorum: one active controller, topics created through any node seen by
 all, a new controller elected when the active one is killed, a broker that stops
-heartbeating fenced and its leaderships moved."""
+heartbeating fenced and its leaderships moved, a second process with a live
+node's id refused."""
 import re
 import signal
 import subprocess
@@ -9,7 +10,7 @@ import time
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from samsa_harness import samsa_bin, wait_until
+from samsa_harness import Broker, samsa_bin, wait_until
 
 FAST = {
     # Small timers so that elections and fencing happen within seconds.
@@ -220,3 +221,45 @@ def test_nodes_formatted_with_different_cluster_ids_say_so_and_name_the_fix():
             "the refused side's peer does not say why"
     finally:
         cluster.cleanup()
+
+
+def test_a_second_process_with_a_live_brokers_node_id_is_refused(cluster):
+    """Three controllers and broker 4: a second broker started with node.id 4
+    while broker 4 is alive is refused with DUPLICATE_BROKER_REGISTRATION
+    (Kafka's ClusterControlManager), and broker 4 keeps its registration and
+    address. Once broker 4 is killed, its session ends and the newcomer
+    registers."""
+    c = cluster(4, FAST, voters=[1, 2, 3])
+    c.wait_for_leader()
+    original = c.node(4)
+    witness = c.node(1)
+    dup = Broker(overrides=FAST, node_id=4, cluster_id=original.cluster_id)
+    dup.extra_properties.update({
+        "process.roles": "broker",
+        "listeners": f"PLAINTEXT://{dup.host}:{dup.port}",
+        "controller.quorum.voters": original.extra_properties["controller.quorum.voters"],
+    })
+    dup._write_properties()
+    try:
+        dup.start(wait_ready=False)
+        refused = "event=broker_registration_refused node_id=4 error=DUPLICATE_BROKER_REGISTRATION"
+        wait_until(lambda: refused in dup.log_text(), 30, "the duplicate refused")
+        assert any("event=broker_registration_refused node_id=4" in b.log_text()
+                   for b in c.nodes), "no controller logged the refusal"
+        assert "event=broker_registration_accepted" not in dup.log_text()
+        md = admin(witness.bootstrap).list_topics(timeout=5)
+        assert md.brokers[4].port == original.port
+        # The original goes (a crash): after its session, the newcomer is node 4.
+        original.kill(signal.SIGKILL)
+        original.wait()
+        dup.wait_ready(timeout=60)
+        assert "event=broker_registration_accepted node_id=4" in dup.log_text()
+        def newcomer_listed():
+            b = admin(witness.bootstrap).list_topics(timeout=5).brokers.get(4)
+            return b is not None and b.port == dup.port
+        wait_until(newcomer_listed, 30, "node 4 at the newcomer's address")
+    except BaseException:
+        print("--- the second node 4's log ---\n" + dup.log_text())
+        raise
+    finally:
+        dup.cleanup()
