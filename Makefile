@@ -59,6 +59,7 @@ integration: build
 # CONTROLLERS=3: separate roles, 3 controller-only nodes beside the brokers.
 faults: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target samsa
+	@scripts/setup-clients.sh $(BUILD_DIR)/clients
 	SAMSA_BIN=$${SAMSA_BIN:-$(abspath $(BUILD_DIR))/samsa} /usr/bin/python3 tests/faults/run.py \
 	    $(if $(FULL),--full) $(if $(NEMESIS),--nemesis $(NEMESIS)) $(if $(SEED),--seed $(SEED)) \
 	    $(if $(DURATION),--duration $(DURATION)) $(if $(RUNS),--runs $(RUNS)) \

@@ -78,7 +78,7 @@ class Harness:
     def __init__(self, nodes: int = 3, binary: Optional[Path] = None, controllers: int = 0):
         """`nodes` brokers; `controllers` > 0 adds that many controller-only
         nodes (separate roles), else every node is both."""
-        why = netns.can_create_namespaces()
+        why = netns.can_create_namespaces() or workload.kafkajs_problem()
         if why:
             raise RuntimeError(why)
         self.binary = Path(binary or samsa_bin())
@@ -226,6 +226,9 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     limit = int(rate * duration * 2) + 100
     workers = [workload.ProducerWorker(f"p{i}", cluster.bootstrap, topic, partitions, history,
                                        stop, rate, limit) for i in range(producers)]
+    # And one producer on kafkajs, its own protocol code.
+    workers.append(workload.KafkajsProducerWorker("k0", cluster.bootstrap, topic, partitions,
+                                                  history, stop, rate, limit))
     reader_stop = threading.Event()
     readers = [workload.LiveReader("c0", cluster.bootstrap, topic, partitions, history,
                                    reader_stop)]

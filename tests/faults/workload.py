@@ -4,7 +4,9 @@ checker (checker.py documents the events).
 
     producers   idempotent, acks=all; each value "<producer>-<seq>" sent once,
                 to a partition chosen in turn; each send recorded with its
-                acknowledged partition and offset, or its error
+                acknowledged partition and offset, or its error. Two on
+                librdkafka (confluent-kafka), one on kafkajs (its own
+                protocol code: kafkajs_producer.js under node)
     live reader one consumer by assignment reading every partition from the
                 beginning during the run (non-monotonic reads, values that
                 were visible and vanish)
@@ -22,8 +24,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
+import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Optional
 
 from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaException,
@@ -262,6 +267,77 @@ class ProducerWorker(threading.Thread):
         else:
             self.history.add(type="fail", producer=pname, seq=seq, value=value,
                              partition=partition, error=str(err))
+
+
+KAFKAJS_SCRIPT = Path(__file__).resolve().parent / "kafkajs_producer.js"
+
+
+def kafkajs_modules() -> Path:
+    """node_modules holding kafkajs, as scripts/setup-clients.sh installs it
+    under $SAMSA_CLIENTS_DIR (default build/clients)."""
+    clients = os.environ.get("SAMSA_CLIENTS_DIR") or (
+        Path(__file__).resolve().parents[2] / "build" / "clients")
+    return Path(clients) / "kafkajs" / "node_modules"
+
+
+def kafkajs_problem() -> Optional[str]:
+    """Why the kafkajs producer cannot run here, or None."""
+    if not shutil.which("node"):
+        return "node is not installed (scripts/install-deps.sh installs it)"
+    if not (kafkajs_modules() / "kafkajs" / "package.json").is_file():
+        return (f"kafkajs is not installed in {kafkajs_modules()}: run "
+                "scripts/setup-clients.sh build/clients")
+    return None
+
+
+class KafkajsProducerWorker(threading.Thread):
+    """A kafkajs producer (kafkajs_producer.js under node), its sends, acks
+    and failures recorded as the librdkafka producers' are."""
+
+    def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
+                 history: History, stop: threading.Event, rate: float, limit: int):
+        super().__init__(name=f"kafkajs-{name}", daemon=True)
+        self.base = name
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.partitions = partitions
+        self.history = history
+        self.stop_event = stop
+        self.rate = rate
+        self.limit = limit
+        self.errors: list = []
+
+    def run(self) -> None:
+        env = dict(os.environ, NODE_PATH=str(kafkajs_modules()))
+        proc = subprocess.Popen(
+            [shutil.which("node") or "node", str(KAFKAJS_SCRIPT), self.bootstrap, self.topic,
+             str(self.partitions), self.base, str(self.rate), str(self.limit)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env)
+        closer = threading.Thread(target=self._close_when_stopped, args=(proc,), daemon=True)
+        closer.start()
+        for line in proc.stdout:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            kind = e.pop("ev")
+            self.history.add(type=kind, **e)
+        try:
+            code = proc.wait(timeout=MESSAGE_TIMEOUT_MS / 1000 + 30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        if code != 0:
+            self.errors.append(f"kafkajs producer {self.base} exited with {code}: "
+                               f"{proc.stderr.read()[-1000:]}")
+
+    def _close_when_stopped(self, proc) -> None:
+        self.stop_event.wait()
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
 
 
 def _consumer(bootstrap: str, name: str) -> Consumer:
