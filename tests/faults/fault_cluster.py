@@ -54,6 +54,10 @@ NODE_PROPERTIES = {
     # Fewer and smaller preallocated indexes: each data dir is a small tmpfs,
     # where reading an index's unwritten pages (log recovery does) takes memory.
     "offsets.topic.num.partitions": 6,
+    # KIP-848 members heartbeat every second (Kafka's 5 s is long for runs of
+    # seconds), as tests/clients runs them.
+    "group.consumer.heartbeat.interval.ms": 1000,
+    "group.consumer.min.heartbeat.interval.ms": 1000,
     "log.index.size.max.bytes": 1048576,
 }
 

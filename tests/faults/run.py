@@ -78,7 +78,8 @@ class Harness:
     def __init__(self, nodes: int = 3, binary: Optional[Path] = None, controllers: int = 0):
         """`nodes` brokers; `controllers` > 0 adds that many controller-only
         nodes (separate roles), else every node is both."""
-        why = netns.can_create_namespaces() or workload.kafkajs_problem()
+        why = (netns.can_create_namespaces() or workload.kafkajs_problem()
+               or workload.librdkafka_next_problem())
         if why:
             raise RuntimeError(why)
         self.binary = Path(binary or samsa_bin())
@@ -238,6 +239,11 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
         f"g{i}", cluster.bootstrap, topic, f"{topic}-group", history, reader_stop,
         rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
         for i in range(GROUP_MEMBERS)]
+    # The same on the KIP-848 consumer protocol (librdkafka 2.15.1).
+    readers += [workload.Kip848GroupReader(
+        f"n{i}", cluster.bootstrap, topic, f"{topic}-kip848", history, reader_stop,
+        rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
+        for i in range(GROUP_MEMBERS)]
     for w in workers:
         w.start()
     for r in readers:
@@ -278,7 +284,8 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
         errors.append(f"cluster not healthy after healing: {e}")
     reader_stop.set()
     for r in readers:
-        r.join(timeout=30)
+        r.join(timeout=70)
+        errors += getattr(r, "errors", [])
     workload.wait_settled(cluster.bootstrap, topic, partitions, history)
     workload.final_read(cluster.bootstrap, topic, partitions, history)
     errors += watch.errors

@@ -13,7 +13,10 @@ checker (checker.py documents the events).
     group       consumers in one group (subscribe, the classic protocol)
                 committing what they read every second and when partitions
                 are taken from them: where each starts on an assigned
-                partition is checked against the group's commits
+                partition is checked against the group's commits; and the same
+                in a second group on the KIP-848 consumer protocol, with
+                librdkafka 2.15.1 members in processes of their own
+                (tests/clients/librdkafka/consumer_driver.py)
     final read  after the faults are healed: every partition from the
                 beginning up to its high watermark
 
@@ -58,14 +61,19 @@ class History:
         return round(time.monotonic() - self.t0, 4)
 
     def add(self, **e) -> dict:
+        """Records `e` at this moment, or at its own `t` (seconds since the
+        run started, as a client in another process stamps its events)."""
         with self._lock:
-            e["t"] = self.now()
+            if "t" not in e:
+                e["t"] = self.now()
             self.events.append(e)
         return e
 
     def snapshot(self) -> list:
+        """The events in the order they happened (those of other processes
+        arrive late, with their own times)."""
         with self._lock:
-            return list(self.events)
+            return sorted(self.events, key=lambda e: e["t"])
 
     def save(self, path) -> None:
         with open(path, "w") as f:
@@ -338,6 +346,111 @@ class KafkajsProducerWorker(threading.Thread):
             proc.stdin.close()
         except OSError:
             pass
+
+
+REPO = Path(__file__).resolve().parents[2]
+KIP848_DRIVER = REPO / "tests" / "clients" / "librdkafka" / "consumer_driver.py"
+
+
+def clients_dir() -> Path:
+    return Path(os.environ.get("SAMSA_CLIENTS_DIR") or REPO / "build" / "clients")
+
+
+def librdkafka_next() -> Path:
+    """The librdkafka 2.15.1 build (scripts/setup-clients.sh) the KIP-848
+    members load."""
+    return clients_dir() / "librdkafka" / "package" / "deps" / "librdkafka" / "src"
+
+
+def librdkafka_next_problem() -> Optional[str]:
+    if not (librdkafka_next() / "librdkafka.so.1").is_file():
+        return (f"librdkafka 2.15.1 is not built in {librdkafka_next()}: run "
+                "scripts/setup-clients.sh build/clients")
+    return None
+
+
+class Kip848GroupReader(threading.Thread):
+    """A member of consumer group `group` on the KIP-848 consumer protocol:
+    a librdkafka 2.15.1 consumer in a process of its own (consumer_driver.py,
+    committing synchronously what it read, also when partitions are revoked),
+    its events recorded as a GroupReader's, stamped with the driver's own
+    clock. With `rejoin_every`, the member closes (leaving the group) and a
+    new one joins `away` seconds later."""
+
+    def __init__(self, name: str, bootstrap: str, topic: str, group: str, history: History,
+                 stop: threading.Event, rejoin_every: Optional[float] = None,
+                 away: float = 2.0):
+        super().__init__(name=f"kip848-{name}", daemon=True)
+        self.cname = name
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.group = group
+        self.history = history
+        self.stop_event = stop
+        self.rejoin_every = rejoin_every
+        self.away = away
+        self.errors: list = []
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            self._membership()
+            self.stop_event.wait(self.away)
+
+    def _record(self, e: dict) -> None:
+        kind = e["ev"]
+        t = round(e["t"] - self.history.t0, 4)
+        common = {"consumer": self.cname, "group": self.group, "t": t}
+        if kind == "assigned":
+            self.history.add(type="assign", partitions=sorted(p for _, p in e["parts"]), **common)
+        elif kind in ("revoked", "lost"):
+            self.history.add(type="revoke", partitions=sorted(p for _, p in e["parts"]),
+                             lost=kind == "lost", **common)
+        elif kind == "records":
+            for _, p, offset, value in e["recs"]:
+                self.history.add(type="read", consumer=self.cname, partition=p, offset=offset,
+                                 value=value, t=t)
+        elif kind in ("commit_try", "committed"):
+            self.history.add(type="commit-try" if kind == "commit_try" else "commit",
+                             offsets=[[p, o] for _, p, o in e["offsets"]], **common)
+        elif kind == "commit_failed":
+            self.history.add(type="commit-fail", error=e.get("error", ""), **common)
+        elif kind == "crashed":
+            self.errors.append(f"KIP-848 member {self.cname} crashed: {e.get('error')}")
+
+    def _membership(self) -> None:
+        spec = {"conf": {"bootstrap.servers": self.bootstrap, "group.id": self.group,
+                         "group.protocol": "consumer", "client.id": self.cname,
+                         "auto.offset.reset": "earliest", "fetch.wait.max.ms": 100,
+                         "socket.timeout.ms": 10000, "reconnect.backoff.max.ms": 1000,
+                         "topic.metadata.refresh.interval.ms": 2000},
+                "topics": [self.topic], "manual_commit": True}
+        env = dict(os.environ, LD_LIBRARY_PATH=str(librdkafka_next()))
+        proc = subprocess.Popen(["/usr/bin/python3", str(KIP848_DRIVER), json.dumps(spec)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, env=env)
+        def close_later():
+            self.stop_event.wait(self.rejoin_every)
+            try:
+                proc.stdin.write(json.dumps({"cmd": "close"}) + "\n")
+                proc.stdin.close()
+            except OSError:
+                pass
+        closer = threading.Thread(target=close_later, daemon=True)
+        closer.start()
+        for line in proc.stdout:
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue
+            self._record(e)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            self.errors.append(f"KIP-848 member {self.cname} did not close within 60 s")
+        if self.rejoin_every is None and not self.stop_event.is_set():
+            self.errors.append(f"KIP-848 member {self.cname} exited with {proc.returncode}")
 
 
 def _consumer(bootstrap: str, name: str) -> Consumer:

@@ -18,6 +18,7 @@ CLOCK_MONOTONIC time, comparable across the processes of one machine):
     lost      {"parts": ...}            partitions lost (never reassigned by us)
     records   {"recs": [[topic, p, offset, value]]}   consumed, in order, each
                                         reported before its offset is committed
+    commit_try {"offsets": [[topic, p, next_offset]], "where"}   a commit sent
     committed {"offsets": [[topic, p, next_offset]], "where"}
     commit_failed {"error", "where", "offsets"}
     error     {"error", "code", "fatal"}   a consumer error (poll)
@@ -114,6 +115,7 @@ class Driver:
             return "nothing"
         offsets = [TopicPartition(t, p, self.position[(t, p)]) for t, p in keys]
         listed = [[t, p, self.position[(t, p)]] for t, p in keys]
+        emit("commit_try", where=where, offsets=listed)
         try:
             result = self.consumer.commit(offsets=offsets, asynchronous=False)
         except KafkaException as e:
