@@ -369,18 +369,16 @@ def librdkafka_next_problem() -> Optional[str]:
     return None
 
 
-class Kip848GroupReader(threading.Thread):
-    """A member of consumer group `group` on the KIP-848 consumer protocol:
-    a librdkafka 2.15.1 consumer in a process of its own (consumer_driver.py,
-    committing synchronously what it read, also when partitions are revoked),
-    its events recorded as a GroupReader's, stamped with the driver's own
-    clock. With `rejoin_every`, the member closes (leaving the group) and a
-    new one joins `away` seconds later."""
+class GroupMember(threading.Thread):
+    """A member of consumer group `group` reading `topic`, one membership
+    after another until `stop`: with `rejoin_every`, each closes (leaving the
+    group) after that many seconds and the next joins `away` seconds later,
+    so that partitions go to the other members and come back."""
 
-    def __init__(self, name: str, bootstrap: str, topic: str, group: str, history: History,
-                 stop: threading.Event, rejoin_every: Optional[float] = None,
-                 away: float = 2.0):
-        super().__init__(name=f"kip848-{name}", daemon=True)
+    def __init__(self, name: str, kind: str, bootstrap: str, topic: str, group: str,
+                 history: History, stop: threading.Event, rejoin_every: Optional[float],
+                 away: float):
+        super().__init__(name=f"{kind}-{name}", daemon=True)
         self.cname = name
         self.bootstrap = bootstrap
         self.topic = topic
@@ -395,6 +393,23 @@ class Kip848GroupReader(threading.Thread):
         while not self.stop_event.is_set():
             self._membership()
             self.stop_event.wait(self.away)
+
+    def _membership(self) -> None:
+        raise NotImplementedError
+
+
+class Kip848GroupReader(GroupMember):
+    """A member of consumer group `group` on the KIP-848 consumer protocol:
+    a librdkafka 2.15.1 consumer in a process of its own (consumer_driver.py,
+    committing synchronously what it read, also when partitions are revoked),
+    its events recorded as a GroupReader's, stamped with the driver's own
+    clock."""
+
+    def __init__(self, name: str, bootstrap: str, topic: str, group: str, history: History,
+                 stop: threading.Event, rejoin_every: Optional[float] = None,
+                 away: float = 2.0):
+        super().__init__(name, "kip848", bootstrap, topic, group, history, stop, rejoin_every,
+                         away)
 
     def _record(self, e: dict) -> None:
         kind = e["ev"]
@@ -495,28 +510,19 @@ class LiveReader(threading.Thread):
             c.close()
 
 
-class GroupReader(threading.Thread):
-    """A member of consumer group `group` reading `topic` by subscription.
-    It commits the offsets after what it read (synchronously) every
-    `commit_interval` seconds and when partitions are revoked, and records
-    its assignments, reads, commits tried, commits done and failed."""
+class GroupReader(GroupMember):
+    """A member of consumer group `group` on the classic protocol (this
+    process's librdkafka), reading `topic` by subscription. It commits the
+    offsets after what it read (synchronously) every `commit_interval`
+    seconds and when partitions are revoked, and records its assignments,
+    reads, commits tried, commits done and failed."""
 
     def __init__(self, name: str, bootstrap: str, topic: str, group: str, history: History,
                  stop: threading.Event, commit_interval: float = 1.0,
                  rejoin_every: Optional[float] = None, away: float = 2.0):
-        """`rejoin_every`: seconds after which the member closes (leaving the
-        group) and, `away` seconds later, joins again: its partitions go to
-        the others and come back."""
-        super().__init__(name=f"group-{name}", daemon=True)
-        self.cname = name
-        self.bootstrap = bootstrap
-        self.topic = topic
-        self.group = group
-        self.history = history
-        self.stop_event = stop
+        super().__init__(name, "group", bootstrap, topic, group, history, stop, rejoin_every,
+                         away)
         self.commit_interval = commit_interval
-        self.rejoin_every = rejoin_every
-        self.away = away
         self.next_offsets: dict = {}   # partition -> offset after the last read
 
     def _event(self, kind: str, **fields) -> None:
@@ -539,11 +545,6 @@ class GroupReader(threading.Thread):
         bad = [f"p{tp.partition}: {tp.error}" for tp in done or [] if tp.error is not None]
         if bad:
             self._event("commit-fail", error="; ".join(bad))
-
-    def run(self) -> None:
-        while not self.stop_event.is_set():
-            self._membership()
-            self.stop_event.wait(self.away)
 
     def _membership(self) -> None:
         """One consumer instance, from its join until the member stops or
