@@ -218,6 +218,7 @@ class partition {
     bool isr_change_in_flight(int64_t now_ms) const;
 
     int64_t _replica_lag_time_max_ms = 30000;
+    int64_t _last_isr_check_ms = -1;  // maybe_shrink_isr's last run
     isr_proposer _isr_proposer;
     int64_t _isr_change_sent_ms = -1;
     int32_t _isr_change_partition_epoch = -1;

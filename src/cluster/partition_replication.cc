@@ -2,6 +2,7 @@
 // watermark rules with Kafka's later leader-epoch fixes). Part of the
 // partition class (partition.h); runs on the partition's shard.
 #include <algorithm>
+#include <utility>
 
 #include "cluster/partition.h"
 #include "common/bytes.h"
@@ -205,6 +206,19 @@ void partition::maybe_expand_isr(int32_t replica_id, int64_t now_ms) {
 }
 
 void partition::maybe_shrink_isr(int64_t now_ms) {
+    // The checks run every replica.lag.time.max.ms / 2. One that comes more
+    // than replica.lag.time.max.ms after the last means this broker did not
+    // run meanwhile (paused, stalled, its clock jumped): its followers could
+    // not fetch from it, so their silence says nothing about them. They get
+    // one more round, as they fetch the moment the leader runs again, rather
+    // than the ISR shrinking and growing back milliseconds later, failing
+    // the acks=all produces in between with NOT_ENOUGH_REPLICAS (a producer
+    // whose next request then passes finds a gap in its sequence, and
+    // librdkafka's recovery from that writes duplicates). Kafka shrinks there.
+    const int64_t last = std::exchange(_last_isr_check_ms, now_ms);
+    if (last >= 0 && now_ms - last > _replica_lag_time_max_ms) {
+        return;
+    }
     if (!is_leader()) {
         return;
     }

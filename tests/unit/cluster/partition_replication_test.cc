@@ -193,6 +193,23 @@ TEST_F(replication_test, a_follower_not_caught_up_for_the_lag_time_leaves_the_is
     EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2}));
 }
 
+// A check long after the last (the leader was paused: SIGSTOP, a stall, a
+// clock jump) shrinks nothing that round: the followers fetch as soon as the
+// leader runs again. One that still does not is dropped the round after.
+TEST_F(replication_test, a_leader_that_did_not_run_gives_its_followers_one_more_round) {
+    const int64_t t0 = wall_clock_ms();
+    const int64_t end = produce(2);
+    follower_fetch(2, end, -1, t0);
+    follower_fetch(3, end, -1, t0);
+    _leader->maybe_shrink_isr(t0 + 500);
+    _leader->maybe_shrink_isr(t0 + 5500);  // 5 s later: the leader was stopped
+    EXPECT_TRUE(_proposals.empty());
+    follower_fetch(2, end, -1, t0 + 5510);  // 2 fetches at once; 3 is gone
+    _leader->maybe_shrink_isr(t0 + 6000);
+    ASSERT_EQ(_proposals.size(), 1u);
+    EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2}));
+}
+
 TEST_F(replication_test, a_diverging_follower_is_told_where_its_epoch_ends) {
     const int64_t end = produce(3);  // epoch 5 from offset 0
     // The follower claims epoch 4 up to offset 7: the leader has nothing of
