@@ -216,9 +216,12 @@ def test_producing_and_consuming_need_acls(broker):
     values, errors = consume(broker, "alice", topic, group, 3)
     assert not errors and sorted(values) == [b"alice-0", b"alice-1", b"alice-2"]
     # KIP-430: what each may do with the group (READ implies DESCRIBE; the
-    # super user has READ, DELETE and DESCRIBE).
+    # super user has every operation of a group: READ, DELETE, DESCRIBE, and
+    # DESCRIBE_CONFIGS and ALTER_CONFIGS for its configs, KIP-848).
     read, delete, describe = 1 << 3, 1 << 6, 1 << 8
-    for user, ops in [("alice", read | describe), ("admin", read | delete | describe)]:
+    configs = (1 << 10) | (1 << 11)
+    for user, ops in [("alice", read | describe),
+                      ("admin", read | delete | describe | configs)]:
         assert group_authorized_operations(broker, user, group) == ops, user
     # Listing topics shows only those she may describe.
     listed = AdminClient(as_user(broker, "alice")).list_topics(timeout=30).topics

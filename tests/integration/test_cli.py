@@ -285,7 +285,7 @@ def test_configs_errors(broker):
         "--delete-config", "retention.ms").failed().error
     on(broker, "configs", "--entity-type", "topics", "--entity-name", "conf2", "--alter",
        "--add-config", "cleanup.policy=nonsense").failed()
-    assert "topics, brokers, broker-loggers, users, clients or ips" in on(
+    assert "topics, brokers, broker-loggers, users, clients, ips or groups" in on(
         broker, "configs", "--entity-type", "nonsense", "--describe").failed().error
 
 
