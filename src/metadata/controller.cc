@@ -37,13 +37,12 @@ void controller::set_active(bool active, std::shared_ptr<const metadata_image> c
     if (committed) {
         _image = std::move(committed);
     }
-    _session_deadlines.clear();
-    _contacted.clear();
+    _sessions.clear();
     if (active) {
         const auto deadline = std::chrono::steady_clock::now() +
                               std::chrono::milliseconds(_config.broker_session_timeout_ms);
         for (const auto& [id, b] : _image->brokers) {
-            _session_deadlines[id] = deadline;
+            _sessions[id] = broker_session{deadline, false};
         }
         arm_session_timer();
         if (_config.auto_leader_rebalance_enable) {

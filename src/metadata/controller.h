@@ -32,7 +32,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -284,11 +283,16 @@ class controller {
     asio::io_context _io{1};
     // Broker sessions, kept by the active controller only (a new one starts
     // every broker's session afresh, as Kafka's does).
-    std::map<int32_t, std::chrono::steady_clock::time_point> _session_deadlines;
-    // Brokers this controller has heard from (a registration or a heartbeat)
-    // since it became active: only their live sessions refuse another
-    // incarnation's registration (DUPLICATE_BROKER_REGISTRATION).
-    std::set<int32_t> _contacted;
+    struct broker_session {
+        std::chrono::steady_clock::time_point deadline;
+        // Heard from (a registration or a heartbeat) since this controller
+        // became active, not only assumed: only such a live session refuses
+        // another incarnation's registration (DUPLICATE_BROKER_REGISTRATION).
+        bool heard = false;
+    };
+    std::map<int32_t, broker_session> _sessions;
+    // A registration or heartbeat of `broker_id`: its session starts again.
+    void heard_from(int32_t broker_id);
     std::unique_ptr<asio::steady_timer> _session_timer;
     void arm_session_timer();
     // auto.leader.rebalance.enable: preferred elections every

@@ -17,6 +17,11 @@ using steady = std::chrono::steady_clock;
 
 }  // namespace
 
+void controller::heard_from(int32_t broker_id) {
+    _sessions[broker_id] = broker_session{
+        steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms), true};
+}
+
 protocol::broker_registration_response controller::do_broker_registration(
     const protocol::broker_registration_request& req) {
     protocol::broker_registration_response resp;
@@ -32,9 +37,7 @@ protocol::broker_registration_response controller::do_broker_registration(
         // A retried registration of the same incarnation gets the same epoch.
         if (it->second.incarnation_id == req.incarnation_id) {
             resp.broker_epoch = it->second.epoch;
-            _contacted.insert(req.broker_id);
-            _session_deadlines[req.broker_id] =
-                steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+            heard_from(req.broker_id);
             return resp;
         }
         // Another process with the same node.id while this one's session is
@@ -44,9 +47,9 @@ protocol::broker_registration_response controller::do_broker_registration(
         // became active, without hearing from the broker, does not count: a
         // live broker heartbeats within one interval, and a single node
         // restarting after a crash is not held up by its own old session.
-        auto d = _session_deadlines.find(req.broker_id);
-        if (!it->second.fenced && _contacted.count(req.broker_id) &&
-            d != _session_deadlines.end() && d->second > steady::now()) {
+        auto session = _sessions.find(req.broker_id);
+        if (!it->second.fenced && session != _sessions.end() && session->second.heard &&
+            session->second.deadline > steady::now()) {
             logging::controller().warn(
                 "event=broker_registration_refused node_id={} incarnation_id={} "
                 "registered_incarnation_id={} error=DUPLICATE_BROKER_REGISTRATION "
@@ -78,9 +81,7 @@ protocol::broker_registration_response controller::do_broker_registration(
         return resp;
     }
     resp.broker_epoch = *epoch;
-    _contacted.insert(req.broker_id);
-    _session_deadlines[req.broker_id] =
-        steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+    heard_from(req.broker_id);
     return resp;
 }
 
@@ -97,9 +98,7 @@ protocol::broker_heartbeat_response controller::do_broker_heartbeat(
         return resp;
     }
     const broker_registration& b = it->second;
-    _contacted.insert(req.broker_id);
-    _session_deadlines[req.broker_id] =
-        steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+    heard_from(req.broker_id);
     resp.is_caught_up = req.current_metadata_offset >= b.epoch;
     std::vector<metadata_record> records;
     if (req.want_shut_down) {
@@ -159,18 +158,14 @@ protocol::unregister_broker_response controller::do_unregister_broker(
         resp.error_message = c.err().message;
         return resp;
     }
-    _session_deadlines.erase(req.broker_id);
-    _contacted.erase(req.broker_id);
+    _sessions.erase(req.broker_id);
     logging::controller().info("event=broker_unregistered node_id={}", req.broker_id);
     return resp;
 }
 
 bool controller::unclean_election_allowed(const std::string& topic) const {
     const auto broker = effective_broker_config(_config.values, *_image, _config.node_id);
-    auto overrides = _image->topic_configs.find(topic);
-    static const std::map<std::string, std::string> none;
-    auto resolved = config::resolve_topic_config(
-        overrides == _image->topic_configs.end() ? none : overrides->second, broker);
+    auto resolved = config::resolve_topic_config(_image->topic_overrides(topic), broker);
     return resolved && resolved->config.unclean_leader_election_enable;
 }
 
@@ -250,13 +245,13 @@ void controller::check_broker_sessions() {
         if (b.fenced) {
             continue;
         }
-        auto d = _session_deadlines.find(id);
-        if (d == _session_deadlines.end()) {
-            _session_deadlines[id] =
-                now + std::chrono::milliseconds(_config.broker_session_timeout_ms);
+        auto session = _sessions.find(id);
+        if (session == _sessions.end()) {
+            _sessions[id] = broker_session{
+                now + std::chrono::milliseconds(_config.broker_session_timeout_ms), false};
             continue;
         }
-        if (d->second > now) {
+        if (session->second.deadline > now) {
             continue;
         }
         auto records = plan_fence_broker(

@@ -148,6 +148,23 @@ class metadata_image {
         auto it = topics_by_id.find(id);
         return it == topics_by_id.end() ? nullptr : it->second.get();
     }
+
+    // A topic's or a group's dynamic configs as set; empty when it has none.
+    const std::map<std::string, std::string>& topic_overrides(const std::string& topic) const {
+        return overrides_in(topic_configs, topic);
+    }
+    const std::map<std::string, std::string>& group_overrides(const std::string& group) const {
+        return overrides_in(group_configs, group);
+    }
+
+  private:
+    static const std::map<std::string, std::string>& overrides_in(
+        const std::map<std::string, std::map<std::string, std::string>>& by_resource,
+        const std::string& name) {
+        static const std::map<std::string, std::string> none;
+        auto it = by_resource.find(name);
+        return it == by_resource.end() ? none : it->second;
+    }
 };
 
 // Kafka's internal topics (Topic.isInternal): __consumer_offsets and

@@ -148,11 +148,8 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
     }
     consumer_group& g = **found;
     // A change of the group's configs acts from its next heartbeat, as in Kafka.
-    static const std::map<std::string, std::string> no_overrides;
-    auto overrides = image.group_configs.find(req.group_id);
-    g.configs = config::resolve_group_config(
-        overrides == image.group_configs.end() ? no_overrides : overrides->second,
-        default_configs());
+    g.configs =
+        config::resolve_group_config(image.group_overrides(req.group_id), default_configs());
     if (req.member_epoch == leave_epoch || req.member_epoch == static_leave_epoch) {
         auto out = leave(g, req);
         (void)append(req.group_id, std::move(records));

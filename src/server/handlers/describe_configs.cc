@@ -75,10 +75,8 @@ result<std::vector<config_entry>> describe(const request_context& ctx,
                 return error(error_code::unknown_topic_or_partition,
                              fmt::format("The topic '{}' does not exist.", rr.resource_name));
             }
-            static const std::map<std::string, std::string> none;
-            auto it = image.topic_configs.find(rr.resource_name);
-            auto resolved = config::resolve_topic_config(
-                it == image.topic_configs.end() ? none : it->second, broker);
+            auto resolved =
+                config::resolve_topic_config(image.topic_overrides(rr.resource_name), broker);
             if (!resolved) {
                 return resolved.err();
             }
@@ -109,10 +107,7 @@ result<std::vector<config_entry>> describe(const request_context& ctx,
             if (rr.resource_name.empty()) {
                 return error(error_code::invalid_request, "Group name must not be empty");
             }
-            static const std::map<std::string, std::string> none;
-            auto it = image.group_configs.find(rr.resource_name);
-            return config::describe_group_configs(
-                it == image.group_configs.end() ? none : it->second, broker);
+            return config::describe_group_configs(image.group_overrides(rr.resource_name), broker);
         }
         default:
             return error(error_code::invalid_request,

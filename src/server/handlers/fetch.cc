@@ -245,7 +245,6 @@ void refuse_zstd_topics(const request_context& ctx, const metadata::metadata_ima
                         std::vector<fetch_target>& targets) {
     const config::config_set broker = metadata::effective_broker_config(
         ctx.broker->config->values, image, ctx.broker->settings.node_id);
-    static const std::map<std::string, std::string> none;
     std::map<std::string, bool> zstd;  // by topic
     for (auto& t : targets) {
         if (t.key.topic.empty() || t.error != error_code::none) {
@@ -253,9 +252,8 @@ void refuse_zstd_topics(const request_context& ctx, const metadata::metadata_ima
         }
         auto [it, fresh] = zstd.try_emplace(t.key.topic, false);
         if (fresh) {
-            auto overrides = image.topic_configs.find(t.key.topic);
-            auto resolved = config::resolve_topic_config(
-                overrides == image.topic_configs.end() ? none : overrides->second, broker);
+            auto resolved =
+                config::resolve_topic_config(image.topic_overrides(t.key.topic), broker);
             it->second = resolved && resolved->config.compression_type == "zstd";
         }
         if (it->second) {
