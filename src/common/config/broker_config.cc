@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <thread>
 
@@ -118,6 +119,11 @@ status read_consumer_group_keys(const config_set& v, broker_config& c) {
     c.group_consumer_session_timeout_ms = v.get_int("group.consumer.session.timeout.ms");
     c.group_consumer_heartbeat_interval_ms = v.get_int("group.consumer.heartbeat.interval.ms");
     c.group_consumer_max_size = v.get_int("group.consumer.max.size");
+    c.group_consumer_migration_policy = v.get_string("group.consumer.migration.policy");
+    std::transform(c.group_consumer_migration_policy.begin(),
+                   c.group_consumer_migration_policy.end(),
+                   c.group_consumer_migration_policy.begin(),
+                   [](unsigned char ch) { return char(std::tolower(ch)); });
     const int32_t min_session = v.get_int("group.consumer.min.session.timeout.ms");
     const int32_t max_session = v.get_int("group.consumer.max.session.timeout.ms");
     const int32_t min_interval = v.get_int("group.consumer.min.heartbeat.interval.ms");

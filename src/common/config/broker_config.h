@@ -181,6 +181,9 @@ struct broker_config {
     int32_t group_consumer_session_timeout_ms = 0;
     int32_t group_consumer_heartbeat_interval_ms = 0;
     int32_t group_consumer_max_size = 0;
+    // group.consumer.migration.policy, lower case: "bidirectional",
+    // "upgrade", "downgrade" or "disabled".
+    std::string group_consumer_migration_policy;
     // Short names ("uniform", "range"), in the configured order.
     std::vector<std::string> group_consumer_assignors;
 

@@ -55,6 +55,13 @@ void define_group_coordinator_keys(config_def& d) {
         read_only, "Largest heartbeat interval of consumer group members.");
     def("group.consumer.max.size", k_int, k_int_max, validator::at_least(1), medium, read_only,
         "Maximum number of members in one consumer group (KIP-848).");
+    def("group.consumer.migration.policy", k_string, "bidirectional",
+        validator::one_of_ignoring_case({"bidirectional", "upgrade", "downgrade", "disabled"}),
+        medium, read_only,
+        "Whether a classic group with members converts to a consumer group when a member of "
+        "the consumer protocol joins (upgrade), and a consumer group back to classic when its "
+        "last member of the consumer protocol leaves (downgrade): bidirectional, upgrade, "
+        "downgrade or disabled.");
     def("group.consumer.assignors", k_list, "uniform,range",
         validator::list_of(
             {"uniform", "range", "org.apache.kafka.coordinator.group.assignor.UniformAssignor",

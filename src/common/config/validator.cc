@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace samsa::config {
@@ -60,6 +61,27 @@ validator validator::one_of(std::vector<std::string> allowed) {
         }
         return std::optional<std::string>(
             fmt::format("String must be one of: {}", fmt::join(allowed, ", ")));
+    });
+}
+
+validator validator::one_of_ignoring_case(std::vector<std::string> allowed) {
+    std::string desc = fmt::format("(case insensitive) [{}]", fmt::join(allowed, ", "));
+    auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        return s;
+    };
+    return validator(desc, [allowed = std::move(allowed), lower](const config_value& v) {
+        auto* s = std::get_if<std::string>(&v);
+        if (s) {
+            for (const auto& a : allowed) {
+                if (lower(a) == lower(*s)) {
+                    return std::optional<std::string>();
+                }
+            }
+        }
+        return std::optional<std::string>(
+            fmt::format("String must be one of (case insensitive): {}", fmt::join(allowed, ", ")));
     });
 }
 

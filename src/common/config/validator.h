@@ -30,6 +30,8 @@ class validator {
     static validator between(int64_t min, int64_t max);
     // Kafka's ValidString.in (case-sensitive): "[a, b]".
     static validator one_of(std::vector<std::string> allowed);
+    // Kafka's CaseInsensitiveValidString.in: "(case insensitive) [a, b]".
+    static validator one_of_ignoring_case(std::vector<std::string> allowed);
     // Kafka's ValidList.in: every element one of `allowed`; optionally non-empty.
     static validator list_of(std::vector<std::string> allowed, bool allow_empty = true);
     // Kafka's ValidList.anyNonDuplicateValues: no duplicates, no empty elements,

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "protocol/generated/consumer_protocol_subscription.h"
-#include "protocol/reader.h"
+#include "coordinator/group/consumer_protocol.h"
 
 namespace samsa::coordinator {
 
@@ -334,20 +333,11 @@ void classic_group::compute_subscribed_topics() {
         if (!md) {
             return;
         }
-        // ConsumerProtocolSubscription: int16 version, then the struct. A
-        // newer version starts with the fields we know (they only append).
-        protocol::reader r(*md);
-        int16_t version = r.read_int16();
-        if (!r.ok() || version < 0) {
+        auto sub = decode_consumer_subscription(*md);
+        if (!sub) {
             return;
         }
-        protocol::consumer_protocol_subscription sub;
-        sub.decode(
-            r, std::min<int16_t>(version, protocol::consumer_protocol_subscription::max_version));
-        if (!r.ok()) {
-            return;
-        }
-        topics.insert(sub.topics.begin(), sub.topics.end());
+        topics.insert(sub->topics.begin(), sub->topics.end());
     }
     _subscribed_topics = std::move(topics);
 }

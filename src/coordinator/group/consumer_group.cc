@@ -86,6 +86,12 @@ consumer_group_member& consumer_group::update_member(consumer_group_member m) {
         if (!m.rebalance_timer) {
             m.rebalance_timer = std::move(it->second.rebalance_timer);
         }
+        if (!m.join_timer) {
+            m.join_timer = std::move(it->second.join_timer);
+        }
+        if (!m.sync_timer) {
+            m.sync_timer = std::move(it->second.sync_timer);
+        }
     }
     add_partition_epochs(m.assigned, m.member_epoch);
     add_partition_epochs(m.pending_revocation, m.member_epoch);
@@ -223,14 +229,17 @@ error_code consumer_group::validate_offset_commit(const std::string& member_id,
     }
     // KIP-848: before v9 OffsetCommit carries a generation, not a member
     // epoch, so a member of this protocol must not use it.
-    if (!transactional && api_version < first_member_epoch_offset_commit_version) {
+    if (!transactional && !m->uses_classic_protocol() &&
+        api_version < first_member_epoch_offset_commit_version) {
         return error_code::unsupported_version;
     }
     if (member_epoch == m->member_epoch) {
         return error_code::none;
     }
-    // TxnOffsetCommit has no STALE_MEMBER_EPOCH to give.
-    return transactional ? error_code::illegal_generation : error_code::stale_member_epoch;
+    // TxnOffsetCommit has no STALE_MEMBER_EPOCH to give, nor has a classic
+    // member's generation.
+    return transactional || m->uses_classic_protocol() ? error_code::illegal_generation
+                                                       : error_code::stale_member_epoch;
 }
 
 error_code consumer_group::validate_offset_fetch(const std::string& member_id,
@@ -242,7 +251,69 @@ error_code consumer_group::validate_offset_fetch(const std::string& member_id,
     if (!m) {
         return error_code::unknown_member_id;
     }
-    return member_epoch == m->member_epoch ? error_code::none : error_code::stale_member_epoch;
+    if (member_epoch == m->member_epoch) {
+        return error_code::none;
+    }
+    return m->uses_classic_protocol() ? error_code::illegal_generation
+                                      : error_code::stale_member_epoch;
+}
+
+size_t consumer_group::classic_member_count() const {
+    size_t n = 0;
+    for (const auto& [id, m] : _members) {
+        n += m.uses_classic_protocol() ? 1 : 0;
+    }
+    return n;
+}
+
+bool consumer_group::supports_classic_protocols(
+    const std::string& protocol_type, const std::vector<member_protocol>& protocols) const {
+    if (protocol_type != "consumer") {
+        return false;
+    }
+    if (_members.empty()) {
+        return !protocols.empty();
+    }
+    const size_t classic = classic_member_count();
+    for (const auto& p : protocols) {
+        size_t supporting = 0;
+        for (const auto& [id, m] : _members) {
+            if (!m.classic) {
+                continue;
+            }
+            for (const auto& q : m.classic->supported_protocols) {
+                if (q.name == p.name) {
+                    ++supporting;
+                    break;
+                }
+            }
+        }
+        if (supporting == classic) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool consumer_group::all_members_use_classic_protocol_except(const std::string& member_id) const {
+    const consumer_group_member* m = get(member_id);
+    return m && !m->uses_classic_protocol() && classic_member_count() + 1 == _members.size();
+}
+
+bool consumer_group::waiting_on_unreleased_partition(const consumer_group_member& m) const {
+    if (m.state != member_state::unreleased_partitions) {
+        return false;
+    }
+    for (const auto& [topic, parts] : target_of(m.member_id)) {
+        auto owned = m.assigned.find(topic);
+        for (int32_t p : parts) {
+            const bool has = owned != m.assigned.end() && owned->second.count(p) > 0;
+            if (!has && partition_epoch(topic, p) != -1) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 }  // namespace samsa::coordinator

@@ -110,12 +110,27 @@ class consumer_group final : public group {
     // The server assignor most members ask for, if any asks.
     std::optional<std::string> preferred_server_assignor() const;
 
+    // ---- members of the classic protocol (KIP-848's online migration)
+    size_t classic_member_count() const;
+    // Kafka's supportsClassicProtocols: a JoinGroup may join with
+    // `protocols` when its type is "consumer" and one of them is supported by
+    // every classic member (any, while there is none).
+    bool supports_classic_protocols(const std::string& protocol_type,
+                                    const std::vector<member_protocol>& protocols) const;
+    // Every member but `member_id` uses the classic protocol, and it does not.
+    bool all_members_use_classic_protocol_except(const std::string& member_id) const;
+    // A member waiting for partitions (UNRELEASED_PARTITIONS) that another
+    // member still owns; false once they are all free.
+    bool waiting_on_unreleased_partition(const consumer_group_member& m) const;
+
     // ---- offsets (Kafka's ConsumerGroup.validateOffsetCommit / Fetch)
     // Epoch -1 without members: an admin's or a simple consumer's commit.
     // Else the member must exist (UNKNOWN_MEMBER_ID) and name its current
-    // epoch (STALE_MEMBER_EPOCH). `api_version`: OffsetCommit's, which a
-    // consumer-protocol member must send at v9 or above (UNSUPPORTED_VERSION);
-    // TxnOffsetCommit has no such floor.
+    // epoch (STALE_MEMBER_EPOCH; ILLEGAL_GENERATION for a classic member,
+    // whose generation is its member epoch). `api_version`: OffsetCommit's,
+    // which a consumer-protocol member must send at v9 or above
+    // (UNSUPPORTED_VERSION); TxnOffsetCommit and classic members have no
+    // such floor.
     error_code validate_offset_commit(const std::string& member_id,
                                       const std::optional<std::string>& instance_id,
                                       int32_t member_epoch, bool transactional,

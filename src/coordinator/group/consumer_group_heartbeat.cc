@@ -105,14 +105,6 @@ int32_t heartbeat_interval_for(const consumer_group_member& m, int32_t interval)
     return std::min(interval, std::max(waiting_heartbeat_floor_ms, interval / 10));
 }
 
-bool same_metadata(const consumer_group_member& a, const consumer_group_member& b) {
-    return a.instance_id == b.instance_id && a.rack_id == b.rack_id && a.client_id == b.client_id &&
-           a.client_host == b.client_host && a.subscribed_topic_names == b.subscribed_topic_names &&
-           a.subscribed_topic_regex == b.subscribed_topic_regex &&
-           a.server_assignor == b.server_assignor &&
-           a.rebalance_timeout_ms == b.rebalance_timeout_ms;
-}
-
 bool same_assignment(const consumer_group_member& a, const consumer_group_member& b) {
     return a.member_epoch == b.member_epoch && a.previous_member_epoch == b.previous_member_epoch &&
            a.state == b.state && a.assigned == b.assigned &&
@@ -142,7 +134,7 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
         return failed(status);
     }
     std::vector<coordinator_record> records;
-    auto found = group_for_heartbeat(req.group_id, req.member_epoch == 0, records);
+    auto found = group_for_heartbeat(req.group_id, req.member_epoch == 0, image, records);
     if (!found) {
         return failed(found.err().code, found.err().message);
     }
@@ -197,49 +189,17 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
         m.server_assignor = req.server_assignor;
         ctx.bump = true;
     }
-    if (!ctx.before || !same_metadata(*ctx.before, m)) {
+    if (!ctx.before || !same_member_metadata(*ctx.before, m)) {
         records.push_back(consumer_group_member_record(g.group_id(), m));
     }
     const std::string member_id = m.member_id;
     g.update_member(m.clone());
-    if (ctx.bump) {
-        g.refreshed_at_image = -1;
+    auto advanced = advance_member(g, member_id, ctx.bump, !ctx.before, req.owned, image, records);
+    if (!advanced) {
+        return failed(advanced.err().code);
     }
-    // What the subscriptions resolve to, and the group epoch.
-    if (refresh_metadata(g, image)) {
-        ctx.bump = true;
-    }
-    if (ctx.bump) {
-        g.set_group_epoch(g.group_epoch() + 1);
-        records.push_back(consumer_group_epoch_record(g.group_id(), g.group_epoch()));
-        logging::groups().info("event=group_epoch_bumped group={} epoch={} member={}", g.group_id(),
-                               g.group_epoch(), member_id);
-    }
-    if (g.group_epoch() > g.assignment_epoch()) {
-        if (auto ec = compute_target(g, records); ec != error_code::none) {
-            return failed(ec);
-        }
-    }
-    // One step toward the member's target.
+    const bool assignment_changed = *advanced;
     consumer_group_member* current = g.get(member_id);
-    reconcile_input in;
-    in.target_epoch = g.assignment_epoch();
-    in.target = &g.target_of(member_id);
-    in.owned = &req.owned;
-    in.partition_epoch = [&g](const uuid& t, int32_t p) { return g.partition_epoch(t, p); };
-    consumer_group_member next = reconcile(*current, in);
-    const bool assignment_changed = next.assigned != current->assigned;
-    if (!same_assignment(next, *current) || !ctx.before) {
-        records.push_back(consumer_group_current_assignment_record(g.group_id(), next));
-        if (next.member_epoch != current->member_epoch || next.state != current->state) {
-            logging::groups().debug(
-                "event=member_reconciled group={} member={} epoch={} state={} assigned={} "
-                "revoking={}",
-                g.group_id(), member_id, next.member_epoch, member_state_name(next.state),
-                assignment_size(next.assigned), assignment_size(next.pending_revocation));
-        }
-        current = &g.update_member(std::move(next));
-    }
     schedule_session(g, *current);
     schedule_rebalance_timeout(g, *current);
     if (auto ec = append(g.group_id(), std::move(records)); ec != error_code::none) {
@@ -260,6 +220,52 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
         out.assignment = current->assigned;
     }
     return out;
+}
+
+result<bool> consumer_group_manager::advance_member(consumer_group& g, const std::string& member_id,
+                                                    bool bump, bool is_new,
+                                                    const std::optional<topic_assignment>& owned,
+                                                    const metadata::metadata_image& image,
+                                                    std::vector<coordinator_record>& records) {
+    if (bump) {
+        g.refreshed_at_image = -1;
+    }
+    // What the subscriptions resolve to, and the group epoch.
+    if (refresh_metadata(g, image)) {
+        bump = true;
+    }
+    if (bump) {
+        g.set_group_epoch(g.group_epoch() + 1);
+        records.push_back(consumer_group_epoch_record(g.group_id(), g.group_epoch()));
+        logging::groups().info("event=group_epoch_bumped group={} epoch={} member={}", g.group_id(),
+                               g.group_epoch(), member_id);
+    }
+    if (g.group_epoch() > g.assignment_epoch()) {
+        if (auto ec = compute_target(g, records); ec != error_code::none) {
+            return error(ec);
+        }
+    }
+    // One step toward the member's target.
+    consumer_group_member* current = g.get(member_id);
+    reconcile_input in;
+    in.target_epoch = g.assignment_epoch();
+    in.target = &g.target_of(member_id);
+    in.owned = &owned;
+    in.partition_epoch = [&g](const uuid& t, int32_t p) { return g.partition_epoch(t, p); };
+    consumer_group_member next = reconcile(*current, in);
+    const bool assignment_changed = next.assigned != current->assigned;
+    if (!same_assignment(next, *current) || is_new) {
+        records.push_back(consumer_group_current_assignment_record(g.group_id(), next));
+        if (next.member_epoch != current->member_epoch || next.state != current->state) {
+            logging::groups().debug(
+                "event=member_reconciled group={} member={} epoch={} state={} assigned={} "
+                "revoking={}",
+                g.group_id(), member_id, next.member_epoch, member_state_name(next.state),
+                assignment_size(next.assigned), assignment_size(next.pending_revocation));
+        }
+        g.update_member(std::move(next));
+    }
+    return assignment_changed;
 }
 
 error_code consumer_group_manager::member_for_heartbeat(heartbeat_context& ctx) {
@@ -372,6 +378,9 @@ consumer_group_heartbeat_result consumer_group_manager::leave(
         schedule_session(g, kept);
         logging::groups().info("event=member_left_temporarily group={} member={} instance={}",
                                g.group_id(), member_id, *req.instance_id);
+    } else if (maybe_downgrade(g, member_id)) {
+        logging::groups().info("event=member_left group={} member={} downgraded=true", g.group_id(),
+                               member_id);
     } else {
         remove_member(g, member_id, records);
         logging::groups().info("event=member_left group={} member={} group_epoch={}", g.group_id(),

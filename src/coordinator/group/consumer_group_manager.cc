@@ -17,11 +17,13 @@ namespace samsa::coordinator {
 
 consumer_group_manager::consumer_group_manager(const group_config& config,
                                                cluster::purgatory_driver& driver,
-                                               clock_fn wall_clock, group_partitions& partitions)
+                                               clock_fn wall_clock, group_partitions& partitions,
+                                               group_metadata_manager& classic)
     : _config(config),
       _driver(driver),
       _wall_clock(std::move(wall_clock)),
-      _partitions(partitions) {}
+      _partitions(partitions),
+      _classic(classic) {}
 
 std::shared_ptr<consumer_group> consumer_group_manager::group(const std::string& group_id) const {
     auto* part = _partitions.any(group_id);
@@ -36,7 +38,8 @@ std::shared_ptr<consumer_group> consumer_group_manager::group(const std::string&
 }
 
 result<std::shared_ptr<consumer_group>> consumer_group_manager::group_for_heartbeat(
-    const std::string& group_id, bool create, std::vector<coordinator_record>& out) {
+    const std::string& group_id, bool create, const metadata::metadata_image& image,
+    std::vector<coordinator_record>& out) {
     auto* part = _partitions.serving(group_id);
     if (!part) {
         return error(_partitions.status(group_id));
@@ -53,11 +56,10 @@ result<std::shared_ptr<consumer_group>> consumer_group_manager::group_for_heartb
     }
     if (slot && slot->type() == group_type::classic) {
         // An empty classic group (offsets only, or all members gone)
-        // becomes a consumer group, offsets kept; one with members is not
-        // converted (Kafka's online upgrade is not served yet).
+        // becomes a consumer group, offsets kept; one with members is
+        // upgraded online, its members kept.
         if (!slot->is_empty()) {
-            return error(error_code::group_id_not_found,
-                         "Group " + group_id + " is not a consumer group.");
+            return upgrade(slot, image, out);
         }
         auto g = std::make_shared<consumer_group>(group_id);
         for (const auto& [tp, om] : slot->offsets().all()) {
@@ -124,6 +126,12 @@ void consumer_group_manager::fence_member(const std::string& group_id, const std
     if (!g || g->is_dead() || !_partitions.serving(group_id) || !g->get(member_id)) {
         return;
     }
+    if (maybe_downgrade(*g, member_id)) {
+        logging::groups().info(
+            "event=member_fenced group={} member={} reason=\"{}\" downgraded=true", group_id,
+            member_id, reason);
+        return;
+    }
     std::vector<coordinator_record> records;
     remove_member(*g, member_id, records);
     logging::groups().info("event=member_fenced group={} member={} reason=\"{}\" group_epoch={}",
@@ -139,23 +147,32 @@ config::group_config_values consumer_group_manager::configs_of(const consumer_gr
     return g.configs.value_or(default_configs());
 }
 
+std::unique_ptr<callback_task> consumer_group_manager::fencing_timer(const consumer_group& g,
+                                                                     const consumer_group_member& m,
+                                                                     const char* reason) {
+    // The fencing runs posted, never from inside the timer task the member
+    // owns (removing the member destroys it).
+    return std::make_unique<callback_task>([this, gid = g.group_id(), mid = m.member_id, reason] {
+        asio::post(_driver.executor(),
+                   [this, gid, mid, reason] { fence_member(gid, mid, reason); });
+    });
+}
+
 void consumer_group_manager::schedule_session(consumer_group& g, consumer_group_member& m) {
     if (!m.session_timer) {
-        // The fencing runs posted, never from inside the timer task the
-        // member owns (removing the member destroys it).
-        m.session_timer =
-            std::make_unique<callback_task>([this, gid = g.group_id(), mid = m.member_id] {
-                asio::post(_driver.executor(),
-                           [this, gid, mid] { fence_member(gid, mid, "session timeout"); });
-            });
+        m.session_timer = fencing_timer(g, m, "session timeout");
     }
     m.session_timer->cancel();
-    _driver.schedule(*m.session_timer, configs_of(g).consumer_session_timeout_ms);
+    // A classic member keeps the session its JoinGroup asked for.
+    _driver.schedule(*m.session_timer, m.classic ? m.classic->session_timeout_ms
+                                                 : configs_of(g).consumer_session_timeout_ms);
 }
 
 void consumer_group_manager::schedule_rebalance_timeout(consumer_group& g,
                                                         consumer_group_member& m) {
-    if (m.state != member_state::unrevoked_partitions) {
+    // A classic member revokes by rejoining: its join and sync timeouts
+    // bound that instead (Kafka's).
+    if (m.state != member_state::unrevoked_partitions || m.uses_classic_protocol()) {
         if (m.rebalance_timer) {
             m.rebalance_timer->cancel();
         }
@@ -179,6 +196,26 @@ void consumer_group_manager::schedule_rebalance_timeout(consumer_group& g,
     _driver.schedule(*m.rebalance_timer, m.rebalance_timeout_ms > 0
                                              ? m.rebalance_timeout_ms
                                              : configs_of(g).consumer_session_timeout_ms);
+}
+
+void consumer_group_manager::schedule_join_timeout(consumer_group& g, consumer_group_member& m) {
+    if (m.join_timer && m.join_timer->scheduled()) {
+        return;
+    }
+    if (!m.join_timer) {
+        m.join_timer =
+            fencing_timer(g, m, "the classic member did not rejoin within its rebalance timeout");
+    }
+    _driver.schedule(*m.join_timer, m.rebalance_timeout_ms);
+}
+
+void consumer_group_manager::schedule_sync_timeout(consumer_group& g, consumer_group_member& m) {
+    if (!m.sync_timer) {
+        m.sync_timer =
+            fencing_timer(g, m, "the classic member did not sync within its rebalance timeout");
+    }
+    m.sync_timer->cancel();
+    _driver.schedule(*m.sync_timer, m.rebalance_timeout_ms);
 }
 
 error_code consumer_group_manager::append(const std::string& group_id,
@@ -225,6 +262,8 @@ void consumer_group_manager::on_unloaded(group_coordinator_shard& part) {
             auto* m = cg.get(mid);
             m->session_timer.reset();
             m->rebalance_timer.reset();
+            m->join_timer.reset();
+            m->sync_timer.reset();
         }
         cg.mark_dead(_wall_clock());
     }

@@ -27,12 +27,21 @@ consumer_group_member consumer_group_member::clone() const {
     out.subscribed_topic_regex = subscribed_topic_regex;
     out.server_assignor = server_assignor;
     out.rebalance_timeout_ms = rebalance_timeout_ms;
+    out.classic = classic;
     out.member_epoch = member_epoch;
     out.previous_member_epoch = previous_member_epoch;
     out.state = state;
     out.assigned = assigned;
     out.pending_revocation = pending_revocation;
     return out;
+}
+
+bool same_member_metadata(const consumer_group_member& a, const consumer_group_member& b) {
+    return a.instance_id == b.instance_id && a.rack_id == b.rack_id && a.client_id == b.client_id &&
+           a.client_host == b.client_host && a.subscribed_topic_names == b.subscribed_topic_names &&
+           a.subscribed_topic_regex == b.subscribed_topic_regex &&
+           a.server_assignor == b.server_assignor &&
+           a.rebalance_timeout_ms == b.rebalance_timeout_ms && a.classic == b.classic;
 }
 
 topic_assignment assignment_minus(const topic_assignment& a, const topic_assignment& b) {

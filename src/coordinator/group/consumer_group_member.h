@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/bytes.h"
 #include "common/timing_wheel.h"
 #include "common/uuid.h"
 
@@ -22,6 +23,27 @@ namespace samsa::coordinator {
 
 // Partitions by topic id, as the protocol and the records carry them.
 using topic_assignment = std::map<uuid, std::set<int32_t>>;
+
+// One assignment protocol a classic member supports, with its metadata (for
+// consumers, the serialised ConsumerProtocolSubscription).
+struct member_protocol {
+    std::string name;
+    bytes metadata;
+
+    bool operator==(const member_protocol&) const = default;
+};
+
+// What a member that joined with JoinGroup (the classic protocol) keeps in a
+// consumer group (KIP-848's online migration, Kafka's ClassicMemberMetadata):
+// its session timeout, since it has no consumer-protocol session, and its
+// protocols, to answer its JoinGroup and SyncGroup in their format and to
+// turn it back into a classic member.
+struct classic_member_metadata {
+    int32_t session_timeout_ms = 0;
+    std::vector<member_protocol> supported_protocols;
+
+    bool operator==(const classic_member_metadata&) const = default;
+};
 
 // Kafka's MemberState, with its record values (ConsumerGroupCurrentMember-
 // AssignmentValue.State).
@@ -48,6 +70,8 @@ struct consumer_group_member {
     std::optional<std::string> subscribed_topic_regex;
     std::optional<std::string> server_assignor;
     int32_t rebalance_timeout_ms = -1;
+    // Set for a member of the classic protocol.
+    std::optional<classic_member_metadata> classic;
 
     int32_t member_epoch = 0;
     int32_t previous_member_epoch = -1;
@@ -59,17 +83,26 @@ struct consumer_group_member {
     // and, while revoking, the rebalance timeout.
     std::unique_ptr<callback_task> session_timer;
     std::unique_ptr<callback_task> rebalance_timer;
+    // A classic member's: it must rejoin within its rebalance timeout once
+    // told REBALANCE_IN_PROGRESS, and sync within it after joining.
+    std::unique_ptr<callback_task> join_timer;
+    std::unique_ptr<callback_task> sync_timer;
 
     // The member without its timers (which only the group's copy owns).
     consumer_group_member clone() const;
 
     // A static member that left with epoch -2 keeps its assignment for its
     // session, for its next instance (KIP-345 with KIP-848).
+    bool uses_classic_protocol() const { return classic.has_value(); }
     bool has_left_temporarily() const { return member_epoch == -2; }
     bool subscribes_to_anything() const {
         return !subscribed_topic_names.empty() || subscribed_topic_regex.has_value();
     }
 };
+
+// Whether two versions of a member differ in nothing its member record
+// (ConsumerGroupMemberMetadataValue) holds.
+bool same_member_metadata(const consumer_group_member& a, const consumer_group_member& b);
 
 // The partitions of `a` not in `b`, and their union.
 topic_assignment assignment_minus(const topic_assignment& a, const topic_assignment& b);

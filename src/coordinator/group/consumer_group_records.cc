@@ -106,6 +106,13 @@ coordinator_record consumer_group_member_record(const std::string& group_id,
     v.subscribed_topic_regex = m.subscribed_topic_regex;
     v.rebalance_timeout_ms = m.rebalance_timeout_ms;
     v.server_assignor = m.server_assignor;
+    if (m.classic) {
+        auto& c = v.classic_member_metadata.emplace();
+        c.session_timeout_ms = m.classic->session_timeout_ms;
+        for (const auto& p : m.classic->supported_protocols) {
+            c.supported_protocols.push_back({p.name, p.metadata, {}});
+        }
+    }
     return {member_key<protocol::consumer_group_member_metadata_key>(
                 group_id, m.member_id, consumer_group_member_metadata_key_version),
             encode_versioned(v, 0)};
@@ -227,6 +234,13 @@ result<consumer_group_record> decode_consumer_group_record(int16_t key_version, 
                 out.member.subscribed_topic_regex = v->subscribed_topic_regex;
                 out.member.rebalance_timeout_ms = v->rebalance_timeout_ms;
                 out.member.server_assignor = v->server_assignor;
+                if (v->classic_member_metadata) {
+                    auto& c = out.member.classic.emplace();
+                    c.session_timeout_ms = v->classic_member_metadata->session_timeout_ms;
+                    for (auto& p : v->classic_member_metadata->supported_protocols) {
+                        c.supported_protocols.push_back({std::move(p.name), std::move(p.metadata)});
+                    }
+                }
             }
             return out;
         }

@@ -26,12 +26,6 @@ struct request_origin {
 
 // One assignment protocol a member supports, with its metadata (for
 // consumers, the serialised subscription).
-struct member_protocol {
-    std::string name;
-    bytes metadata;
-
-    bool operator==(const member_protocol&) const = default;
-};
 
 struct join_group_params {
     std::string group_id;

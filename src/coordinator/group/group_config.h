@@ -34,6 +34,10 @@ struct group_config {
     int32_t consumer_heartbeat_interval_ms = 5000;
     int32_t consumer_max_size = std::numeric_limits<int32_t>::max();
     std::vector<std::string> consumer_assignors = {"uniform", "range"};
+    // group.consumer.migration.policy: whether a classic group with members
+    // converts to a consumer group (upgrade) and back (downgrade) online.
+    bool consumer_migration_upgrade = true;
+    bool consumer_migration_downgrade = true;
     // Bytes read from the log per loading step; the reactor serves other
     // work between steps.
     int64_t load_chunk_bytes = 1 << 20;
@@ -55,6 +59,11 @@ struct group_config {
         c.consumer_session_timeout_ms = cfg.group_consumer_session_timeout_ms;
         c.consumer_heartbeat_interval_ms = cfg.group_consumer_heartbeat_interval_ms;
         c.consumer_max_size = cfg.group_consumer_max_size;
+        const auto& policy = cfg.group_consumer_migration_policy;
+        if (!policy.empty()) {
+            c.consumer_migration_upgrade = policy == "bidirectional" || policy == "upgrade";
+            c.consumer_migration_downgrade = policy == "bidirectional" || policy == "downgrade";
+        }
         if (!cfg.group_consumer_assignors.empty()) {
             c.consumer_assignors = cfg.group_consumer_assignors;
         }

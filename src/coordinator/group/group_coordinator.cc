@@ -117,8 +117,9 @@ asio::awaitable<join_group_result> group_coordinator::join_group(const join_grou
     if (!shard) {
         co_return join_error(req.member_id, error_code::not_coordinator);
     }
-    auto fn = [&req, &origin](group_manager& m, join_callback cb) {
-        m.groups().join_group(req, origin, std::move(cb));
+    auto image = _metadata.read();
+    auto fn = [&req, &origin, &image](group_manager& m, join_callback cb) {
+        m.join_group(req, origin, *image, std::move(cb));
     };
     co_return co_await call_with_callback<join_group_result>(*shard, fn);
 }
@@ -131,7 +132,7 @@ asio::awaitable<sync_group_result> group_coordinator::sync_group(const sync_grou
         co_return sync_error(error_code::not_coordinator);
     }
     auto fn = [&req, &origin](group_manager& m, sync_callback cb) {
-        m.groups().sync_group(req, origin, std::move(cb));
+        m.sync_group(req, origin, std::move(cb));
     };
     co_return co_await call_with_callback<sync_group_result>(*shard, fn);
 }
@@ -143,7 +144,7 @@ asio::awaitable<error_code> group_coordinator::heartbeat(const heartbeat_params&
         co_return error_code::not_coordinator;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &req] { return m->groups().heartbeat(req); };
+    auto fn = [m, &req] { return m->heartbeat(req); };
     co_return co_await _replicas.run_on_shard<error_code>(*shard, fn);
 }
 
@@ -157,7 +158,7 @@ asio::awaitable<leave_group_result> group_coordinator::leave_group(
         co_return r;
     }
     group_manager* m = _managers[*shard].get();
-    auto fn = [m, &group_id, &members] { return m->groups().leave_group(group_id, members); };
+    auto fn = [m, &group_id, &members] { return m->leave_group(group_id, members); };
     co_return co_await _replicas.run_on_shard<leave_group_result>(*shard, fn);
 }
 

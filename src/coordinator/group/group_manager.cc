@@ -24,7 +24,7 @@ group_manager::group_manager(group_config config, cluster::purgatory_driver& dri
                           [this](group_coordinator_shard& part) { unload(part); });
                   }),
       _groups(_config, driver, _wall_clock, _partitions),
-      _consumers(_config, driver, _wall_clock, _partitions),
+      _consumers(_config, driver, _wall_clock, _partitions, _groups),
       _offsets(_config, _wall_clock, _partitions, _groups) {
     _expiration_task = std::make_unique<callback_task>([this] {
         _offsets.expire_offsets();
@@ -40,6 +40,50 @@ group_manager::~group_manager() {
 void group_manager::arm_expiration_timer() {
     _driver.schedule(*_expiration_task,
                      std::max<int64_t>(1, _config.offsets_retention_check_interval_ms));
+}
+
+// ---- the classic protocol ---------------------------------------------------
+
+std::shared_ptr<consumer_group> group_manager::consumer_group_with_members(
+    const std::string& group_id) {
+    auto g = _groups.find_any_group(group_id);
+    if (!g || g->type() != group_type::consumer || g->is_dead() || g->is_empty()) {
+        return nullptr;
+    }
+    return std::static_pointer_cast<consumer_group>(g);
+}
+
+void group_manager::join_group(const join_group_params& req, const request_origin& origin,
+                               const metadata::metadata_image& image, join_callback cb) {
+    if (auto g = consumer_group_with_members(req.group_id)) {
+        _consumers.classic_join(*g, req, origin, image, std::move(cb));
+        return;
+    }
+    _groups.join_group(req, origin, std::move(cb));
+}
+
+void group_manager::sync_group(const sync_group_params& req, const request_origin& origin,
+                               sync_callback cb) {
+    if (auto g = consumer_group_with_members(req.group_id)) {
+        _consumers.classic_sync(*g, req, std::move(cb));
+        return;
+    }
+    _groups.sync_group(req, origin, std::move(cb));
+}
+
+error_code group_manager::heartbeat(const heartbeat_params& req) {
+    if (auto g = consumer_group_with_members(req.group_id)) {
+        return _consumers.classic_heartbeat(*g, req);
+    }
+    return _groups.heartbeat(req);
+}
+
+leave_group_result group_manager::leave_group(const std::string& group_id,
+                                              const std::vector<leaving_member>& members) {
+    if (auto g = consumer_group_with_members(group_id)) {
+        return _consumers.classic_leave(*g, members);
+    }
+    return _groups.leave_group(group_id, members);
 }
 
 // ---- partition lifecycle ----------------------------------------------------

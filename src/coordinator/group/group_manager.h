@@ -61,6 +61,16 @@ class group_manager {
     consumer_group_manager& consumers() { return _consumers; }
     const consumer_group_manager& consumers() const { return _consumers; }
 
+    // ---- the classic protocol, for a group of either type: a consumer group
+    // with members serves its classic members itself (KIP-848's online
+    // migration), every other group is group_metadata_manager's.
+    void join_group(const join_group_params& req, const request_origin& origin,
+                    const metadata::metadata_image& image, join_callback cb);
+    void sync_group(const sync_group_params& req, const request_origin& origin, sync_callback cb);
+    error_code heartbeat(const heartbeat_params& req);
+    leave_group_result leave_group(const std::string& group_id,
+                                   const std::vector<leaving_member>& members);
+
     // ---- partition lifecycle
     // This shard now leads __consumer_offsets-`partition`: load it. Loading
     // runs in steps posted to the driver's executor.
@@ -84,6 +94,8 @@ class group_manager {
     error_code delete_group(const std::string& group_id);
 
   private:
+    // The group, when it is a consumer group with members.
+    std::shared_ptr<consumer_group> consumer_group_with_members(const std::string& group_id);
     void finish_load(group_coordinator_shard& part, offsets_loader& loader);
     void unload(group_coordinator_shard& part);
     void arm_expiration_timer();

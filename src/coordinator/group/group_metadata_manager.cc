@@ -176,7 +176,7 @@ void group_metadata_manager::on_unloaded(group_coordinator_shard& part) {
     size_t classic = 0;
     for (auto& [id, g] : part.groups) {
         if (auto c = as_classic(g)) {
-            unload_group(*c);
+            retire_group(*c, error_code::not_coordinator);
             ++classic;
         }
     }
@@ -184,7 +184,15 @@ void group_metadata_manager::on_unloaded(group_coordinator_shard& part) {
                            part.partition(), classic);
 }
 
-void group_metadata_manager::unload_group(classic_group& group) {
+void group_metadata_manager::adopt_downgraded_group(const group_ptr& group) {
+    for (const auto& [mid, m] : group->members()) {
+        complete_and_schedule_next_heartbeat(group, *m, m->session_timeout_ms());
+    }
+    prepare_rebalance(group,
+                      "downgrade of group " + group->group_id() + " from consumer to classic");
+}
+
+void group_metadata_manager::retire_group(classic_group& group, error_code answer) {
     const group_state prev = group.state();
     group.transition_to(group_state::dead, _wall_clock());
     switch (prev) {
@@ -193,14 +201,14 @@ void group_metadata_manager::unload_group(classic_group& group) {
             break;
         case group_state::preparing_rebalance:
             for (const auto& [id, m] : group.members()) {
-                m->complete_join(join_error(id, error_code::not_coordinator));
+                m->complete_join(join_error(id, answer));
             }
             _joins.check_and_complete(group.group_id());
             break;
         case group_state::completing_rebalance:
         case group_state::stable:
             for (const auto& [id, m] : group.members()) {
-                m->complete_sync(sync_error(error_code::not_coordinator));
+                m->complete_sync(sync_error(answer));
                 _heartbeats.check_and_complete(member_key(group.group_id(), id));
             }
             _syncs.check_and_complete(group.group_id());
@@ -209,8 +217,8 @@ void group_metadata_manager::unload_group(classic_group& group) {
     // A member can wait for a join response in any state (a rejoin during
     // CompletingRebalance answered later): answer it too.
     for (const auto& [id, m] : group.members()) {
-        m->complete_join(join_error(id, error_code::not_coordinator));
-        m->complete_sync(sync_error(error_code::not_coordinator));
+        m->complete_join(join_error(id, answer));
+        m->complete_sync(sync_error(answer));
     }
 }
 

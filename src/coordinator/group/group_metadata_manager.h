@@ -94,6 +94,15 @@ class group_metadata_manager {
     // NOT_COORDINATOR.
     void on_unloaded(group_coordinator_shard& part);
 
+    // ---- KIP-848's online migration (consumer_group_manager converts)
+    // The group is Dead; whatever its members wait for is answered `answer`
+    // (NOT_COORDINATOR when unloaded, REBALANCE_IN_PROGRESS when it became
+    // a consumer group), and its timers find it Dead.
+    void retire_group(classic_group& group, error_code answer);
+    // A consumer group became `group` (already in its partition): its
+    // members' sessions start, and they rejoin in a rebalance.
+    void adopt_downgraded_group(const group_ptr& group);
+
     // ---- called by the delayed operations
     void on_complete_join(const group_ptr& group);
     void schedule_initial_join(const group_ptr& group, int64_t delay_ms, int64_t remaining_ms);
@@ -109,7 +118,6 @@ class group_metadata_manager {
     // storeGroup: the group's metadata with `assignments`; Kafka's error
     // mapping for group writes.
     error_code store_group(classic_group& group, const std::map<std::string, bytes>& assignments);
-    void unload_group(classic_group& group);
 
     // ---- rebalance internals (group_join.cc, group_membership.cc)
     void join_unknown_member(const group_ptr& group, const join_group_params& req,

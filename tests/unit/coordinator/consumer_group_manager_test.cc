@@ -18,17 +18,6 @@ class consumer_group_test : public group_manager_fixture {
         add_topic("t", 12);
     }
 
-    void add_topic(const std::string& name, int32_t partitions) {
-        auto t = std::make_shared<metadata::topic_image>();
-        t->name = name;
-        t->id = uuid::random();
-        t->partitions.resize(size_t(partitions));
-        image.topics_by_name[name] = t;
-        image.topics_by_id[t->id] = t;
-        ++image.offset;
-    }
-    uuid id_of(const std::string& topic) { return image.topic(topic)->id; }
-
     consumer_group_heartbeat_result join(const std::string& member,
                                          std::vector<std::string> topics = {"t"},
                                          std::optional<std::string> instance = std::nullopt) {
@@ -52,8 +41,6 @@ class consumer_group_test : public group_manager_fixture {
         p.owned = std::move(owned);
         return manager->consumers().heartbeat(p, {"client", "/127.0.0.1", 1}, image);
     }
-
-    metadata::metadata_image image;
 };
 
 TEST_F(consumer_group_test, first_member_gets_everything_at_epoch_one) {

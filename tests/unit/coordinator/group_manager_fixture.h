@@ -82,6 +82,18 @@ class group_manager_fixture : public ::testing::Test {
         run_posted();
     }
 
+    // A topic in `image`, the metadata consumer groups resolve against.
+    void add_topic(const std::string& name, int32_t partitions) {
+        auto t = std::make_shared<metadata::topic_image>();
+        t->name = name;
+        t->id = uuid::random();
+        t->partitions.resize(size_t(partitions));
+        image.topics_by_name[name] = t;
+        image.topics_by_id[t->id] = t;
+        ++image.offset;
+    }
+    uuid id_of(const std::string& topic) { return image.topic(topic)->id; }
+
     static std::vector<member_protocol> protocols(std::vector<std::string> names) {
         std::vector<member_protocol> out;
         for (auto& n : names) {
@@ -191,6 +203,7 @@ class group_manager_fixture : public ::testing::Test {
     group_state state(const std::string& group) { return manager->groups().group(group)->state(); }
 
     group_config config;
+    metadata::metadata_image image;
     asio::io_context io;
     int64_t now = 1'000'000;
     int64_t wall = 1'700'000'000'000;
