@@ -337,5 +337,18 @@ TEST_F(group_migration_test, a_classic_member_leaving_a_consumer_group_frees_its
     EXPECT_GT(g->group_epoch(), epoch);
 }
 
+TEST(group_migration_policy, names_which_conversions_are_allowed) {
+    config::broker_config b;
+    auto allowed = [&b](const char* policy) {
+        b.group_consumer_migration_policy = policy;
+        auto c = group_config::from(b);
+        return std::make_pair(c.consumer_migration_upgrade, c.consumer_migration_downgrade);
+    };
+    EXPECT_EQ(allowed("bidirectional"), std::make_pair(true, true));
+    EXPECT_EQ(allowed("upgrade"), std::make_pair(true, false));
+    EXPECT_EQ(allowed("downgrade"), std::make_pair(false, true));
+    EXPECT_EQ(allowed("disabled"), std::make_pair(false, false));
+}
+
 }  // namespace
 }  // namespace samsa::coordinator::testing

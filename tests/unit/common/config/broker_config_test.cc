@@ -311,6 +311,16 @@ TEST(broker_config, invalid_values_name_key_value_and_rule) {
                          "Not a number of type SHORT"));
 }
 
+TEST(broker_config, the_group_migration_policy_is_one_of_kafkas_in_any_case) {
+    EXPECT_EQ(ok(minimal()).group_consumer_migration_policy, "bidirectional");
+    EXPECT_EQ(ok(with(minimal(), {{"group.consumer.migration.policy", "UPGRADE"}}))
+                  .group_consumer_migration_policy,
+              "upgrade");
+    EXPECT_EQ(fail(with(minimal(), {{"group.consumer.migration.policy", "sideways"}})),
+              "Invalid value sideways for configuration group.consumer.migration.policy: String "
+              "must be one of (case insensitive): bidirectional, upgrade, downgrade, disabled");
+}
+
 TEST(broker_config, all_invalid_values_are_reported_together) {
     auto msg = fail(with(minimal(), {{"num.partitions", "0"}, {"socket.request.max.bytes", "x"}}));
     EXPECT_TRUE(contains(msg, "num.partitions"));

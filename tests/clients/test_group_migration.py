@@ -1,0 +1,89 @@
+"""Online migration between the classic and the consumer group protocol
+(KIP-848, group.consumer.migration.policy=bidirectional, Kafka's default),
+with librdkafka 2.15.1 members of both protocols in one group against a real
+`samsa server`, a producer running throughout:
+
+    1. two classic members (group.protocol=classic, eager range assignor)
+       share 6 partitions;
+    2. a consumer-protocol member joins: the classic group becomes a consumer
+       group without stopping, the classic members give up what the
+       coordinator's assignment moves (they rejoin when their heartbeat says
+       so) and the new member gets its share;
+    3. a classic member leaves: its partitions go to the other two;
+    4. the consumer-protocol member leaves: the group becomes classic again
+       and the remaining classic member gets every partition.
+
+Every acknowledged record is read exactly once across all of it (commits
+after processing and in the revoke callback), and no partition is held by two
+members at once. See tests/clients/test_librdkafka_next.py for the drivers.
+"""
+from librdkafka_next_support import (BackgroundProducer, balanced, consumed_values,
+                                     create_topics, duplicates, ownership_overlaps, wait_for)
+from samsa_cli import on
+# The 2.15.1 members, their broker and its settings.
+from test_librdkafka_next import (CLASSIC, CONSUMER, DRAIN_TIMEOUT_S, JOIN_TIMEOUT_S,  # noqa: F401
+                                  REBALANCE_TIMEOUT_S, group_broker, members, partitions_of,
+                                  problems_in, rdk_lib, summary)
+
+
+def group_type(broker, group):
+    """The group's type as `samsa groups --list --type` shows it."""
+    for line in on(broker, "groups", "--list", "--type").ok().stdout.splitlines():
+        cols = line.split()
+        if cols and cols[0] == group:
+            return " ".join(cols[1:])
+    return ""
+
+
+def test_a_group_upgrades_and_downgrades_online_while_consuming(group_broker, members):
+    bs = group_broker.bootstrap
+    topic = "migration"
+    create_topics(bs, {topic: 6})
+    all_tps = partitions_of(topic, 6)
+    group = "migration-group"
+    producer = BackgroundProducer(bs, topic, "mig").start()
+    try:
+        c1 = members.start("classic-1", bs, group, [topic], CLASSIC)
+        c2 = members.start("classic-2", bs, group, [topic], CLASSIC)
+        ms = [c1, c2]
+        wait_for(lambda: balanced(ms, all_tps, [3, 3]), JOIN_TIMEOUT_S,
+                 "two classic members with 3 partitions each", ms)
+        assert "Classic" in group_type(group_broker, group), group_type(group_broker, group)
+
+        # Upgrade: a consumer-protocol member joins the classic group.
+        n1 = members.start("consumer-1", bs, group, [topic], CONSUMER)
+        ms = [c1, c2, n1]
+        wait_for(lambda: balanced(ms, all_tps, [2, 2, 2]), REBALANCE_TIMEOUT_S,
+                 "two classic members and a consumer-protocol member with 2 partitions each",
+                 ms)
+        assert "Consumer" in group_type(group_broker, group), group_type(group_broker, group)
+
+        # A classic member leaves the consumer group.
+        c1.close()
+        stay = [c2, n1]
+        wait_for(lambda: balanced(stay, all_tps, [3, 3]), REBALANCE_TIMEOUT_S,
+                 "a classic and a consumer-protocol member with 3 partitions each", ms)
+
+        # Downgrade: the last consumer-protocol member leaves.
+        n1.close()
+        wait_for(lambda: balanced([c2], all_tps, [6]), REBALANCE_TIMEOUT_S,
+                 "the classic member alone with every partition", ms)
+        wait_for(lambda: "Classic" in group_type(group_broker, group), REBALANCE_TIMEOUT_S,
+                 "the group classic again", ms)
+    finally:
+        producer.stop()
+    producer.check()
+
+    acked = set(producer.acked)
+    assert acked
+    wait_for(lambda: set(consumed_values(ms)) >= acked, DRAIN_TIMEOUT_S,
+             f"all {len(acked)} acknowledged records consumed", ms)
+    c2.close()
+    dups = duplicates(ms)
+    assert not dups, (f"{len(dups)} records read twice across the migrations "
+                      f"(of {len(acked)}): {dups[:20]}" + summary(ms))
+    overlaps = ownership_overlaps(ms)
+    assert not overlaps, "partitions held by two members at once:\n" + "\n".join(overlaps[:20])
+    assert not problems_in(ms), problems_in(ms)
+    print(f"{len(acked)} records produced across an upgrade and a downgrade; "
+          + ", ".join(f"{m.name} read {len(m.records())}" for m in ms))
