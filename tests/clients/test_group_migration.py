@@ -17,8 +17,11 @@ Every acknowledged record is read exactly once across all of it (commits
 after processing and in the revoke callback), and no partition is held by two
 members at once. See tests/clients/test_librdkafka_next.py for the drivers.
 """
+import time
+
 from librdkafka_next_support import (BackgroundProducer, balanced, consumed_values,
-                                     create_topics, duplicates, ownership_overlaps, wait_for)
+                                     create_topics, duplicates, ownership_overlaps,
+                                     produce_values, wait_for)
 from samsa_cli import on
 # The 2.15.1 members, their broker and its settings.
 from test_librdkafka_next import (CLASSIC, CONSUMER, DRAIN_TIMEOUT_S, JOIN_TIMEOUT_S,  # noqa: F401
@@ -87,3 +90,75 @@ def test_a_group_upgrades_and_downgrades_online_while_consuming(group_broker, me
     assert not problems_in(ms), problems_in(ms)
     print(f"{len(acked)} records produced across an upgrade and a downgrade; "
           + ", ".join(f"{m.name} read {len(m.records())}" for m in ms))
+
+
+def test_a_kafka_python_classic_member_follows_its_group_through_both_migrations(
+        group_broker, members):
+    """kafka-python 2.0.2 (another classic implementation: JoinGroup v2,
+    subscription v0, eager) alone in a group, then with a 2.15.1
+    consumer-protocol member (upgrade: it gives up half), then alone again
+    (downgrade: it gets everything back); it reads what is produced in every
+    phase and no partition is held by both."""
+    from kafka import KafkaConsumer
+    from kafka.errors import CommitFailedError, RebalanceInProgressError
+    from kafka_python_support import deadline
+
+    bs = group_broker.bootstrap
+    topic = "migration-kp"
+    create_topics(bs, {topic: 4})
+    all_tps = partitions_of(topic, 4)
+    group = "migration-kp-group"
+    seen = []
+
+    with deadline(300, "kafka-python in a migrating group"):
+        kp = KafkaConsumer(topic, bootstrap_servers=bs, group_id=group,
+                           enable_auto_commit=False, auto_offset_reset="earliest",
+                           session_timeout_ms=10000, heartbeat_interval_ms=500)
+        try:
+            def owned():
+                return {(tp.topic, tp.partition) for tp in kp.assignment()}
+
+            def pump(until, what, timeout, others=()):
+                end = time.monotonic() + timeout
+                while time.monotonic() < end:
+                    for recs in kp.poll(timeout_ms=100).values():
+                        seen.extend(r.value.decode() for r in recs)
+                    try:
+                        kp.commit()
+                    except (CommitFailedError, RebalanceInProgressError):
+                        pass  # the group is rebalancing: committed after it
+                    if until():
+                        return
+                raise AssertionError(f"{what}: not within {timeout}s; kafka-python holds "
+                                     f"{sorted(owned())}, read {len(seen)}"
+                                     + summary(list(others)))
+
+            first = [f"first-{i}" for i in range(100)]
+            produce_values(bs, topic, first)
+            pump(lambda: owned() == all_tps and set(first) <= set(seen),
+                 "kafka-python alone with every partition and the first records", JOIN_TIMEOUT_S)
+            assert "Classic" in group_type(group_broker, group)
+
+            n1 = members.start("consumer-1", bs, group, [topic], CONSUMER)
+            both = lambda: (len(owned()) == 2 and len(n1.assignment()) == 2  # noqa: E731
+                            and not owned() & n1.assignment())
+            pump(both, "kafka-python and a consumer-protocol member with 2 partitions each",
+                 REBALANCE_TIMEOUT_S, [n1])
+            assert "Consumer" in group_type(group_broker, group)
+            second = [f"second-{i}" for i in range(100)]
+            produce_values(bs, topic, second)
+            pump(lambda: set(second) <= set(seen) | set(consumed_values([n1])),
+                 "the second records read by the two members", DRAIN_TIMEOUT_S, [n1])
+
+            n1.close()
+            pump(lambda: owned() == all_tps and "Classic" in group_type(group_broker, group),
+                 "kafka-python alone again in a classic group", REBALANCE_TIMEOUT_S, [n1])
+            third = [f"third-{i}" for i in range(100)]
+            produce_values(bs, topic, third)
+            pump(lambda: set(third) <= set(seen), "the third records read by kafka-python",
+                 DRAIN_TIMEOUT_S, [n1])
+        finally:
+            kp.close()
+    assert not problems_in([n1]), problems_in([n1])
+    lost = set(first + second + third) - set(seen) - set(consumed_values([n1]))
+    assert not lost, f"{len(lost)} records never read: {sorted(lost)[:20]}"

@@ -104,6 +104,15 @@ consumer_group_member& consumer_group::update_member(consumer_group_member m) {
     return slot;
 }
 
+void consumer_group::drop_timers() {
+    for (auto& [id, m] : _members) {
+        m.session_timer.reset();
+        m.rebalance_timer.reset();
+        m.join_timer.reset();
+        m.sync_timer.reset();
+    }
+}
+
 void consumer_group::remove_member(const std::string& member_id) {
     auto it = _members.find(member_id);
     if (it == _members.end()) {

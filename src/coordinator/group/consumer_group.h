@@ -78,6 +78,8 @@ class consumer_group final : public group {
     consumer_group_member& update_member(consumer_group_member m);
     // Removes the member: its partitions are free, its target goes.
     void remove_member(const std::string& member_id);
+    // Every member's timers go (the group is unloaded or converted).
+    void drop_timers();
 
     // ---- partition ownership (Kafka's currentPartitionEpoch)
     // The epoch of the member owning the partition, -1 when nobody does.

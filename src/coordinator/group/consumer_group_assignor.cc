@@ -88,13 +88,16 @@ class uniform_assignor final : public partition_assignor {
   private:
     static bool move_one(const assignment_spec& spec, group_assignment& out,
                          std::map<std::string, size_t>& count) {
-        // The most loaded member first, the least loaded receiver first.
+        // The most loaded member first (of those, the one due to heartbeat
+        // first: it releases soonest), the least loaded receiver first.
         std::vector<std::string> ids;
         for (const auto& [id, n] : count) {
             ids.push_back(id);
         }
-        std::stable_sort(ids.begin(), ids.end(),
-                         [&](const auto& a, const auto& b) { return count[a] > count[b]; });
+        auto due = [&spec](const std::string& id) { return spec.members.at(id).heartbeat_due_ms; };
+        std::stable_sort(ids.begin(), ids.end(), [&](const auto& a, const auto& b) {
+            return count[a] != count[b] ? count[a] > count[b] : due(a) < due(b);
+        });
         for (const auto& from : ids) {
             for (auto to = ids.rbegin(); to != ids.rend(); ++to) {
                 if (count[from] < count[*to] + 2) {

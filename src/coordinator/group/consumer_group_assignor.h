@@ -12,6 +12,7 @@
 //            to it in member id order, so that members get the same
 //            partitions of co-partitioned topics (Kafka's RangeAssignor).
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,10 @@ struct assignment_spec {
     struct member {
         std::set<uuid> topics;     // the subscribed topics that exist
         topic_assignment current;  // its current target
+        // When it is due to heartbeat: among members as loaded as each
+        // other, the one due first gives a partition up, since a
+        // revocation waits for the owner's next heartbeat.
+        int64_t heartbeat_due_ms = std::numeric_limits<int64_t>::max();
     };
     std::map<std::string, member> members;  // by member id
     std::map<uuid, int32_t> partitions;     // partition count by topic id

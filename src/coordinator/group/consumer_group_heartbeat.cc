@@ -211,6 +211,7 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
     out.member_epoch = current->member_epoch;
     out.heartbeat_interval_ms =
         heartbeat_interval_for(*current, configs_of(g).consumer_heartbeat_interval_ms);
+    current->heartbeat_due_ms = _wall_clock() + out.heartbeat_interval_ms;
     // Kafka sends the assignment on a join, on a full request (after an
     // error the client sends every field) and when it changed.
     const bool full_request = req.rebalance_timeout_ms != -1 &&

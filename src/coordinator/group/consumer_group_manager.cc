@@ -94,6 +94,7 @@ error_code consumer_group_manager::compute_target(consumer_group& g,
         auto& sm = spec.members[id];
         sm.topics = g.subscribed_topic_ids(m);
         sm.current = g.target_of(id);
+        sm.heartbeat_due_ms = m.heartbeat_due_ms;
     }
     group_assignment next = assignor->assign(spec);
     for (auto& [id, target] : next) {
@@ -254,17 +255,7 @@ void consumer_group_manager::on_unloaded(group_coordinator_shard& part) {
             continue;
         }
         auto& cg = static_cast<consumer_group&>(*g);
-        std::vector<std::string> ids;
-        for (const auto& [mid, m] : cg.members()) {
-            ids.push_back(mid);
-        }
-        for (const auto& mid : ids) {
-            auto* m = cg.get(mid);
-            m->session_timer.reset();
-            m->rebalance_timer.reset();
-            m->join_timer.reset();
-            m->sync_timer.reset();
-        }
+        cg.drop_timers();
         cg.mark_dead(_wall_clock());
     }
 }

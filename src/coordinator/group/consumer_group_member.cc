@@ -33,6 +33,7 @@ consumer_group_member consumer_group_member::clone() const {
     out.state = state;
     out.assigned = assigned;
     out.pending_revocation = pending_revocation;
+    out.heartbeat_due_ms = heartbeat_due_ms;
     return out;
 }
 

@@ -8,6 +8,7 @@
 // it must give up before it may have more (revocation before assignment,
 // so that a partition never has two owners).
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -78,6 +79,11 @@ struct consumer_group_member {
     member_state state = member_state::stable;
     topic_assignment assigned;
     topic_assignment pending_revocation;
+
+    // When it is expected to heartbeat next (wall clock ms; not persisted):
+    // the assignor takes partitions from the member that hears of it
+    // soonest. Unknown (a classic member, or loaded): never.
+    int64_t heartbeat_due_ms = std::numeric_limits<int64_t>::max();
 
     // Timers (not persisted): the session (group.consumer.session.timeout.ms)
     // and, while revoking, the rebalance timeout.

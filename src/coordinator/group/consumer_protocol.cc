@@ -9,15 +9,23 @@ namespace samsa::coordinator {
 
 namespace {
 
-template <typename T>
-std::optional<T> decode_versioned(bytes_view data) {
-    protocol::reader r(data);
+std::optional<int16_t> read_version(protocol::reader& r) {
     const int16_t version = r.read_int16();
     if (!r.ok() || version < 0) {
         return std::nullopt;
     }
+    return version;
+}
+
+template <typename T>
+std::optional<T> decode_versioned(bytes_view data) {
+    protocol::reader r(data);
+    auto version = read_version(r);
+    if (!version) {
+        return std::nullopt;
+    }
     T out;
-    out.decode(r, std::min<int16_t>(version, T::max_version));
+    out.decode(r, std::min<int16_t>(*version, T::max_version));
     if (!r.ok()) {
         return std::nullopt;
     }
@@ -28,11 +36,7 @@ std::optional<T> decode_versioned(bytes_view data) {
 
 std::optional<int16_t> consumer_protocol_version(bytes_view data) {
     protocol::reader r(data);
-    const int16_t version = r.read_int16();
-    if (!r.ok() || version < 0) {
-        return std::nullopt;
-    }
-    return version;
+    return read_version(r);
 }
 
 std::optional<protocol::consumer_protocol_subscription> decode_consumer_subscription(

@@ -198,17 +198,7 @@ bool consumer_group_manager::maybe_downgrade(consumer_group& g, const std::strin
     records.push_back(
         {encode_group_metadata_key(group_id), encode_group_metadata_value(*classic, assignments)});
     // The consumer group's timers go with it.
-    std::vector<std::string> ids;
-    for (const auto& [id, m] : g.members()) {
-        ids.push_back(id);
-    }
-    for (const auto& id : ids) {
-        auto* m = g.get(id);
-        m->session_timer.reset();
-        m->rebalance_timer.reset();
-        m->join_timer.reset();
-        m->sync_timer.reset();
-    }
+    g.drop_timers();
     g.mark_dead(now);
     // `g` lives on while the caller holds it; the partition now holds the
     // classic group.

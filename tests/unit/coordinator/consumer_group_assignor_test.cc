@@ -51,6 +51,31 @@ void expect_exclusive_and_complete(const group_assignment& a,
     EXPECT_EQ(owners.size(), total);
 }
 
+TEST(uniform_assignor, the_member_due_to_heartbeat_first_gives_a_partition_up) {
+    auto uniform = make_assignor("uniform");
+    // a, b, c hold 2 each of 6; d joins and takes one. c heartbeats next:
+    // it hears of the revocation first, so it gives the partition up.
+    auto s = spec_of({"a", "b", "c", "d"}, {{t1, 6}});
+    s.members["a"].current = {{t1, {0, 1}}};
+    s.members["b"].current = {{t1, {2, 3}}};
+    s.members["c"].current = {{t1, {4, 5}}};
+    s.members["a"].heartbeat_due_ms = 3000;
+    s.members["b"].heartbeat_due_ms = 2000;
+    s.members["c"].heartbeat_due_ms = 1000;
+    auto out = uniform->assign(s);
+    expect_exclusive_and_complete(out, s.partitions);
+    EXPECT_EQ(assignment_size(out["c"]), 1u);
+    EXPECT_EQ(assignment_size(out["d"]), 1u);
+    EXPECT_EQ(out["a"], (topic_assignment{{t1, {0, 1}}}));
+    EXPECT_EQ(out["b"], (topic_assignment{{t1, {2, 3}}}));
+    // Recomputed from the same targets with b due first: b gives one up.
+    s.members["b"].heartbeat_due_ms = 500;
+    s.members["c"].heartbeat_due_ms = 4000;
+    out = uniform->assign(s);
+    EXPECT_EQ(assignment_size(out["b"]), 1u);
+    EXPECT_EQ(out["c"], (topic_assignment{{t1, {4, 5}}}));
+}
+
 TEST(uniform_assignor, balances_and_moves_only_what_it_must) {
     auto uniform = make_assignor("uniform");
     ASSERT_NE(uniform, nullptr);
