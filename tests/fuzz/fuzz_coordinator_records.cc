@@ -7,12 +7,20 @@
 //      byte picks the key version (3-8), the one after splits key from
 //      value (255: a tombstone); a record that decodes is written again by
 //      the coordinator's own builder and must decode to the same record
+//   3  a classic member's embedded consumer protocol, as JoinGroup and the
+//      group metadata carry it: a ConsumerProtocolSubscription, and the
+//      same bytes as a ConsumerProtocolAssignment, which, re-encoded by the
+//      coordinator in its version, must decode to the same partitions
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "coordinator/group/consumer_group_records.h"
+#include "coordinator/group/consumer_protocol.h"
 #include "coordinator/txn/transaction_log_serde.h"
 
 using namespace samsa;
@@ -71,7 +79,8 @@ bool same(const consumer_group_record& a, const consumer_group_record& b) {
            x.server_assignor == y.server_assignor &&
            x.rebalance_timeout_ms == y.rebalance_timeout_ms && x.member_epoch == y.member_epoch &&
            x.previous_member_epoch == y.previous_member_epoch && x.state == y.state &&
-           x.assigned == y.assigned && x.pending_revocation == y.pending_revocation;
+           x.assigned == y.assigned && x.pending_revocation == y.pending_revocation &&
+           x.classic == y.classic;
 }
 
 void check_consumer_group_record(const uint8_t* data, size_t size) {
@@ -103,21 +112,59 @@ void check_consumer_group_record(const uint8_t* data, size_t size) {
     }
 }
 
+// Partitions by topic name, as the embedded protocol carries them.
+std::map<std::string, std::set<int32_t>> by_topic(const protocol::consumer_protocol_assignment& a) {
+    std::map<std::string, std::set<int32_t>> out;
+    for (const auto& tp : a.assigned_partitions) {
+        out[tp.topic].insert(tp.partitions.begin(), tp.partitions.end());
+    }
+    std::erase_if(out, [](const auto& kv) { return kv.second.empty(); });
+    return out;
+}
+
+void check_consumer_protocol(bytes_view data) {
+    (void)decode_consumer_subscription(data);
+    auto a = decode_consumer_assignment(data);
+    if (!a) {
+        return;
+    }
+    // One made-up id per topic name, as the coordinator's metadata would.
+    std::map<std::string, uuid> ids;
+    std::map<uuid, std::string> names;
+    topic_assignment assigned;
+    for (const auto& [topic, parts] : by_topic(*a)) {
+        uuid id;
+        id.data[15] = uint8_t(ids.size() + 1);
+        id.data[14] = uint8_t((ids.size() + 1) >> 8);
+        ids[topic] = id;
+        names[id] = topic;
+        assigned[id] = parts;
+    }
+    auto back = decode_consumer_assignment(
+        encode_consumer_assignment(assigned, names, *consumer_protocol_version(data)));
+    if (!back || by_topic(*back) != by_topic(*a)) {
+        std::abort();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) {
         return 0;
     }
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
         case 0:
             check_transaction_log(bytes_view(data + 1, size - 1), false);
             break;
         case 1:
             check_transaction_log(bytes_view(data + 1, size - 1), true);
             break;
-        default:
+        case 2:
             check_consumer_group_record(data + 1, size - 1);
+            break;
+        default:
+            check_consumer_protocol(bytes_view(data + 1, size - 1));
             break;
     }
     return 0;

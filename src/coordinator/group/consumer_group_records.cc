@@ -107,11 +107,12 @@ coordinator_record consumer_group_member_record(const std::string& group_id,
     v.rebalance_timeout_ms = m.rebalance_timeout_ms;
     v.server_assignor = m.server_assignor;
     if (m.classic) {
-        auto& c = v.classic_member_metadata.emplace();
+        protocol::consumer_group_member_metadata_value::classic_member_metadata_data c;
         c.session_timeout_ms = m.classic->session_timeout_ms;
         for (const auto& p : m.classic->supported_protocols) {
             c.supported_protocols.push_back({p.name, p.metadata, {}});
         }
+        v.classic_member_metadata = std::move(c);
     }
     return {member_key<protocol::consumer_group_member_metadata_key>(
                 group_id, m.member_id, consumer_group_member_metadata_key_version),
