@@ -95,6 +95,7 @@ void consumer_group_manager::classic_join(consumer_group& g, const join_group_pa
     consumer_group_member m;
     std::optional<consumer_group_member> before;
     bool bump = false;
+    bool downgrade_after = false;
     if (!req.group_instance_id) {
         if (const consumer_group_member* known = g.get(member_id)) {
             before = known->clone();
@@ -116,7 +117,12 @@ void consumer_group_manager::classic_join(consumer_group& g, const join_group_pa
             m = old->clone();
         } else if (old) {
             // The instance returns under a new id: it takes over the old
-            // member's target, and nobody else's moves.
+            // member's target, and nobody else's moves. If the old one was
+            // the last member of the consumer protocol, the group becomes
+            // classic at once, without a rebalance (Kafka's
+            // validateOnlineDowngradeWithReplacedMemberId).
+            downgrade_after =
+                !old->uses_classic_protocol() && may_downgrade(g, old->member_id, g.size());
             m = old->clone();
             m.member_id = member_id;
             m.member_epoch = 0;
@@ -190,6 +196,12 @@ void consumer_group_manager::classic_join(consumer_group& g, const join_group_pa
     out.generation_id = current.member_epoch;
     out.protocol_type = std::string(consumer_protocol_type);
     out.protocol_name = first_protocol(current).name;
+    if (downgrade_after) {
+        if (auto classic = downgrade(g, "", false)) {
+            out.generation_id = classic->generation_id();
+            out.protocol_name = classic->protocol_name();
+        }
+    }
     // No leader: the coordinator assigns, every classic member syncs empty.
     cb(std::move(out));
 }

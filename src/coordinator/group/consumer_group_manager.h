@@ -114,6 +114,15 @@ class consumer_group_manager {
     // group becomes a classic group of them, which rebalances. The records
     // are appended here. True when it did.
     bool maybe_downgrade(consumer_group& g, const std::string& leaving);
+    // Whether the group may become classic once `leaving` (a member of the
+    // consumer protocol, every other member classic) is gone, `staying`
+    // members left: the policy and group.max.size.
+    bool may_downgrade(const consumer_group& g, const std::string& leaving, size_t staying) const;
+    // The conversion: the members but `leaving` make a classic group at the
+    // group epoch, which rebalances if `rebalance`. nullptr when the
+    // partition is no longer served.
+    std::shared_ptr<classic_group> downgrade(consumer_group& g, const std::string& leaving,
+                                             bool rebalance);
     consumer_group_heartbeat_result leave(consumer_group& g,
                                           const consumer_group_heartbeat_params& req);
     // The member this heartbeat is from, created or taken over (static

@@ -184,9 +184,12 @@ void group_metadata_manager::on_unloaded(group_coordinator_shard& part) {
                            part.partition(), classic);
 }
 
-void group_metadata_manager::adopt_downgraded_group(const group_ptr& group) {
+void group_metadata_manager::adopt_downgraded_group(const group_ptr& group, bool rebalance) {
     for (const auto& [mid, m] : group->members()) {
         complete_and_schedule_next_heartbeat(group, *m, m->session_timeout_ms());
+    }
+    if (!rebalance) {
+        return;
     }
     prepare_rebalance(group,
                       "downgrade of group " + group->group_id() + " from consumer to classic");

@@ -100,8 +100,8 @@ class group_metadata_manager {
     // a consumer group), and its timers find it Dead.
     void retire_group(classic_group& group, error_code answer);
     // A consumer group became `group` (already in its partition): its
-    // members' sessions start, and they rejoin in a rebalance.
-    void adopt_downgraded_group(const group_ptr& group);
+    // members' sessions start, and with `rebalance` they rejoin in one.
+    void adopt_downgraded_group(const group_ptr& group, bool rebalance);
 
     // ---- called by the delayed operations
     void on_complete_join(const group_ptr& group);

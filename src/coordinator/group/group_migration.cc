@@ -129,27 +129,43 @@ result<std::shared_ptr<consumer_group>> consumer_group_manager::upgrade(
     return g;
 }
 
-bool consumer_group_manager::maybe_downgrade(consumer_group& g, const std::string& leaving) {
-    if (!g.all_members_use_classic_protocol_except(leaving) || g.size() <= 1) {
+bool consumer_group_manager::may_downgrade(const consumer_group& g, const std::string& leaving,
+                                           size_t staying) const {
+    if (!g.all_members_use_classic_protocol_except(leaving)) {
         return false;
     }
-    const std::string group_id = g.group_id();
     if (!_config.consumer_migration_downgrade) {
         logging::groups().info(
             "event=group_downgrade_refused group={} reason=\"group.consumer.migration.policy does "
             "not allow downgrades\"",
-            group_id);
+            g.group_id());
         return false;
     }
-    if (g.size() - 1 > size_t(_config.max_size)) {
+    if (staying > size_t(_config.max_size)) {
         logging::groups().info(
             "event=group_downgrade_refused group={} reason=\"more members than group.max.size\"",
-            group_id);
+            g.group_id());
         return false;
     }
+    return true;
+}
+
+bool consumer_group_manager::maybe_downgrade(consumer_group& g, const std::string& leaving) {
+    // Nobody would stay: the group just empties (and becomes classic when
+    // a classic member next joins it).
+    if (g.size() <= 1 || !may_downgrade(g, leaving, g.size() - 1)) {
+        return false;
+    }
+    return downgrade(g, leaving, true) != nullptr;
+}
+
+std::shared_ptr<classic_group> consumer_group_manager::downgrade(consumer_group& g,
+                                                                 const std::string& leaving,
+                                                                 bool rebalance) {
+    const std::string group_id = g.group_id();
     auto* part = _partitions.serving(group_id);
     if (!part) {
-        return false;
+        return nullptr;
     }
     const int64_t now = _wall_clock();
     auto classic = std::make_shared<classic_group>(group_id, group_state::stable, now);
@@ -208,8 +224,8 @@ bool consumer_group_manager::maybe_downgrade(consumer_group& g, const std::strin
         "event=group_converted group={} from=consumer to=classic members={} generation={} "
         "leaving={}",
         group_id, classic->size(), classic->generation_id(), leaving);
-    _classic.adopt_downgraded_group(classic);
-    return true;
+    _classic.adopt_downgraded_group(classic, rebalance);
+    return classic;
 }
 
 }  // namespace samsa::coordinator

@@ -57,10 +57,11 @@ class group_migration_test : public group_manager_fixture {
     // A JoinGroup whose answer lands in `out`, now or later.
     void start_join(const std::string& member_id, const std::set<int32_t>& owned,
                     std::optional<join_group_result>& out, const std::string& protocol = "range",
-                    int16_t version = 3) {
+                    int16_t version = 3, std::optional<std::string> instance = std::nullopt) {
         join_group_params req;
         req.group_id = "g";
         req.member_id = member_id;
+        req.group_instance_id = std::move(instance);
         req.session_timeout_ms = classic_session_ms;
         req.rebalance_timeout_ms = 20000;
         req.protocol_type = "consumer";
@@ -105,12 +106,14 @@ class group_migration_test : public group_manager_fixture {
         return manager->heartbeat(req);
     }
 
-    consumer_group_heartbeat_result consumer_beat(const std::string& member_id, int32_t epoch,
-                                                  std::optional<topic_assignment> owned) {
+    consumer_group_heartbeat_result consumer_beat(
+        const std::string& member_id, int32_t epoch, std::optional<topic_assignment> owned,
+        std::optional<std::string> instance = std::nullopt) {
         consumer_group_heartbeat_params p;
         p.group_id = "g";
         p.member_id = member_id;
         p.member_epoch = epoch;
+        p.instance_id = std::move(instance);
         if (epoch == 0) {
             p.rebalance_timeout_ms = 20000;
             p.subscribed_topic_names = std::vector<std::string>{"t"};
@@ -181,10 +184,11 @@ class group_migration_test : public group_manager_fixture {
         FAIL() << "the group did not reconcile";
     }
 
-    // c1 and c2 upgraded by consumer member n1, reconciled.
-    void mixed_group() {
+    // c1 and c2 upgraded by consumer member n1 (static with `instance`),
+    // reconciled.
+    void mixed_group(std::optional<std::string> instance = std::nullopt) {
         stable_classic_group();
-        auto r = consumer_beat("n1", 0, topic_assignment{});
+        auto r = consumer_beat("n1", 0, topic_assignment{}, instance);
         ASSERT_EQ(r.error, error_code::none) << r.error_message.value_or("");
         epochs["n1"] = r.member_epoch;
         reconcile_all({"n1"});
@@ -275,6 +279,30 @@ TEST_F(group_migration_test, the_last_consumer_member_leaving_downgrades_the_gro
         EXPECT_EQ(r.generation_id, epoch + 1);
     }
     EXPECT_EQ(state("g"), group_state::completing_rebalance);
+}
+
+TEST_F(group_migration_test, a_classic_instance_replacing_the_last_consumer_member_downgrades) {
+    mixed_group("i1");
+    auto g = manager->consumers().group("g");
+    const int32_t epoch = g->group_epoch();
+    const topic_assignment n1_target = g->target_of("n1");
+    // The static member restarts as a classic consumer with the same
+    // group.instance.id: the group is classic at once, without a rebalance.
+    std::optional<join_group_result> joined;
+    start_join("", {}, joined, "range", 5, "i1");
+    ASSERT_TRUE(joined.has_value());
+    ASSERT_EQ(joined->error, error_code::none);
+    EXPECT_EQ(manager->consumers().group("g"), nullptr);
+    ASSERT_NE(manager->groups().group("g"), nullptr);
+    EXPECT_EQ(state("g"), group_state::stable);
+    EXPECT_EQ(generation("g"), epoch);
+    EXPECT_EQ(joined->generation_id, epoch);
+    EXPECT_EQ(manager->groups().group("g")->size(), 3u);
+    // It syncs into what n1 had; the others keep theirs.
+    auto synced = classic_sync(*joined);
+    ASSERT_EQ(synced.error, error_code::none);
+    EXPECT_EQ(partitions_in(synced.assignment), n1_target.at(id_of("t")));
+    EXPECT_EQ(classic_heartbeat(c1, epoch), error_code::none);
 }
 
 TEST_F(group_migration_test, the_migration_policy_can_forbid_an_upgrade) {
