@@ -22,9 +22,9 @@ REPLICA_NOT_AVAILABLE = 9
 WRITE_RATE = 30000
 
 
-def two_dir_broker(start_broker, tmp_path):
+def two_dir_broker(start_broker, tmp_path, **overrides):
     d1, d2 = tmp_path / "d1", tmp_path / "d2"
-    b = start_broker(overrides={"log.dirs": f"{d1},{d2}"})
+    b = start_broker(overrides={"log.dirs": f"{d1},{d2}", **overrides})
     return b, d1.resolve(), d2.resolve()
 
 
@@ -220,8 +220,15 @@ def test_the_wire_answers_with_kafkas_error_codes(start_broker, tmp_path):
 def test_a_move_killed_midway_resumes_after_the_restart(start_broker, tmp_path):
     """kill -9 while a throttled move copies: the -future dir is loaded at the
     next start, the copy goes on from where it was, and every acknowledged
-    record is there once, in order."""
-    b, d1, d2 = two_dir_broker(start_broker, tmp_path)
+    record is there once, in order.
+
+    The throttle's rate is measured as Kafka measures it, over all but one of
+    replication.quota.window.num samples from the start: with Kafka's 11, a
+    move may copy 10 s worth (10 MB here, all of it) before the throttle
+    holds it. Two samples and 64 KiB steps let only about one second's worth
+    go at once, so the copy takes some 8 s and is caught midway."""
+    b, d1, d2 = two_dir_broker(start_broker, tmp_path, **{"replication.quota.window.num": 2,
+                                                          "replica.fetch.max.bytes": 65536})
     create(b, "killed", config={"segment.bytes": "262144"})
     p = Producer({"bootstrap.servers": b.bootstrap, "enable.idempotence": True,
                   "linger.ms": 5, "batch.size": 65536})
@@ -237,7 +244,7 @@ def test_a_move_killed_midway_resumes_after_the_restart(start_broker, tmp_path):
                 p.poll(0.05)
     assert p.flush(60) == 0
     assert len(acked) == 40000
-    # 1 MB/s: the copy takes seconds, and is caught halfway.
+    # 1 MB/s: the copy takes seconds, and is caught midway.
     throttle_moves(b, 1000000)
     plan = plan_file(tmp_path, "killed", 0, d2)
     on(b, "reassign-partitions", "--execute", "--reassignment-json-file", plan,
