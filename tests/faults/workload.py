@@ -123,6 +123,37 @@ class _EpochBumps(logging.Handler):
                                     text=text[-200:])
 
 
+# librdkafka's lines about a consumer's position worth keeping in the history:
+# why it went back to auto.offset.reset (OFFSET_OUT_OF_RANGE, no committed
+# offset, a truncation), which alone explains a read that goes backwards.
+CONSUMER_LOG_KEPT = ("offset reset", "truncat")
+
+
+class _ConsumerLog(logging.Handler):
+    """Records librdkafka's lines about consumer `name`'s position in the history."""
+
+    def __init__(self, history: "History", name: str):
+        super().__init__(logging.DEBUG)
+        self.history = history
+        self.name = name
+
+    def emit(self, record):
+        try:
+            text = record.getMessage()
+        except Exception:
+            return
+        if any(k in text for k in CONSUMER_LOG_KEPT):
+            self.history.add(type="client-log", producer=self.name, text=text[-200:])
+
+
+def consumer_logger(history: "History", name: str) -> logging.Logger:
+    log = logging.getLogger(f"samsa-faults-consumer-{name}-{time.monotonic_ns()}")
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    log.handlers = [_ConsumerLog(history, name)]
+    return log
+
+
 def create_topic(bootstrap: str, topic: str, partitions: int, rf: int, min_isr: int,
                  timeout: float = 90.0, replica_assignment: Optional[list] = None) -> None:
     """Creates the topic (retrying while the controller settles) and waits
@@ -468,7 +499,7 @@ class Kip848GroupReader(GroupMember):
             self.errors.append(f"KIP-848 member {self.cname} exited with {proc.returncode}")
 
 
-def _consumer(bootstrap: str, name: str) -> Consumer:
+def _consumer(bootstrap: str, name: str, history: Optional["History"] = None) -> Consumer:
     return Consumer({
         "bootstrap.servers": bootstrap,
         "group.id": f"samsa-faults-{name}-{time.monotonic_ns()}",
@@ -478,7 +509,7 @@ def _consumer(bootstrap: str, name: str) -> Consumer:
         "socket.timeout.ms": 10000,
         "topic.metadata.refresh.interval.ms": 2000,
         "reconnect.backoff.max.ms": 1000,
-        "logger": quiet_logger(),
+        "logger": consumer_logger(history, name) if history else quiet_logger(),
     })
 
 
@@ -496,7 +527,7 @@ class LiveReader(threading.Thread):
         self.stop_event = stop
 
     def run(self) -> None:
-        c = _consumer(self.bootstrap, self.cname)
+        c = _consumer(self.bootstrap, self.cname, self.history)
         try:
             c.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING)
                       for p in range(self.partitions)])
@@ -561,7 +592,7 @@ class GroupReader(GroupMember):
             "socket.timeout.ms": 10000,
             "topic.metadata.refresh.interval.ms": 2000,
             "reconnect.backoff.max.ms": 1000,
-            "logger": quiet_logger(),
+            "logger": consumer_logger(self.history, self.cname),
         })
 
         def on_assign(consumer, parts):
