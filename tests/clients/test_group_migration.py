@@ -15,7 +15,9 @@ with librdkafka 2.15.1 members of both protocols in one group against a real
 
 Every acknowledged record is read exactly once across all of it (commits
 after processing and in the revoke callback), and no partition is held by two
-members at once. See tests/clients/test_librdkafka_next.py for the drivers.
+members at once. Also: kafka-python as the classic member through both
+migrations, and a mixed group over a kill -9 of its coordinator. See
+tests/clients/test_librdkafka_next.py for the drivers.
 """
 import time
 
@@ -162,3 +164,49 @@ def test_a_kafka_python_classic_member_follows_its_group_through_both_migrations
     assert not problems_in([n1]), problems_in([n1])
     lost = set(first + second + third) - set(seen) - set(consumed_values([n1]))
     assert not lost, f"{len(lost)} records never read: {sorted(lost)[:20]}"
+
+
+def test_a_mixed_group_survives_a_coordinator_kill(group_broker, members):
+    """Two classic members and a consumer-protocol member share 6 partitions;
+    the broker (their coordinator) is killed -9 and restarted: the group comes
+    back from its records, classic members included (their protocols and
+    session timeouts are in their member records), everyone heartbeats on at
+    its epoch, no partition moves, and every record is read."""
+    import signal
+
+    bs = group_broker.bootstrap
+    topic = "migration-restart"
+    create_topics(bs, {topic: 6})
+    all_tps = partitions_of(topic, 6)
+    group = "migration-restart-group"
+    c1 = members.start("classic-1", bs, group, [topic], CLASSIC)
+    c2 = members.start("classic-2", bs, group, [topic], CLASSIC)
+    wait_for(lambda: balanced([c1, c2], all_tps, [3, 3]), JOIN_TIMEOUT_S,
+             "two classic members with 3 partitions each", [c1, c2])
+    n1 = members.start("consumer-1", bs, group, [topic], CONSUMER)
+    ms = [c1, c2, n1]
+    split = wait_for(lambda: balanced(ms, all_tps, [2, 2, 2]), REBALANCE_TIMEOUT_S,
+                     "a mixed group with 2 partitions each", ms)
+    before = [f"before-{i}" for i in range(120)]
+    produce_values(bs, topic, before)
+    wait_for(lambda: set(before) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
+             "the first 120 records consumed", ms)
+    marks = [m.mark() for m in ms]
+
+    group_broker.kill(signal.SIGKILL)
+    group_broker.wait()
+    group_broker.start()
+
+    after = [f"after-{i}" for i in range(120)]
+    produce_values(bs, topic, after)
+    wait_for(lambda: set(after) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
+             "the next 120 records consumed after the restart", ms)
+    assert "Consumer" in group_type(group_broker, group)
+    assert {m.name: m.assignment() for m in ms} == split
+    for m, mark in zip(ms, marks):
+        moves = [e for e in m.snapshot()[mark:] if e["ev"] in ("revoked", "lost")]
+        assert not moves, f"{m.name} lost partitions over the restart: {moves}" + summary(ms)
+    for m in ms:
+        m.close()
+    assert set(consumed_values(ms)) == set(before + after)
+    assert not ownership_overlaps(ms), ownership_overlaps(ms)

@@ -103,6 +103,10 @@ class consumer_group final : public group {
     // The metadata image (its offset) the metadata was refreshed from, -1
     // for none: a subscription change resets it.
     int64_t refreshed_at_image = -1;
+    // False for a group loaded from its partition until its metadata is
+    // first refreshed: the metadata is not stored (it is the image's), so
+    // that refresh changes it without the topics having changed.
+    bool metadata_established = true;
     // The group's session timeout and heartbeat interval (its KIP-848 group
     // configs over the broker's defaults) as the last heartbeat found them in
     // the metadata image; unset until a heartbeat after a load.

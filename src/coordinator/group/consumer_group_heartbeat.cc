@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "common/logging/loggers.h"
 #include "coordinator/group/consumer_group_manager.h"
@@ -103,6 +105,29 @@ int32_t heartbeat_interval_for(const consumer_group_member& m, int32_t interval)
         return interval;
     }
     return std::min(interval, std::max(waiting_heartbeat_floor_ms, interval / 10));
+}
+
+// Every partition of a subscribed topic is in exactly one target, and no
+// target names another.
+bool targets_cover_subscriptions(const consumer_group& g) {
+    std::set<std::pair<uuid, int32_t>> wanted;
+    for (const auto& [name, t] : g.metadata()) {
+        for (int32_t p = 0; p < t.partitions; ++p) {
+            wanted.insert({t.id, p});
+        }
+    }
+    size_t targeted = 0;
+    for (const auto& [id, target] : g.target()) {
+        for (const auto& [topic, parts] : target) {
+            for (int32_t p : parts) {
+                if (!wanted.count({topic, p})) {
+                    return false;
+                }
+                ++targeted;
+            }
+        }
+    }
+    return targeted == wanted.size();
 }
 
 bool same_assignment(const consumer_group_member& a, const consumer_group_member& b) {
@@ -431,6 +456,15 @@ bool consumer_group_manager::refresh_metadata(consumer_group& g,
         return false;
     }
     g.set_metadata(std::move(meta));
+    if (!g.metadata_established) {
+        // The first refresh after a load: what the subscriptions resolve to
+        // changed only if the targets no longer cover exactly the subscribed
+        // topics' partitions (a topic or partitions created or deleted while
+        // the group was not served). Otherwise the group epoch stays, and
+        // classic members are not sent to rejoin for nothing.
+        g.metadata_established = true;
+        return !targets_cover_subscriptions(g);
+    }
     return true;
 }
 

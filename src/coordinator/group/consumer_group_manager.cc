@@ -235,6 +235,7 @@ void consumer_group_manager::on_loaded(group_coordinator_shard& part,
                                        std::vector<std::unique_ptr<consumer_group>> groups) {
     for (auto& loaded : groups) {
         std::shared_ptr<consumer_group> g(std::move(loaded));
+        g->metadata_established = false;
         part.groups[g->group_id()] = g;
         // Members keep their place if they heartbeat within their session.
         std::vector<std::string> ids;

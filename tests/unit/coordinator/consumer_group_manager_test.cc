@@ -213,9 +213,31 @@ TEST_F(consumer_group_test, groups_survive_a_reload_of_their_partition) {
     EXPECT_EQ(g->get("m2")->assigned, *b2.assignment);
     EXPECT_EQ(g->get("m2")->member_epoch, 2);
     EXPECT_EQ(committed("g", "t", 3), 42);
-    // The members go on at their epochs, after a metadata refresh.
-    EXPECT_EQ(beat("m2", 2).error, error_code::none);
+    // The members go on at their epochs: the metadata, refreshed from the
+    // image after the load, covers what the targets cover, so the group
+    // epoch stays.
+    auto after = beat("m2", 2);
+    EXPECT_EQ(after.error, error_code::none);
+    EXPECT_EQ(after.member_epoch, 2);
     EXPECT_EQ(beat("m1", 2).error, error_code::none);
+    EXPECT_EQ(manager->consumers().group("g")->group_epoch(), 2);
+}
+
+TEST_F(consumer_group_test, partitions_added_while_unloaded_bump_the_epoch_after_a_reload) {
+    join("m1");
+    start_manager();
+    // t grows from 12 to 16 partitions while no coordinator serves the group.
+    auto grown = std::make_shared<metadata::topic_image>(*image.topic("t"));
+    grown->partitions.resize(16);
+    image.topics_by_name["t"] = grown;
+    image.topics_by_id[grown->id] = grown;
+    ++image.offset;
+    auto r = beat("m1", 1);
+    ASSERT_EQ(r.error, error_code::none);
+    EXPECT_EQ(manager->consumers().group("g")->group_epoch(), 2);
+    EXPECT_EQ(r.member_epoch, 2);
+    ASSERT_TRUE(r.assignment);
+    EXPECT_EQ(assignment_size(*r.assignment), 16u);
 }
 
 TEST_F(consumer_group_test, groups_of_both_kinds_are_listed_and_told_apart) {
