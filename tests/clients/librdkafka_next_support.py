@@ -457,3 +457,38 @@ def produce_values(bootstrap: str, topic: str, values: list[str], timeout: float
     left = p.flush(timeout)
     assert left == 0, f"{left} of {len(values)} records to {topic} unacknowledged after {timeout}s"
     assert not failed, f"produce failures to {topic}: {failed[:10]}"
+
+
+def coordinator_kill_moves_nothing(broker, topic: str, members: list[Member],
+                                   split: dict, drain_timeout: float) -> None:
+    """With `members` holding `split` of `topic`: 120 records read, the broker
+    (the group's coordinator) killed -9 and restarted, 120 more read. The
+    group comes back from its records: every member keeps its partitions
+    without a revocation, and every record is read."""
+    import signal
+
+    def diagnostics():
+        return "\n" + "".join(m.diagnostics(lines=15) for m in members)
+
+    before = [f"before-{i}" for i in range(120)]
+    produce_values(broker.bootstrap, topic, before)
+    wait_for(lambda: set(before) <= set(consumed_values(members)), drain_timeout,
+             "the first 120 records consumed", members)
+    marks = [m.mark() for m in members]
+
+    broker.kill(signal.SIGKILL)
+    broker.wait()
+    broker.start()
+
+    after = [f"after-{i}" for i in range(120)]
+    produce_values(broker.bootstrap, topic, after)
+    wait_for(lambda: set(after) <= set(consumed_values(members)), drain_timeout,
+             "the next 120 records consumed after the restart", members)
+    assert {m.name: m.assignment() for m in members} == split, diagnostics()
+    for m, mark in zip(members, marks):
+        moves = [e for e in m.snapshot()[mark:] if e["ev"] in ("revoked", "lost")]
+        assert not moves, f"{m.name} lost partitions over the restart: {moves}" + diagnostics()
+    for m in members:
+        m.close()
+    assert set(consumed_values(members)) == set(before + after)
+    assert not ownership_overlaps(members), ownership_overlaps(members)

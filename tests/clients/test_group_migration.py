@@ -22,8 +22,8 @@ tests/clients/test_librdkafka_next.py for the drivers.
 import time
 
 from librdkafka_next_support import (BackgroundProducer, balanced, consumed_values,
-                                     create_topics, duplicates, ownership_overlaps,
-                                     produce_values, wait_for)
+                                     coordinator_kill_moves_nothing, create_topics, duplicates,
+                                     ownership_overlaps, produce_values, wait_for)
 from samsa_cli import on
 # The 2.15.1 members, their broker and its settings.
 from test_librdkafka_next import (CLASSIC, CONSUMER, DRAIN_TIMEOUT_S, JOIN_TIMEOUT_S,  # noqa: F401
@@ -172,8 +172,6 @@ def test_a_mixed_group_survives_a_coordinator_kill(group_broker, members):
     back from its records, classic members included (their protocols and
     session timeouts are in their member records), everyone heartbeats on at
     its epoch, no partition moves, and every record is read."""
-    import signal
-
     bs = group_broker.bootstrap
     topic = "migration-restart"
     create_topics(bs, {topic: 6})
@@ -187,26 +185,5 @@ def test_a_mixed_group_survives_a_coordinator_kill(group_broker, members):
     ms = [c1, c2, n1]
     split = wait_for(lambda: balanced(ms, all_tps, [2, 2, 2]), REBALANCE_TIMEOUT_S,
                      "a mixed group with 2 partitions each", ms)
-    before = [f"before-{i}" for i in range(120)]
-    produce_values(bs, topic, before)
-    wait_for(lambda: set(before) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
-             "the first 120 records consumed", ms)
-    marks = [m.mark() for m in ms]
-
-    group_broker.kill(signal.SIGKILL)
-    group_broker.wait()
-    group_broker.start()
-
-    after = [f"after-{i}" for i in range(120)]
-    produce_values(bs, topic, after)
-    wait_for(lambda: set(after) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
-             "the next 120 records consumed after the restart", ms)
+    coordinator_kill_moves_nothing(group_broker, topic, ms, split, DRAIN_TIMEOUT_S)
     assert "Consumer" in group_type(group_broker, group)
-    assert {m.name: m.assignment() for m in ms} == split
-    for m, mark in zip(ms, marks):
-        moves = [e for e in m.snapshot()[mark:] if e["ev"] in ("revoked", "lost")]
-        assert not moves, f"{m.name} lost partitions over the restart: {moves}" + summary(ms)
-    for m in ms:
-        m.close()
-    assert set(consumed_values(ms)) == set(before + after)
-    assert not ownership_overlaps(ms), ownership_overlaps(ms)

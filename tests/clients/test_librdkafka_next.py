@@ -34,6 +34,7 @@ import time
 import pytest
 
 from librdkafka_next_support import (RDK_LIB_SUBDIR, RDK_VERSION, Members, balanced,
+                                     coordinator_kill_moves_nothing,
                                      consumed_values, create_topics, duplicates,
                                      librdkafka_problem, ownership_overlaps, produce_values,
                                      BackgroundProducer, wait_for)
@@ -382,8 +383,6 @@ def test_consumer_group_survives_a_coordinator_kill(group_broker, members):
     heartbeat on at their epochs and keep their partitions (no partition
     moves), and every record is read; only records whose commit the kill
     may have caught are read again."""
-    import signal
-
     bs = group_broker.bootstrap
     topic = "kip848-restart"
     create_topics(bs, {topic: 6})
@@ -394,28 +393,7 @@ def test_consumer_group_survives_a_coordinator_kill(group_broker, members):
     ms = [m1, m2]
     split = wait_for(lambda: balanced(ms, all_tps, [3, 3]), JOIN_TIMEOUT_S,
                      "two members with 3 partitions each", ms)
-    before = [f"before-{i}" for i in range(120)]
-    produce_values(bs, topic, before)
-    wait_for(lambda: set(before) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
-             "the first 120 records consumed", ms)
-    marks = [m.mark() for m in ms]
-
-    group_broker.kill(signal.SIGKILL)
-    group_broker.wait()
-    group_broker.start()
-
-    after = [f"after-{i}" for i in range(120)]
-    produce_values(bs, topic, after)
-    wait_for(lambda: set(after) <= set(consumed_values(ms)), DRAIN_TIMEOUT_S,
-             "the next 120 records consumed after the restart", ms)
-    assert {m.name: m.assignment() for m in ms} == split
-    for m, mark in zip(ms, marks):
-        moves = [e for e in m.snapshot()[mark:] if e["ev"] in ("revoked", "lost")]
-        assert not moves, f"{m.name} lost partitions over the restart: {moves}" + summary(ms)
-    for m in ms:
-        m.close()
-    assert set(consumed_values(ms)) == set(before + after)
-    assert not ownership_overlaps(ms), ownership_overlaps(ms)
+    coordinator_kill_moves_nothing(group_broker, topic, ms, split, DRAIN_TIMEOUT_S)
 
 
 # --- g. a group moves from the classic protocol to the consumer protocol ------

@@ -103,24 +103,40 @@ CLIENT_LOG_KEPT = ("bumped epoch", "Beginning partition drain", "duplicate seque
                    "desynchronization")
 
 
-class _EpochBumps(logging.Handler):
-    """Records librdkafka's debug lines about its idempotence state in the history."""
+class _KeptLines(logging.Handler):
+    """Records the librdkafka log lines of client `name` that contain one of
+    `kept` in the history (as client-log events, shown beside an anomaly)."""
 
-    def __init__(self, worker):
+    def __init__(self, history: "History", name: str, kept: tuple):
         super().__init__(logging.DEBUG)
-        self.worker = worker
+        self.history = history
+        self.name = name
+        self.kept = kept
 
     def emit(self, record):
         try:
             text = record.getMessage()
         except Exception:
             return
+        self.also(text)
+        if any(k in text for k in self.kept):
+            self.history.add(type="client-log", producer=self.name, text=text[-200:])
+
+    def also(self, text: str) -> None:
+        pass
+
+
+class _EpochBumps(_KeptLines):
+    """A producer's lines about its idempotence state; every line also goes
+    to CLIENT_DEBUG_FILE when set."""
+
+    def __init__(self, worker):
+        super().__init__(worker.history, worker.pname, CLIENT_LOG_KEPT)
+
+    def also(self, text: str) -> None:
         if CLIENT_DEBUG_FILE:
             with open(CLIENT_DEBUG_FILE, "a") as f:
-                f.write(f"{self.worker.history.now():.4f} {self.worker.pname} {text}\n")
-        if any(k in text for k in CLIENT_LOG_KEPT):
-            self.worker.history.add(type="client-log", producer=self.worker.pname,
-                                    text=text[-200:])
+                f.write(f"{self.history.now():.4f} {self.name} {text}\n")
 
 
 # librdkafka's lines about a consumer's position worth keeping in the history:
@@ -129,28 +145,11 @@ class _EpochBumps(logging.Handler):
 CONSUMER_LOG_KEPT = ("offset reset", "truncat")
 
 
-class _ConsumerLog(logging.Handler):
-    """Records librdkafka's lines about consumer `name`'s position in the history."""
-
-    def __init__(self, history: "History", name: str):
-        super().__init__(logging.DEBUG)
-        self.history = history
-        self.name = name
-
-    def emit(self, record):
-        try:
-            text = record.getMessage()
-        except Exception:
-            return
-        if any(k in text for k in CONSUMER_LOG_KEPT):
-            self.history.add(type="client-log", producer=self.name, text=text[-200:])
-
-
 def consumer_logger(history: "History", name: str) -> logging.Logger:
     log = logging.getLogger(f"samsa-faults-consumer-{name}-{time.monotonic_ns()}")
     log.setLevel(logging.DEBUG)
     log.propagate = False
-    log.handlers = [_ConsumerLog(history, name)]
+    log.handlers = [_KeptLines(history, name, CONSUMER_LOG_KEPT)]
     return log
 
 
