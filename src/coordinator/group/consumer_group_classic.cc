@@ -131,16 +131,7 @@ void consumer_group_manager::classic_join(consumer_group& g, const join_group_pa
             m.assigned.clear();
             m.pending_revocation.clear();
             const std::string old_id = old->member_id;
-            topic_assignment target = g.target_of(old_id);
-            for (auto& r : consumer_group_member_tombstones(g.group_id(), old_id)) {
-                records.push_back(std::move(r));
-            }
-            g.remove_member(old_id);
-            g.set_target(member_id, target);
-            records.push_back(consumer_group_target_member_record(g.group_id(), member_id, target));
-            logging::groups().info(
-                "event=static_member_replaced group={} instance={} old={} new={} protocol=classic",
-                g.group_id(), *req.group_instance_id, old_id, member_id);
+            hand_over_target(g, old_id, member_id, *req.group_instance_id, "classic", records);
         }
     }
     if (!before && m.member_id.empty()) {

@@ -248,6 +248,22 @@ consumer_group_heartbeat_result consumer_group_manager::heartbeat(
     return out;
 }
 
+void consumer_group_manager::hand_over_target(consumer_group& g, const std::string& old_id,
+                                              const std::string& new_id,
+                                              const std::string& instance_id, const char* protocol,
+                                              std::vector<coordinator_record>& out) {
+    topic_assignment target = g.target_of(old_id);
+    for (auto& r : consumer_group_member_tombstones(g.group_id(), old_id)) {
+        out.push_back(std::move(r));
+    }
+    g.remove_member(old_id);
+    g.set_target(new_id, target);
+    out.push_back(consumer_group_target_member_record(g.group_id(), new_id, target));
+    logging::groups().info(
+        "event=static_member_replaced group={} instance={} old={} new={} protocol={}", g.group_id(),
+        instance_id, old_id, new_id, protocol);
+}
+
 result<bool> consumer_group_manager::advance_member(consumer_group& g, const std::string& member_id,
                                                     bool bump, bool is_new,
                                                     const std::optional<topic_assignment>& owned,
@@ -326,21 +342,11 @@ error_code consumer_group_manager::member_for_heartbeat(heartbeat_context& ctx) 
             // The instance returns under a new member id: it takes over the
             // old member's assignment, and nobody else's moves.
             consumer_group_member taken = old->clone();
-            topic_assignment target = g.target_of(*holder);
             taken.member_id = member_id;
             taken.member_epoch = 0;
             taken.previous_member_epoch = -1;
             taken.state = member_state::stable;
-            for (auto& r : consumer_group_member_tombstones(g.group_id(), *holder)) {
-                ctx.records.push_back(std::move(r));
-            }
-            g.remove_member(*holder);
-            g.set_target(member_id, target);
-            ctx.records.push_back(
-                consumer_group_target_member_record(g.group_id(), member_id, target));
-            logging::groups().info(
-                "event=static_member_replaced group={} instance={} old={} new={}", g.group_id(),
-                *req.instance_id, *holder, member_id);
+            hand_over_target(g, *holder, member_id, *req.instance_id, "consumer", ctx.records);
             ctx.member = std::move(taken);
             return error_code::none;
         }

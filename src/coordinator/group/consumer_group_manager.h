@@ -156,6 +156,12 @@ class consumer_group_manager {
     std::unique_ptr<callback_task> fencing_timer(const consumer_group& g,
                                                  const consumer_group_member& m,
                                                  const char* reason);
+    // A static member's instance returns under `new_id` (with `protocol`):
+    // the old member goes (its records tombstoned) and the new id takes its
+    // target, so nobody else's partitions move.
+    void hand_over_target(consumer_group& g, const std::string& old_id, const std::string& new_id,
+                          const std::string& instance_id, const char* protocol,
+                          std::vector<coordinator_record>& out);
     // After a member's heartbeat or join (either protocol) updated it: the
     // group epoch (bumped with `bump`, the member's subscription changed, or
     // when what the subscriptions resolve to did), the target assignment,

@@ -67,8 +67,9 @@ void group_metadata_manager::join_group(const join_group_params& req, const requ
     }
     if (auto any = find_any_group(req.group_id);
         any && any->type() != group_type::classic && !any->is_empty() && !any->is_dead()) {
-        // Classic members in a consumer group (KIP-848's online upgrade) are
-        // not served: Kafka before it answered so.
+        // group_manager gives a consumer group with members its classic
+        // members' JoinGroup (KIP-848's online migration); this manager,
+        // asked directly, has no such group to join.
         cb(join_error(req.member_id, error_code::group_id_not_found));
         return;
     }
