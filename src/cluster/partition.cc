@@ -16,7 +16,7 @@
 
 namespace samsa::cluster {
 
-partition::partition(storage::topic_partition tp, uuid topic_id, int32_t local_node_id,
+partition::partition(storage::topic_partition tp, uuid topic_id, node_id local_node_id,
                      std::shared_ptr<storage::log> log)
     : _tp(std::move(tp)),
       _tp_name(_tp.to_string()),
@@ -57,7 +57,7 @@ void partition::update_registration(const metadata::partition_registration& reg)
         // the ISR members count as caught up now (Kafka's leader does too).
         _followers.clear();
         const int64_t now = wall_clock_ms();
-        for (int32_t r : _isr) {
+        for (node_id r : _isr) {
             if (r != _local_node_id) {
                 _followers[r].last_caught_up_ms = now;
             }
@@ -109,7 +109,7 @@ void partition::update_config(const partition_config& cfg) {
         replica_throttled(cfg.follower_throttled_replicas, _tp.partition, _local_node_id);
 }
 
-bool partition::in_isr(int32_t replica) const {
+bool partition::in_isr(node_id replica) const {
     return std::find(_isr.begin(), _isr.end(), replica) != _isr.end();
 }
 
@@ -314,8 +314,7 @@ fetch_outcome partition::read(kafka_offset fetch_offset, int64_t max_bytes,
     out.last_stable_offset = last_stable_offset();
     out.log_start_offset = _log->log_start_offset();
     const bool follower_may_serve =
-        from_follower_replica && _leader >= 0 &&
-        std::find(_replicas.begin(), _replicas.end(), _local_node_id) != _replicas.end();
+        from_follower_replica && _leader.is_valid() && contains(_replicas, _local_node_id);
     if (!is_leader() && !follower_may_serve) {
         out.error = error_code::not_leader_or_follower;
         return out;

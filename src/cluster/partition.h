@@ -79,13 +79,13 @@ struct isr_proposal {
     uuid topic_id;
     int32_t leader_epoch = -1;
     int32_t partition_epoch = -1;
-    std::vector<int32_t> new_isr;
+    std::vector<node_id> new_isr;
 };
 using isr_proposer = std::function<void(const isr_proposal&)>;
 
 class partition {
   public:
-    partition(storage::topic_partition tp, uuid topic_id, int32_t local_node_id,
+    partition(storage::topic_partition tp, uuid topic_id, node_id local_node_id,
               std::shared_ptr<storage::log> log);
 
     const storage::topic_partition& tp() const { return _tp; }
@@ -111,7 +111,7 @@ class partition {
     // *.replication.throttled.replicas naming this broker.
     bool leader_throttled() const { return _leader_throttled; }
     bool follower_throttled() const { return _follower_throttled; }
-    bool in_isr(int32_t replica) const;
+    bool in_isr(node_id replica) const;
 
     // Produce: validates and appends the `records` of one partition of a
     // Produce request, stamping offsets into the bytes in place. Idempotent
@@ -146,7 +146,7 @@ class partition {
     fetch_outcome read(kafka_offset offset, int64_t max_bytes, isolation_level isolation,
                        bool min_one_message, samsa::leader_epoch current_leader_epoch,
                        bool from_follower_replica = false) const;
-    const std::vector<int32_t>& replicas() const { return _replicas; }
+    const std::vector<node_id>& replicas() const { return _replicas; }
 
     // ListOffsets for a consumer: earliest (-2), latest (-1), max timestamp (-3),
     // or the first offset with a timestamp >= `timestamp`.
@@ -164,8 +164,8 @@ class partition {
     result<int64_t> delete_records(int64_t offset, int64_t now_ms);
 
     // ---- replication (partition_replication.cc; docs/architecture.md, "Replication")
-    int32_t leader_id() const { return _leader; }
-    const std::vector<int32_t>& isr() const { return _isr; }
+    node_id leader_id() const { return _leader; }
+    const std::vector<node_id>& isr() const { return _isr; }
     // Leader: a follower's fetch. Records the follower's log end offset (its
     // fetch offset) and caught-up time, may advance the high watermark, and
     // reads up to the log end. NOT_LEADER_OR_FOLLOWER from a non-replica.
@@ -200,7 +200,7 @@ class partition {
     void isr_change_failed(error_code code, int64_t now_ms);
     // The ISR plus the replicas a proposal in flight adds (Kafka's maximal
     // ISR): the members the high watermark waits for.
-    std::vector<int32_t> maximal_isr() const;
+    std::vector<node_id> maximal_isr() const;
 
   private:
     void log_state_change(const metadata::partition_registration& reg, bool becomes_leader,
@@ -213,8 +213,8 @@ class partition {
     void fail_replication_waiters(error_code code);
 
     // A follower in sync (LEO >= HW and >= this epoch's start) joins the ISR.
-    void maybe_expand_isr(int32_t replica_id, int64_t now_ms);
-    void propose_isr(std::vector<int32_t> isr, int64_t now_ms);
+    void maybe_expand_isr(node_id replica_id, int64_t now_ms);
+    void propose_isr(std::vector<node_id> isr, int64_t now_ms);
     bool isr_change_in_flight(int64_t now_ms) const;
 
     int64_t _replica_lag_time_max_ms = 30000;
@@ -230,7 +230,7 @@ class partition {
     // as ISR members do from the moment they are proposed (Kafka's maximal
     // ISR, KIP-497), until the partition epoch moves or the controller says
     // it applied nothing.
-    std::vector<int32_t> _pending_isr_additions;
+    std::vector<node_id> _pending_isr_additions;
 
     // The leader's view of a follower (Kafka's Replica state).
     struct follower_state {
@@ -239,22 +239,22 @@ class partition {
         int64_t last_fetch_leader_leo = -1;  // the leader's LEO at its previous fetch
         int64_t last_fetch_ms = -1;
     };
-    std::map<int32_t, follower_state> _followers;
+    std::map<node_id, follower_state> _followers;
     std::vector<std::pair<int64_t, std::function<void(error_code)>>> _replication_waiters;
 
     storage::topic_partition _tp;
     std::string _tp_name;  // "<topic>-<partition>", for messages
     uuid _topic_id;
-    int32_t _local_node_id;
+    node_id _local_node_id;
     bool _leader_throttled = false;
     bool _follower_throttled = false;
     std::shared_ptr<storage::log> _log;
     partition_config _config;
-    int32_t _leader = -1;
+    node_id _leader = no_node;
     int32_t _leader_epoch = -1;
     int32_t _partition_epoch = -1;
-    std::vector<int32_t> _replicas;
-    std::vector<int32_t> _isr;
+    std::vector<node_id> _replicas;
+    std::vector<node_id> _isr;
 };
 
 }  // namespace samsa::cluster

@@ -9,9 +9,9 @@
 
 namespace samsa::cluster {
 
-std::vector<int32_t> partition::maximal_isr() const {
-    std::vector<int32_t> out = _isr;
-    for (int32_t r : _pending_isr_additions) {
+std::vector<node_id> partition::maximal_isr() const {
+    std::vector<node_id> out = _isr;
+    for (node_id r : _pending_isr_additions) {
         if (std::find(out.begin(), out.end(), r) == out.end()) {
             out.push_back(r);
         }
@@ -30,7 +30,7 @@ void partition::maybe_advance_high_watermark() {
     // maximal ISR: this runs on every append and follower fetch. (A replica
     // in both counts twice, to the same effect.)
     int64_t hw = _log->log_end_offset();
-    auto hold_back = [&](int32_t r) {
+    auto hold_back = [&](node_id r) {
         if (r == _local_node_id) {
             return;
         }
@@ -84,14 +84,12 @@ fetch_outcome partition::read_for_follower(node_id replica, kafka_offset fetch_o
                                            int64_t max_bytes, bool min_one_message,
                                            samsa::leader_epoch current,
                                            samsa::leader_epoch last_fetched, int64_t now_ms) {
-    const int32_t replica_id = replica.value();
     const int64_t offset = fetch_offset.value();
     const int32_t current_leader_epoch = current.value();
     const int32_t last_fetched_epoch = last_fetched.value();
     fetch_outcome out;
     out.log_start_offset = _log->log_start_offset();
-    if (!is_leader() ||
-        std::find(_replicas.begin(), _replicas.end(), replica_id) == _replicas.end()) {
+    if (!is_leader() || !contains(_replicas, replica)) {
         out.high_watermark = high_watermark();
         out.last_stable_offset = last_stable_offset();
         out.error = error_code::not_leader_or_follower;
@@ -119,7 +117,7 @@ fetch_outcome partition::read_for_follower(node_id replica, kafka_offset fetch_o
     }
     // Kafka's Replica.updateFetchState: caught up when the fetch reaches the
     // leader's LEO now, or the LEO the leader had at the previous fetch.
-    auto& f = _followers[replica_id];
+    auto& f = _followers[replica];
     if (offset >= leo) {
         f.last_caught_up_ms = now_ms;
     } else if (f.last_fetch_leader_leo >= 0 && offset >= f.last_fetch_leader_leo) {
@@ -128,7 +126,7 @@ fetch_outcome partition::read_for_follower(node_id replica, kafka_offset fetch_o
     f.log_end_offset = offset;
     f.last_fetch_leader_leo = leo;
     f.last_fetch_ms = now_ms;
-    maybe_expand_isr(replica_id, now_ms);
+    maybe_expand_isr(replica, now_ms);
     maybe_advance_high_watermark();
 
     out.high_watermark = high_watermark();
@@ -172,11 +170,11 @@ void partition::isr_change_failed(error_code code, int64_t now_ms) {
     _isr_change_retry_ms = now_ms + k_backoff_ms;
 }
 
-void partition::propose_isr(std::vector<int32_t> isr, int64_t now_ms) {
+void partition::propose_isr(std::vector<node_id> isr, int64_t now_ms) {
     if (!_isr_proposer || isr_change_in_flight(now_ms) || now_ms < _isr_change_retry_ms) {
         return;
     }
-    for (int32_t r : isr) {
+    for (node_id r : isr) {
         if (std::find(_isr.begin(), _isr.end(), r) == _isr.end() &&
             std::find(_pending_isr_additions.begin(), _pending_isr_additions.end(), r) ==
                 _pending_isr_additions.end()) {
@@ -188,8 +186,8 @@ void partition::propose_isr(std::vector<int32_t> isr, int64_t now_ms) {
     _isr_proposer({_tp, _topic_id, _leader_epoch, _partition_epoch, std::move(isr)});
 }
 
-void partition::maybe_expand_isr(int32_t replica_id, int64_t now_ms) {
-    if (std::find(_isr.begin(), _isr.end(), replica_id) != _isr.end()) {
+void partition::maybe_expand_isr(node_id replica_id, int64_t now_ms) {
+    if (contains(_isr, replica_id)) {
         return;
     }
     const auto& f = _followers[replica_id];
@@ -199,7 +197,7 @@ void partition::maybe_expand_isr(int32_t replica_id, int64_t now_ms) {
     // The additions still pending stay in: the controller may have
     // committed them already.
     auto isr = maximal_isr();
-    if (std::find(isr.begin(), isr.end(), replica_id) == isr.end()) {
+    if (!contains(isr, replica_id)) {
         isr.push_back(replica_id);
     }
     propose_isr(std::move(isr), now_ms);
@@ -232,8 +230,8 @@ void partition::maybe_shrink_isr(int64_t now_ms) {
         }
         return;
     }
-    std::vector<int32_t> keep;
-    for (int32_t r : _isr) {
+    std::vector<node_id> keep;
+    for (node_id r : _isr) {
         if (r == _local_node_id) {
             keep.push_back(r);
             continue;

@@ -11,22 +11,9 @@
 
 namespace samsa::cluster {
 
-namespace {
-
-bool hosts(const metadata::partition_registration& reg, int32_t node_id) {
-    for (int32_t r : reg.replicas) {
-        if (r == node_id) {
-            return true;
-        }
-    }
-    return false;
-}
-
-}  // namespace
-
-replica_manager::replica_manager(int32_t node_id, std::vector<asio::io_context*> shards,
+replica_manager::replica_manager(samsa::node_id local_node, std::vector<asio::io_context*> shards,
                                  storage::log_manager& logs, const config::broker_config& cfg)
-    : _node_id(node_id),
+    : _local_node(local_node),
       _logs(logs),
       _cfg(cfg),
       _leader_quota(cfg.replication_quota_window_num,
@@ -60,7 +47,7 @@ partition* replica_manager::get(size_t shard, const storage::topic_partition& tp
 partition_config replica_manager::config_for(const metadata::metadata_image& image,
                                              const metadata::topic_image& topic) const {
     return config_for(image, topic,
-                      metadata::effective_broker_config(_cfg.values, image, _node_id));
+                      metadata::effective_broker_config(_cfg.values, image, _local_node.value()));
 }
 
 partition_config replica_manager::config_for(const metadata::metadata_image& image,
@@ -102,7 +89,7 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
                                          tp.to_string(), log.err().message);
             return;
         }
-        auto p = std::make_shared<partition>(tp, topic.id, _node_id, std::move(*log));
+        auto p = std::make_shared<partition>(tp, topic.id, _local_node, std::move(*log));
         const size_t shard = index_of(s);
         p->set_replication(_cfg.replica_lag_time_max_ms, [this, shard](const isr_proposal& pr) {
             if (_isr_sink) {
@@ -161,7 +148,7 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
                                      const metadata::metadata_image& next) {
     // Work per shard, built here and run on each shard.
     std::vector<std::vector<std::function<void()>>> work(_shards.size());
-    const auto broker = metadata::effective_broker_config(_cfg.values, next, _node_id);
+    const auto broker = metadata::effective_broker_config(_cfg.values, next, _local_node.value());
     _leader_quota.set_bound(broker.get_long("leader.replication.throttled.rate"));
     _follower_quota.set_bound(broker.get_long("follower.replication.throttled.rate"));
     _alter_log_dirs_quota.set_bound(
@@ -176,7 +163,7 @@ void replica_manager::apply_metadata(const metadata::metadata_image& prev,
         for (const auto& reg : topic->partitions) {
             size_t shard = shard_of(topic->id, reg.partition);
             auto& s = *_shards[shard];
-            if (hosts(reg, _node_id)) {
+            if (contains(reg.replicas, _local_node)) {
                 work[shard].push_back(
                     [this, &s, topic, reg, cfg] { ensure_partition(s, *topic, reg, cfg); });
             } else {

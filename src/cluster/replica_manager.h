@@ -40,13 +40,13 @@ namespace samsa::cluster {
 
 class replica_manager {
   public:
-    replica_manager(int32_t node_id, std::vector<asio::io_context*> shards,
+    replica_manager(samsa::node_id local_node, std::vector<asio::io_context*> shards,
                     storage::log_manager& logs, const config::broker_config& cfg);
     replica_manager(const replica_manager&) = delete;
     replica_manager& operator=(const replica_manager&) = delete;
 
     size_t shard_count() const { return _shards.size(); }
-    int32_t node_id() const { return _node_id; }
+    samsa::node_id local_node() const { return _local_node; }
     size_t shard_of(const uuid& topic_id, int32_t partition) const;
     asio::io_context& shard_context(size_t shard) { return *_shards[shard]->ctx; }
 
@@ -168,7 +168,7 @@ class replica_manager {
                           const metadata::partition_registration& reg, const partition_config& cfg);
     void remove_partition(shard_state& s, const storage::topic_partition& tp, bool delete_log);
 
-    int32_t _node_id;
+    samsa::node_id _local_node;
     std::vector<std::unique_ptr<shard_state>> _shards;
     storage::log_manager& _logs;
     const config::broker_config& _cfg;

@@ -32,7 +32,7 @@ double replication_quota::rate(int64_t now_ms) {
     return _rate.measure(now_ms);
 }
 
-bool replica_throttled(const std::vector<std::string>& list, int32_t partition, int32_t node) {
+bool replica_throttled(const std::vector<std::string>& list, int32_t partition, node_id node) {
     for (const auto& entry : list) {
         if (entry == "*") {
             return true;
@@ -47,7 +47,7 @@ bool replica_throttled(const std::vector<std::string>& list, int32_t partition, 
         const char* s = entry.data();
         auto r1 = std::from_chars(s, s + colon, p);
         auto r2 = std::from_chars(s + colon + 1, s + entry.size(), b);
-        if (r1.ec == std::errc{} && r2.ec == std::errc{} && p == partition && b == node) {
+        if (r1.ec == std::errc{} && r2.ec == std::errc{} && p == partition && node_id{b} == node) {
             return true;
         }
     }

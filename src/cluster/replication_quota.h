@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kafka_types.h"
 #include "common/sampled_rate.h"
 
 namespace samsa::cluster {
@@ -51,6 +52,6 @@ class replication_quota {
 
 // Whether `list` (a topic's *.replication.throttled.replicas) throttles
 // replica `partition` on broker `node`: "*" throttles every replica.
-bool replica_throttled(const std::vector<std::string>& list, int32_t partition, int32_t node);
+bool replica_throttled(const std::vector<std::string>& list, int32_t partition, node_id node);
 
 }  // namespace samsa::cluster

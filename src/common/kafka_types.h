@@ -6,6 +6,7 @@
 // disk, so a partition id cannot be passed as a node id, nor a leader epoch
 // as a producer epoch, nor a Raft offset as a Kafka offset.
 #include <cstdint>
+#include <vector>
 
 #include "common/strong_value.h"
 
@@ -68,6 +69,35 @@ class sequence : public strong_value<int32_t, sequence_tag> {
   public:
     using strong_value::strong_value;
 };
+
+// A list of node ids as the wire carries it (generated structs, entityType
+// brokerId) from the numbers kept in the metadata image, and back.
+inline std::vector<node_id> to_node_ids(const std::vector<int32_t>& ids) {
+    std::vector<node_id> out;
+    out.reserve(ids.size());
+    for (int32_t id : ids) {
+        out.emplace_back(id);
+    }
+    return out;
+}
+inline std::vector<int32_t> node_numbers(const std::vector<node_id>& ids) {
+    std::vector<int32_t> out;
+    out.reserve(ids.size());
+    for (node_id id : ids) {
+        out.push_back(id.value());
+    }
+    return out;
+}
+
+// Whether `id` is in a replica list (an ISR, an assignment).
+inline bool contains(const std::vector<node_id>& ids, node_id id) {
+    for (node_id x : ids) {
+        if (x == id) {
+            return true;
+        }
+    }
+    return false;
+}
 
 // (epoch, end offset): the largest epoch at or below one asked for and where
 // it ends in a log (OffsetForLeaderEpoch), or a Fetch's diverging epoch.

@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -35,6 +36,12 @@ concept strong_number = requires(S s) {
     { s.value() } -> std::same_as<typename S::value_type>;
 }
 &&std::is_base_of_v<strong_value<typename S::value_type, typename S::tag_type>, S>;
+
+// And streams as its number (test failure messages).
+template <strong_number S>
+std::ostream& operator<<(std::ostream& os, S v) {
+    return os << v.value();
+}
 
 }  // namespace samsa
 

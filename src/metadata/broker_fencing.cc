@@ -5,26 +5,18 @@
 
 namespace samsa::metadata {
 
-namespace {
-
-bool contains(const std::vector<int32_t>& v, int32_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-}  // namespace
-
-int32_t elect_leader(const std::vector<int32_t>& replicas, const std::vector<int32_t>& isr,
-                     const std::function<bool(int32_t)>& usable) {
-    for (int32_t r : replicas) {
+node_id elect_leader(const std::vector<node_id>& replicas, const std::vector<node_id>& isr,
+                     const std::function<bool(node_id)>& usable) {
+    for (node_id r : replicas) {
         if (contains(isr, r) && usable(r)) {
             return r;
         }
     }
-    return -1;
+    return no_node;
 }
 
 std::vector<metadata_record> plan_fence_broker(
-    const metadata_image& image, int32_t broker_id,
+    const metadata_image& image, node_id broker_id,
     const std::function<bool(const std::string& topic)>& unclean_allowed) {
     std::vector<metadata_record> out;
     auto b = image.brokers.find(broker_id);
@@ -35,7 +27,7 @@ std::vector<metadata_record> plan_fence_broker(
     f.id = broker_id;
     f.epoch = b->second.epoch;
     out.emplace_back(f);
-    auto usable = [&](int32_t id) {
+    auto usable = [&](node_id id) {
         if (id == broker_id) {
             return false;
         }
@@ -51,8 +43,8 @@ std::vector<metadata_record> plan_fence_broker(
             protocol::partition_change_record c;
             c.topic_id = topic.id;
             c.partition_id = p.partition;
-            std::vector<int32_t> isr;
-            for (int32_t r : p.isr) {
+            std::vector<node_id> isr;
+            for (node_id r : p.isr) {
                 if (r != broker_id) {
                     isr.push_back(r);
                 }
@@ -65,16 +57,16 @@ std::vector<metadata_record> plan_fence_broker(
             }
             if (p.leader == broker_id) {
                 c.leader = elect_leader(p.replicas, isr, usable);
-                if (c.leader < 0 && unclean_allowed && unclean_allowed(topic.name)) {
+                if (!c.leader.is_valid() && unclean_allowed && unclean_allowed(topic.name)) {
                     // Unclean: a live replica outside the ISR leads, and the
                     // ISR restarts from it (records only the old ISR had are lost).
                     c.leader = elect_leader(p.replicas, p.replicas, usable);
-                    if (c.leader >= 0) {
-                        c.isr = std::vector<int32_t>{c.leader};
+                    if (c.leader.is_valid()) {
+                        c.isr = std::vector<node_id>{c.leader};
                     }
                 }
             }
-            if (c.isr || c.leader != -2) {
+            if (c.isr || c.leader != no_leader_change) {
                 out.emplace_back(std::move(c));
             }
         }
@@ -82,7 +74,7 @@ std::vector<metadata_record> plan_fence_broker(
     return out;
 }
 
-std::vector<metadata_record> plan_unfence_broker(const metadata_image& image, int32_t broker_id) {
+std::vector<metadata_record> plan_unfence_broker(const metadata_image& image, node_id broker_id) {
     std::vector<metadata_record> out;
     auto b = image.brokers.find(broker_id);
     if (b == image.brokers.end() || !b->second.fenced) {
@@ -95,7 +87,7 @@ std::vector<metadata_record> plan_unfence_broker(const metadata_image& image, in
     for (const auto& [id, topic_ptr] : image.topics_by_id) {
         const topic_image& topic = *topic_ptr;
         for (const auto& p : topic.partitions) {
-            if (p.leader == -1 && contains(p.isr, broker_id)) {
+            if (p.leader == no_node && contains(p.isr, broker_id)) {
                 protocol::partition_change_record c;
                 c.topic_id = topic.id;
                 c.partition_id = p.partition;

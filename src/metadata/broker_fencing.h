@@ -23,16 +23,16 @@ namespace samsa::metadata {
 // (unclean.leader.election.enable of that topic), when given and true, lets a
 // partition left without a live ISR member be led by a live replica outside it.
 std::vector<metadata_record> plan_fence_broker(
-    const metadata_image& image, int32_t broker_id,
+    const metadata_image& image, node_id broker_id,
     const std::function<bool(const std::string& topic)>& unclean_allowed = {});
 
 // UnfenceBrokerRecord plus leaders for partitions that had none and now can
 // have this broker (it is in their ISR).
-std::vector<metadata_record> plan_unfence_broker(const metadata_image& image, int32_t broker_id);
+std::vector<metadata_record> plan_unfence_broker(const metadata_image& image, node_id broker_id);
 
 // Leader election over an assignment: the first replica in `isr` that `usable`
-// says is alive; -1 for none.
-int32_t elect_leader(const std::vector<int32_t>& replicas, const std::vector<int32_t>& isr,
-                     const std::function<bool(int32_t)>& usable);
+// says is alive; no_node for none.
+node_id elect_leader(const std::vector<node_id>& replicas, const std::vector<node_id>& isr,
+                     const std::function<bool(node_id)>& usable);
 
 }  // namespace samsa::metadata

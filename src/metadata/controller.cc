@@ -290,7 +290,7 @@ protocol::alter_partition_reassignments_response controller::do_alter_partition_
 }
 
 result<producer_id_block> controller::do_allocate_producer_ids(
-    int32_t count, std::optional<std::pair<int32_t, int64_t>> requester) {
+    int32_t count, std::optional<std::pair<node_id, int64_t>> requester) {
     if (count <= 0) {
         return error(error_code::invalid_request, "producer id block size must be positive");
     }
@@ -318,8 +318,8 @@ result<producer_id_block> controller::do_allocate_producer_ids(
         r.broker_id = requester->first;
         r.broker_epoch = requester->second;
     } else {
-        r.broker_id = _config.node_id;
-        auto self = _image->brokers.find(_config.node_id);
+        r.broker_id = node_id{_config.node_id};
+        auto self = _image->brokers.find(node_id{_config.node_id});
         r.broker_epoch = self == _image->brokers.end() ? -1 : self->second.epoch;
     }
     r.next_producer_id = first + count;
@@ -353,7 +353,7 @@ result<int64_t> controller::register_broker_blocking(broker_registration reg) {
 }
 
 asio::awaitable<result<producer_id_block>> controller::allocate_producer_ids(
-    int32_t count, std::optional<std::pair<int32_t, int64_t>> requester) {
+    int32_t count, std::optional<std::pair<node_id, int64_t>> requester) {
     std::optional<result<producer_id_block>> out;
     auto op = [&](std::function<void()> finish) {
         out.emplace(do_allocate_producer_ids(count, requester));

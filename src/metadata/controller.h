@@ -153,7 +153,7 @@ class controller {
     // (STALE_BROKER_EPOCH otherwise, as Kafka's checkBrokerEpoch).
     asio::awaitable<result<producer_id_block>> allocate_producer_ids(
         int32_t count = producer_id_block_size,
-        std::optional<std::pair<int32_t, int64_t>> requester = std::nullopt);
+        std::optional<std::pair<node_id, int64_t>> requester = std::nullopt);
 
     // Broker lifecycle (KIP-631; controller_brokers.cc). A broker registers
     // fenced; its heartbeats keep its session (broker.session.timeout.ms) and
@@ -198,7 +198,7 @@ class controller {
     protocol::unregister_broker_response do_unregister_broker(
         const protocol::unregister_broker_request& r);
     result<producer_id_block> do_allocate_producer_ids(
-        int32_t count, std::optional<std::pair<int32_t, int64_t>> requester = std::nullopt);
+        int32_t count, std::optional<std::pair<node_id, int64_t>> requester = std::nullopt);
     protocol::broker_registration_response do_broker_registration(
         const protocol::broker_registration_request& r);
     protocol::broker_heartbeat_response do_broker_heartbeat(
@@ -290,9 +290,9 @@ class controller {
         // another incarnation's registration (DUPLICATE_BROKER_REGISTRATION).
         bool heard = false;
     };
-    std::map<int32_t, broker_session> _sessions;
+    std::map<node_id, broker_session> _sessions;
     // A registration or heartbeat of `broker_id`: its session starts again.
-    void heard_from(int32_t broker_id);
+    void heard_from(node_id broker_id);
     std::unique_ptr<asio::steady_timer> _session_timer;
     void arm_session_timer();
     // auto.leader.rebalance.enable: preferred elections every

@@ -17,7 +17,7 @@ using steady = std::chrono::steady_clock;
 
 }  // namespace
 
-void controller::heard_from(int32_t broker_id) {
+void controller::heard_from(node_id broker_id) {
     _sessions[broker_id] = broker_session{
         steady::now() + std::chrono::milliseconds(_config.broker_session_timeout_ms), true};
 }
@@ -141,7 +141,7 @@ protocol::unregister_broker_response controller::do_unregister_broker(
     if (it == _image->brokers.end()) {
         resp.error_code = to_wire(error_code::broker_id_not_registered);
         resp.error_message =
-            "Broker ID " + std::to_string(req.broker_id) + " is not currently registered";
+            "Broker ID " + std::to_string(req.broker_id.value()) + " is not currently registered";
         return resp;
     }
     // As Kafka's handleBrokerUnregistered: out of every ISR it is in (its
@@ -260,7 +260,7 @@ void controller::check_broker_sessions() {
             continue;
         }
         // `id` and `b` are in the image that commit() replaces (and may free).
-        const int32_t node = id;
+        const node_id node = id;
         const int64_t epoch = b.epoch;
         if (auto c = commit(std::move(records)); !c) {
             logging::controller().warn("event=broker_fence_failed node_id={} error=\"{}\"", node,

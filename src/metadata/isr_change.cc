@@ -6,14 +6,6 @@
 
 namespace samsa::metadata {
 
-namespace {
-
-bool contains(const std::vector<int32_t>& v, int32_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-}  // namespace
-
 isr_change_plan plan_alter_partition(const metadata_image& image,
                                      const protocol::alter_partition_request& req,
                                      int16_t version) {
@@ -68,13 +60,13 @@ isr_change_plan plan_alter_partition(const metadata_image& image,
                 fail(error_code::invalid_update_version);
                 continue;
             }
-            std::vector<int32_t> isr = p.new_isr;
+            std::vector<node_id> isr = p.new_isr;
             for (const auto& b : p.new_isr_with_epochs) {  // v3
                 isr.push_back(b.broker_id);
             }
             bool valid = !isr.empty() && contains(isr, reg.leader);
             bool eligible = true;
-            for (int32_t r : isr) {
+            for (node_id r : isr) {
                 valid &= contains(reg.replicas, r);
                 if (!contains(reg.isr, r)) {
                     auto b = image.brokers.find(r);
@@ -100,7 +92,7 @@ isr_change_plan plan_alter_partition(const metadata_image& image,
             // PartitionChangeBuilder with the reassignment completed).
             if (auto done = finish_reassignment(image, *topic, reg, isr)) {
                 rp.isr = *done->isr;
-                if (done->leader != -2) {
+                if (done->leader != no_leader_change) {
                     rp.leader_id = done->leader;
                     rp.leader_epoch = reg.leader_epoch + 1;
                 }

@@ -5,15 +5,7 @@
 
 namespace samsa::metadata {
 
-namespace {
-
-bool contains(const std::vector<int32_t>& v, int32_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-}
-
-}  // namespace
-
-bool broker_alive(const metadata_image& image, int32_t id) {
+bool broker_alive(const metadata_image& image, node_id id) {
     auto it = image.brokers.find(id);
     return it != image.brokers.end() && !it->second.fenced && !it->second.in_controlled_shutdown;
 }
@@ -25,12 +17,13 @@ election_outcome elect(const metadata_image& image, const topic_image& topic,
     c.topic_id = topic.id;
     c.partition_id = p.partition;
     if (type == election_type::preferred) {
-        const int32_t preferred = p.replicas.empty() ? -1 : p.replicas.front();
+        const node_id preferred = p.replicas.empty() ? no_node : p.replicas.front();
         if (p.leader == preferred) {
             out.error = error_code::election_not_needed;
             return out;
         }
-        if (preferred < 0 || !contains(p.isr, preferred) || !broker_alive(image, preferred)) {
+        if (!preferred.is_valid() || !contains(p.isr, preferred) ||
+            !broker_alive(image, preferred)) {
             out.error = error_code::preferred_leader_not_available;
             return out;
         }
@@ -40,21 +33,21 @@ election_outcome elect(const metadata_image& image, const topic_image& topic,
     }
     // Unclean: only when no ISR member can lead; any live replica then does,
     // and the ISR restarts from it (what it has is all there is).
-    if (p.leader >= 0 && broker_alive(image, p.leader)) {
+    if (p.leader.is_valid() && broker_alive(image, p.leader)) {
         out.error = error_code::election_not_needed;
         return out;
     }
-    for (int32_t r : p.replicas) {
+    for (node_id r : p.replicas) {
         if (contains(p.isr, r) && broker_alive(image, r)) {
             c.leader = r;  // a clean choice exists
             out.change = c;
             return out;
         }
     }
-    for (int32_t r : p.replicas) {
+    for (node_id r : p.replicas) {
         if (broker_alive(image, r)) {
             c.leader = r;
-            c.isr = std::vector<int32_t>{r};
+            c.isr = std::vector<node_id>{r};
             out.change = c;
             return out;
         }
@@ -114,15 +107,15 @@ elect_leaders_plan plan_elect_leaders(const metadata_image& image,
 std::vector<metadata_record> plan_auto_leader_rebalance(const metadata_image& image,
                                                         int32_t imbalance_percentage) {
     // Per preferred broker: its partitions, and those it does not lead.
-    std::map<int32_t, std::vector<std::pair<const topic_image*, const partition_registration*>>>
+    std::map<node_id, std::vector<std::pair<const topic_image*, const partition_registration*>>>
         preferred;
-    std::map<int32_t, size_t> not_leading;
+    std::map<node_id, size_t> not_leading;
     for (const auto& [name, topic] : image.topics_by_name) {
         for (const auto& p : topic->partitions) {
             if (p.replicas.empty()) {
                 continue;
             }
-            const int32_t b = p.replicas.front();
+            const node_id b = p.replicas.front();
             preferred[b].emplace_back(topic.get(), &p);
             if (p.leader != b) {
                 ++not_leading[b];

@@ -22,7 +22,7 @@ namespace samsa::metadata {
 enum class election_type : int8_t { preferred = 0, unclean = 1 };
 
 // Whether broker `id` is registered and unfenced.
-bool broker_alive(const metadata_image& image, int32_t id);
+bool broker_alive(const metadata_image& image, node_id id);
 
 // One partition: the change that elects per `type`, or the error ElectLeaders
 // reports for it (ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE,

@@ -19,7 +19,7 @@ class metadata_cache {
         return _image.load(std::memory_order_acquire);
     }
     // Whether the current image names `node` the leader of the partition.
-    bool names_leader(const std::string& topic, int32_t partition, int32_t node) const {
+    bool names_leader(const std::string& topic, int32_t partition, node_id node) const {
         auto image = read();
         const auto* t = image->topic(topic);
         return t && partition >= 0 && size_t(partition) < t->partitions.size() &&

@@ -14,9 +14,6 @@ error inconsistent(std::string message) {
     return error(error_code::corrupt_message, std::move(message));
 }
 
-// Kafka's sentinel for "leader unchanged" in PartitionChangeRecord.
-constexpr int32_t no_leader_change = -2;
-
 }  // namespace
 
 metadata_delta::metadata_delta(std::shared_ptr<const metadata_image> base)

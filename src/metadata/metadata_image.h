@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "security/acl/authorizer.h"
 #include "security/sasl/scram.h"
@@ -29,7 +30,7 @@ struct broker_endpoint {
 };
 
 struct broker_registration {
-    int32_t id = -1;
+    node_id id = no_node;
     uuid incarnation_id;
     // The offset of its RegisterBrokerRecord, as Kafka assigns it.
     int64_t epoch = -1;
@@ -51,14 +52,18 @@ struct broker_registration {
     }
 };
 
+// Kafka's sentinel for "leader unchanged" in PartitionChangeRecord (its
+// default), where no_node (-1) means "no leader".
+inline constexpr node_id no_leader_change{-2};
+
 struct partition_registration {
     int32_t partition = 0;
-    std::vector<int32_t> replicas;
-    std::vector<int32_t> isr;
-    std::vector<int32_t> offline_replicas;
-    std::vector<int32_t> removing_replicas;  // reassignment in progress
-    std::vector<int32_t> adding_replicas;
-    int32_t leader = -1;
+    std::vector<node_id> replicas;
+    std::vector<node_id> isr;
+    std::vector<node_id> offline_replicas;
+    std::vector<node_id> removing_replicas;  // reassignment in progress
+    std::vector<node_id> adding_replicas;
+    node_id leader = no_node;
     int32_t leader_epoch = 0;
     int32_t partition_epoch = 0;
     int8_t leader_recovery_state = 0;  // 0 recovered, 1 recovering
@@ -79,7 +84,7 @@ struct topic_image {
 // The next block of producer ids (ProducerIdsRecord): ids below
 // next_producer_id have been handed out.
 struct producer_ids_state {
-    int32_t broker_id = -1;  // who took the last block
+    node_id broker_id = no_node;  // who took the last block
     int64_t broker_epoch = -1;
     int64_t next_producer_id = 0;
 };
@@ -87,9 +92,9 @@ struct producer_ids_state {
 class metadata_image {
   public:
     std::string cluster_id;
-    int32_t controller_id = -1;
+    node_id controller_id = no_node;
     int64_t offset = -1;  // last metadata log offset applied
-    std::map<int32_t, broker_registration> brokers;
+    std::map<node_id, broker_registration> brokers;
     std::map<std::string, std::shared_ptr<const topic_image>> topics_by_name;
     std::unordered_map<uuid, std::shared_ptr<const topic_image>, uuid_hash> topics_by_id;
     // Topic config overrides by topic name (ConfigRecords of resource type

@@ -14,8 +14,8 @@ namespace {
 using request_topic = protocol::create_partitions_request::create_partitions_topic;
 
 struct placement {
-    std::vector<int32_t> replicas;
-    std::vector<int32_t> isr;
+    std::vector<node_id> replicas;
+    std::vector<node_id> isr;
 };
 
 result<std::vector<placement>> plan_topic(const controller_state& s, const request_topic& t,

@@ -17,16 +17,10 @@ namespace {
 using protocol::alter_partition_reassignments_request;
 using protocol::alter_partition_reassignments_response;
 
-constexpr int32_t no_leader_change = -2;  // PartitionChangeRecord's default
-
-bool contains(const std::vector<int32_t>& v, int32_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 // `a` without the members of `b`, in `a`'s order.
-std::vector<int32_t> minus(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-    std::vector<int32_t> out;
-    for (int32_t x : a) {
+std::vector<node_id> minus(const std::vector<node_id>& a, const std::vector<node_id>& b) {
+    std::vector<node_id> out;
+    for (node_id x : a) {
         if (!contains(b, x)) {
             out.push_back(x);
         }
@@ -44,22 +38,22 @@ bool reassigning(const partition_registration& p) {
 // epoch even when the leader stays, so that the dropped ones are fenced.
 protocol::partition_change_record settle(const metadata_image& image, const topic_image& topic,
                                          const partition_registration& p,
-                                         const std::vector<int32_t>& replicas,
-                                         const std::vector<int32_t>& isr) {
+                                         const std::vector<node_id>& replicas,
+                                         const std::vector<node_id>& isr) {
     protocol::partition_change_record c;
     c.topic_id = topic.id;
     c.partition_id = p.partition;
     c.replicas = replicas;
     c.adding_replicas.emplace();
     c.removing_replicas.emplace();
-    std::vector<int32_t> next_isr = minus(isr, minus(isr, replicas));
+    std::vector<node_id> next_isr = minus(isr, minus(isr, replicas));
     if (next_isr.empty()) {
         next_isr = replicas;
     }
     c.isr = next_isr;
     if (!contains(next_isr, p.leader)) {
-        c.leader = -1;
-        for (int32_t r : replicas) {
+        c.leader = no_node;
+        for (node_id r : replicas) {
             if (contains(next_isr, r) && broker_alive(image, r)) {
                 c.leader = r;
                 break;
@@ -74,14 +68,14 @@ protocol::partition_change_record settle(const metadata_image& image, const topi
 // A target the controller can take: not empty, no broker twice, every broker
 // registered. The reason it cannot (Kafka's validateManualPartitionAssignment,
 // which walks the brokers in id order), or an empty string.
-std::string invalid_target(const metadata_image& image, const std::vector<int32_t>& target) {
+std::string invalid_target(const metadata_image& image, const std::vector<node_id>& target) {
     if (target.empty()) {
         return "The manual partition assignment includes an empty replica list.";
     }
-    std::vector<int32_t> sorted = target;
+    std::vector<node_id> sorted = target;
     std::sort(sorted.begin(), sorted.end());
-    std::optional<int32_t> previous;
-    for (int32_t r : sorted) {
+    std::optional<node_id> previous;
+    for (node_id r : sorted) {
         if (!image.brokers.count(r)) {
             return fmt::format(
                 "The manual partition assignment includes broker {}, but no such broker is "
@@ -101,12 +95,12 @@ std::string invalid_target(const metadata_image& image, const std::vector<int32_
 
 std::optional<protocol::partition_change_record> finish_reassignment(
     const metadata_image& image, const topic_image& topic, const partition_registration& p,
-    const std::vector<int32_t>& isr) {
+    const std::vector<node_id>& isr) {
     if (!reassigning(p)) {
         return std::nullopt;
     }
     const auto target = minus(p.replicas, p.removing_replicas);
-    for (int32_t r : target) {
+    for (node_id r : target) {
         if (!contains(isr, r)) {
             return std::nullopt;
         }
@@ -157,7 +151,7 @@ controller_plan<alter_partition_reassignments_response> plan_alter_partition_rea
                     settle(image, *topic, p, minus(p.replicas, p.adding_replicas), p.isr));
                 continue;
             }
-            const std::vector<int32_t>& target = *rp.replicas;
+            const std::vector<node_id>& target = *rp.replicas;
             if (auto why = invalid_target(image, target); !why.empty()) {
                 fail(error_code::invalid_replica_assignment, std::move(why));
                 continue;
@@ -166,7 +160,7 @@ controller_plan<alter_partition_reassignments_response> plan_alter_partition_rea
                 continue;  // already there
             }
             const bool in_sync = std::all_of(target.begin(), target.end(),
-                                             [&](int32_t r) { return contains(p.isr, r); });
+                                             [&](node_id r) { return contains(p.isr, r); });
             if (in_sync) {
                 // No replica to wait for (a reordering, or a smaller set).
                 plan.records.emplace_back(settle(image, *topic, p, target, p.isr));
@@ -175,8 +169,8 @@ controller_plan<alter_partition_reassignments_response> plan_alter_partition_rea
             protocol::partition_change_record c;
             c.topic_id = topic->id;
             c.partition_id = p.partition;
-            std::vector<int32_t> merged = target;
-            for (int32_t r : minus(p.replicas, target)) {
+            std::vector<node_id> merged = target;
+            for (node_id r : minus(p.replicas, target)) {
                 merged.push_back(r);
             }
             c.replicas = merged;
@@ -196,7 +190,8 @@ protocol::list_partition_reassignments_response list_partition_reassignments(
         protocol::list_partition_reassignments_response::ongoing_topic_reassignment ot;
         ot.name = topic.name;
         for (const auto& p : topic.partitions) {
-            if (!reassigning(p) || (only && !contains(*only, p.partition))) {
+            if (!reassigning(p) ||
+                (only && std::find(only->begin(), only->end(), p.partition) == only->end())) {
                 continue;
             }
             auto& op = ot.partitions.emplace_back();

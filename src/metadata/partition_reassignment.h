@@ -40,7 +40,7 @@ plan_alter_partition_reassignments(const controller_state& state,
 // when no reassignment runs or a target replica is not in `isr` yet.
 std::optional<protocol::partition_change_record> finish_reassignment(
     const metadata_image& image, const topic_image& topic, const partition_registration& p,
-    const std::vector<int32_t>& isr);
+    const std::vector<node_id>& isr);
 
 // The partitions of the image being reassigned, of the topics and
 // partitions asked for (all with `topics` null).

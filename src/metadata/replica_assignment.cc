@@ -10,7 +10,7 @@ namespace samsa::metadata {
 
 namespace {
 
-using assignment = std::vector<std::vector<int32_t>>;
+using assignment = std::vector<std::vector<node_id>>;
 
 // Kafka's replicaIndex: the position of a follower, never first_replica_index
 // itself. Needs n_brokers > 1, which a follower implies (RF <= n).
@@ -51,11 +51,11 @@ bool rack_aware(const std::vector<broker_rack>& brokers) {
 }
 
 // The list the walk goes over: ids ascending (rack-unaware) or rack-alternated.
-std::vector<int32_t> walk_list(const std::vector<broker_rack>& sorted) {
+std::vector<node_id> walk_list(const std::vector<broker_rack>& sorted) {
     if (rack_aware(sorted)) {
         return rack_alternated_broker_list(sorted);
     }
-    std::vector<int32_t> ids;
+    std::vector<node_id> ids;
     ids.reserve(sorted.size());
     for (const auto& b : sorted) {
         ids.push_back(b.id);
@@ -87,7 +87,7 @@ walk_start draw_start(size_t n, std::optional<int32_t> fixed_start_index,
 }
 
 // assignReplicasToBrokersRackUnaware over `broker_array` (ids ascending).
-assignment assign_rack_unaware(const std::vector<int32_t>& broker_array, int32_t start_partition_id,
+assignment assign_rack_unaware(const std::vector<node_id>& broker_array, int32_t start_partition_id,
                                int32_t n_partitions, int16_t replication_factor, walk_start w) {
     const int64_t n = int64_t(broker_array.size());
     int64_t current_partition_id = std::max<int64_t>(0, start_partition_id);
@@ -99,7 +99,7 @@ assignment assign_rack_unaware(const std::vector<int32_t>& broker_array, int32_t
             ++next_replica_shift;
         }
         const int64_t first_replica_index = (current_partition_id + w.start_index) % n;
-        std::vector<int32_t> replicas = {broker_array[size_t(first_replica_index)]};
+        std::vector<node_id> replicas = {broker_array[size_t(first_replica_index)]};
         for (int64_t j = 0; j < replication_factor - 1; ++j) {
             replicas.push_back(
                 broker_array[size_t(replica_index(first_replica_index, next_replica_shift, j, n))]);
@@ -114,14 +114,14 @@ assignment assign_rack_unaware(const std::vector<int32_t>& broker_array, int32_t
 // std::nullopt (see the header).
 assignment assign_rack_aware(const std::vector<broker_rack>& sorted, int32_t start_partition_id,
                              int32_t n_partitions, int16_t replication_factor, walk_start w) {
-    std::map<int32_t, std::optional<std::string>> broker_rack_map;
+    std::map<node_id, std::optional<std::string>> broker_rack_map;
     std::set<std::optional<std::string>> racks;
     for (const auto& b : sorted) {
         broker_rack_map[b.id] = b.rack;
         racks.insert(b.rack);
     }
     const int64_t num_racks = int64_t(racks.size());
-    const std::vector<int32_t> arranged = rack_alternated_broker_list(sorted);
+    const std::vector<node_id> arranged = rack_alternated_broker_list(sorted);
     const int64_t num_brokers = int64_t(arranged.size());
     int64_t current_partition_id = std::max<int64_t>(0, start_partition_id);
     int64_t next_replica_shift = w.next_replica_shift;
@@ -132,17 +132,17 @@ assignment assign_rack_aware(const std::vector<broker_rack>& sorted, int32_t sta
             ++next_replica_shift;
         }
         const int64_t first_replica_index = (current_partition_id + w.start_index) % num_brokers;
-        const int32_t leader = arranged[size_t(first_replica_index)];
-        std::vector<int32_t> replicas = {leader};
+        const node_id leader = arranged[size_t(first_replica_index)];
+        std::vector<node_id> replicas = {leader};
         std::set<std::optional<std::string>> racks_with_replicas = {broker_rack_map[leader]};
-        std::set<int32_t> brokers_with_replicas = {leader};
+        std::set<node_id> brokers_with_replicas = {leader};
         int64_t k = 0;
         for (int16_t r = 1; r < replication_factor; ++r) {
             // Terminates within num_brokers - 1 probes: k runs over every other
             // position, and while a rack has no replica all its brokers are
             // free; RF <= num_brokers leaves a free broker otherwise.
             while (true) {
-                const int32_t broker = arranged[size_t(replica_index(
+                const node_id broker = arranged[size_t(replica_index(
                     first_replica_index, next_replica_shift * num_racks, k, num_brokers))];
                 const auto& rack = broker_rack_map[broker];
                 ++k;
@@ -166,8 +166,8 @@ assignment assign_rack_aware(const std::vector<broker_rack>& sorted, int32_t sta
 
 }  // namespace
 
-std::vector<int32_t> usable_brokers(const metadata_image& image) {
-    std::vector<int32_t> out;
+std::vector<node_id> usable_brokers(const metadata_image& image) {
+    std::vector<node_id> out;
     for (const auto& [id, b] : image.brokers) {
         if (!b.fenced && !b.in_controlled_shutdown) {
             out.push_back(id);
@@ -186,9 +186,9 @@ std::vector<broker_rack> usable_broker_racks(const metadata_image& image) {
     return out;
 }
 
-std::vector<int32_t> rack_alternated_broker_list(const std::vector<broker_rack>& brokers) {
+std::vector<node_id> rack_alternated_broker_list(const std::vector<broker_rack>& brokers) {
     // getInverseMap: rack -> its brokers ascending; std::nullopt sorts first.
-    std::map<std::optional<std::string>, std::vector<int32_t>> by_rack;
+    std::map<std::optional<std::string>, std::vector<node_id>> by_rack;
     for (const auto& b : brokers) {
         by_rack[b.rack].push_back(b.id);
     }
@@ -197,7 +197,7 @@ std::vector<int32_t> rack_alternated_broker_list(const std::vector<broker_rack>&
         std::sort(ids.begin(), ids.end());
         rounds = std::max(rounds, ids.size());
     }
-    std::vector<int32_t> out;
+    std::vector<node_id> out;
     out.reserve(brokers.size());
     for (size_t round = 0; round < rounds; ++round) {
         for (const auto& [rack, ids] : by_rack) {
@@ -209,7 +209,7 @@ std::vector<int32_t> rack_alternated_broker_list(const std::vector<broker_rack>&
     return out;
 }
 
-result<std::vector<std::vector<int32_t>>> assign_replicas_to_brokers(
+result<std::vector<std::vector<node_id>>> assign_replicas_to_brokers(
     const std::vector<broker_rack>& brokers, int32_t start_partition_id, int32_t n_partitions,
     int16_t replication_factor, std::mt19937& rng, std::optional<int32_t> fixed_start_index,
     std::optional<int32_t> fixed_replica_shift) {
@@ -225,13 +225,13 @@ result<std::vector<std::vector<int32_t>>> assign_replicas_to_brokers(
                                replication_factor, w);
 }
 
-result<std::vector<std::vector<int32_t>>> assign_replicas(const std::vector<int32_t>& brokers,
+result<std::vector<std::vector<node_id>>> assign_replicas(const std::vector<node_id>& brokers,
                                                           int32_t first_partition, int32_t count,
                                                           int16_t replication_factor,
                                                           std::mt19937& rng) {
     std::vector<broker_rack> without_racks;
     without_racks.reserve(brokers.size());
-    for (int32_t id : brokers) {
+    for (node_id id : brokers) {
         without_racks.push_back({id, std::nullopt});
     }
     return assign_replicas_to_brokers(without_racks, first_partition, count, replication_factor,
@@ -239,19 +239,19 @@ result<std::vector<std::vector<int32_t>>> assign_replicas(const std::vector<int3
 }
 
 int32_t start_index_continuing(const std::vector<broker_rack>& brokers,
-                               int32_t partition0_first_replica) {
+                               node_id partition0_first_replica) {
     const std::vector<broker_rack> sorted = sorted_by_id(brokers);
     auto it = std::find_if(sorted.begin(), sorted.end(),
                            [&](const broker_rack& b) { return b.id >= partition0_first_replica; });
     if (it == sorted.end()) {
         return 0;
     }
-    const std::vector<int32_t> list = walk_list(sorted);
+    const std::vector<node_id> list = walk_list(sorted);
     return int32_t(std::find(list.begin(), list.end(), it->id) - list.begin());
 }
 
-result<std::vector<std::vector<int32_t>>> assign_added_partitions(
-    const std::vector<broker_rack>& brokers, const std::vector<int32_t>& partition0_replicas,
+result<std::vector<std::vector<node_id>>> assign_added_partitions(
+    const std::vector<broker_rack>& brokers, const std::vector<node_id>& partition0_replicas,
     int32_t existing, int32_t count, int16_t replication_factor, std::mt19937& rng) {
     std::optional<int32_t> start;
     if (!partition0_replicas.empty()) {
@@ -260,13 +260,13 @@ result<std::vector<std::vector<int32_t>>> assign_added_partitions(
     return assign_replicas_to_brokers(brokers, existing, count, replication_factor, rng, start);
 }
 
-status validate_manual_assignment(const metadata_image& image, const std::vector<int32_t>& replicas,
+status validate_manual_assignment(const metadata_image& image, const std::vector<node_id>& replicas,
                                   std::optional<size_t> replication_factor) {
     if (replicas.empty()) {
         return error(error_code::invalid_replica_assignment,
                      "The manual partition assignment includes an empty replica list.");
     }
-    std::vector<int32_t> sorted = replicas;
+    std::vector<node_id> sorted = replicas;
     std::sort(sorted.begin(), sorted.end());
     for (size_t i = 0; i < sorted.size(); ++i) {
         if (!image.brokers.count(sorted[i])) {
@@ -292,10 +292,10 @@ status validate_manual_assignment(const metadata_image& image, const std::vector
     return {};
 }
 
-std::vector<int32_t> initial_isr(const metadata_image& image,
-                                 const std::vector<int32_t>& replicas) {
-    std::vector<int32_t> isr;
-    for (int32_t r : replicas) {
+std::vector<node_id> initial_isr(const metadata_image& image,
+                                 const std::vector<node_id>& replicas) {
+    std::vector<node_id> isr;
+    for (node_id r : replicas) {
         auto it = image.brokers.find(r);
         if (it != image.brokers.end() && !it->second.fenced && !it->second.in_controlled_shutdown) {
             isr.push_back(r);

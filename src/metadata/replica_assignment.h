@@ -50,14 +50,14 @@ namespace samsa::metadata {
 
 // A broker as replica placement sees it (Kafka's BrokerMetadata).
 struct broker_rack {
-    int32_t id = -1;
+    node_id id = no_node;
     std::optional<std::string> rack;
 
     bool operator==(const broker_rack&) const = default;
 };
 
 // Registered brokers that are not fenced and not in controlled shutdown, by id.
-std::vector<int32_t> usable_brokers(const metadata_image& image);
+std::vector<node_id> usable_brokers(const metadata_image& image);
 
 // The same brokers with the rack of their registration, by id.
 std::vector<broker_rack> usable_broker_racks(const metadata_image& image);
@@ -66,7 +66,7 @@ std::vector<broker_rack> usable_broker_racks(const metadata_image& image);
 // first), each rack's brokers in ascending id order, taking one broker from
 // each rack in turn and skipping racks that ran out. Racks r1:{0,1,2},
 // r2:{3,4,5}, r3:{6,7,8} give 0,3,6,1,4,7,2,5,8.
-std::vector<int32_t> rack_alternated_broker_list(const std::vector<broker_rack>& brokers);
+std::vector<node_id> rack_alternated_broker_list(const std::vector<broker_rack>& brokers);
 
 // Replica lists for partitions [start_partition_id, start_partition_id +
 // n_partitions), by the algorithms above; the order of `brokers` does not
@@ -78,14 +78,14 @@ std::vector<int32_t> rack_alternated_broker_list(const std::vector<broker_rack>&
 // (start index first, then shift). INVALID_REPLICATION_FACTOR with Kafka's
 // (StripedReplicaPlacer's) messages when the factor is not positive, no broker
 // is usable, or the factor exceeds the usable brokers.
-result<std::vector<std::vector<int32_t>>> assign_replicas_to_brokers(
+result<std::vector<std::vector<node_id>>> assign_replicas_to_brokers(
     const std::vector<broker_rack>& brokers, int32_t start_partition_id, int32_t n_partitions,
     int16_t replication_factor, std::mt19937& rng,
     std::optional<int32_t> fixed_start_index = std::nullopt,
     std::optional<int32_t> fixed_replica_shift = std::nullopt);
 
 // The same for brokers without racks (rack-unaware), random start and shift.
-result<std::vector<std::vector<int32_t>>> assign_replicas(const std::vector<int32_t>& brokers,
+result<std::vector<std::vector<node_id>>> assign_replicas(const std::vector<node_id>& brokers,
                                                           int32_t first_partition, int32_t count,
                                                           int16_t replication_factor,
                                                           std::mt19937& rng);
@@ -97,7 +97,7 @@ result<std::vector<std::vector<int32_t>>> assign_replicas(const std::vector<int3
 // era AdminZkClient.addPartitions rule, except that Kafka looked the position
 // up in the id-sorted list even when it then walked the rack-alternated one.
 int32_t start_index_continuing(const std::vector<broker_rack>& brokers,
-                               int32_t partition0_first_replica);
+                               node_id partition0_first_replica);
 
 // CreatePartitions: replica lists for partitions [existing, existing + count)
 // of a topic whose partition 0 has `partition0_replicas`, continuing its
@@ -109,8 +109,8 @@ int32_t start_index_continuing(const std::vector<broker_rack>& brokers,
 // would have had at creation, as long as the brokers did not change (the
 // followers differ: the shift is not the one drawn at creation). With an
 // empty partition 0 the start is random.
-result<std::vector<std::vector<int32_t>>> assign_added_partitions(
-    const std::vector<broker_rack>& brokers, const std::vector<int32_t>& partition0_replicas,
+result<std::vector<std::vector<node_id>>> assign_added_partitions(
+    const std::vector<broker_rack>& brokers, const std::vector<node_id>& partition0_replicas,
     int32_t existing, int32_t count, int16_t replication_factor, std::mt19937& rng);
 
 // Kafka's checks of one partition's explicit replica list
@@ -118,11 +118,11 @@ result<std::vector<std::vector<int32_t>>> assign_added_partitions(
 // messages: not empty, every broker registered and named once (checked in
 // ascending id order, so the message names the least offender), and, when
 // given, as many replicas as the partitions before it.
-status validate_manual_assignment(const metadata_image& image, const std::vector<int32_t>& replicas,
+status validate_manual_assignment(const metadata_image& image, const std::vector<node_id>& replicas,
                                   std::optional<size_t> replication_factor);
 
 // The initial ISR of a new partition: its replicas that are usable, in order
 // (the first is the leader).
-std::vector<int32_t> initial_isr(const metadata_image& image, const std::vector<int32_t>& replicas);
+std::vector<node_id> initial_isr(const metadata_image& image, const std::vector<node_id>& replicas);
 
 }  // namespace samsa::metadata

@@ -18,8 +18,8 @@ using creatable_topic = protocol::create_topics_request::creatable_topic;
 using topic_result = protocol::create_topics_response::creatable_topic_result;
 
 struct placement {
-    std::vector<int32_t> replicas;
-    std::vector<int32_t> isr;
+    std::vector<node_id> replicas;
+    std::vector<node_id> isr;
 };
 
 protocol::partition_record partition_record_for(const uuid& topic_id, int32_t partition,

@@ -98,7 +98,7 @@ void raft_node::become_leader() {
     // KIP-595: the epoch opens with a LeaderChange control record, so an entry
     // of the new epoch exists to commit (and with it every earlier entry).
     protocol::leader_change_message m;
-    m.leader_id = id().value();
+    m.leader_id = id();
     for (node_id v : _config.voters) {
         m.voters.emplace_back().voter_id = v.value();
     }

@@ -55,8 +55,8 @@ error_code code_of(int16_t wire) {
     return static_cast<error_code>(wire);
 }
 
-leader_and_epoch leader_of(int32_t id, int32_t epoch) {
-    return {node_id{id}, raft_epoch{epoch}};
+leader_and_epoch leader_of(node_id id, int32_t epoch) {
+    return {id, raft_epoch{epoch}};
 }
 
 error not_metadata_partition() {
@@ -159,7 +159,7 @@ wire_request encode_raft_request(const raft_message& m, const std::string& clust
         t.topic_name = k_topic;
         auto& p = t.partitions.emplace_back();
         p.candidate_epoch = v->candidate_epoch.value();
-        p.candidate_id = v->candidate_id.value();
+        p.candidate_id = v->candidate_id;
         p.last_offset_epoch = v->last_offset.epoch.value();
         p.last_offset = v->last_offset.offset.value();
         out.api_version = k_out_vote;
@@ -170,7 +170,7 @@ wire_request encode_raft_request(const raft_message& m, const std::string& clust
         auto& t = w.topics.emplace_back();
         t.topic_name = k_topic;
         auto& p = t.partitions.emplace_back();
-        p.leader_id = b->leader.leader.value();
+        p.leader_id = b->leader.leader;
         p.leader_epoch = b->leader.epoch.value();
         out.api_version = k_out_begin;
         out.body = encode(w, out.api_version);
@@ -180,7 +180,7 @@ wire_request encode_raft_request(const raft_message& m, const std::string& clust
         auto& t = w.topics.emplace_back();
         t.topic_name = k_topic;
         auto& p = t.partitions.emplace_back();
-        p.leader_id = e->leader.leader.value();
+        p.leader_id = e->leader.leader;
         p.leader_epoch = e->leader.epoch.value();
         for (auto s : e->preferred_successors) {
             p.preferred_successors.push_back(s.value());
@@ -190,7 +190,7 @@ wire_request encode_raft_request(const raft_message& m, const std::string& clust
     } else if (auto* f = std::get_if<fetch_request>(&m)) {
         protocol::fetch_request w;
         w.cluster_id = cluster_id;
-        w.replica_id = f->replica_id.value();
+        w.replica_id = f->replica_id;
         w.max_wait_ms = int32_t(f->max_wait.count());
         w.min_bytes = 0;
         w.max_bytes = f->max_bytes;
@@ -207,7 +207,7 @@ wire_request encode_raft_request(const raft_message& m, const std::string& clust
     } else if (auto* s = std::get_if<fetch_snapshot_request>(&m)) {
         protocol::fetch_snapshot_request w;
         w.cluster_id = cluster_id;
-        w.replica_id = s->replica_id.value();
+        w.replica_id = s->replica_id;
         w.max_bytes = s->max_bytes;
         auto& t = w.topics.emplace_back();
         t.name = k_topic;
@@ -406,7 +406,7 @@ bytes encode_leader_answer(error_code ec, leader_and_epoch l, int16_t version,
     t.topic_name = k_topic;
     auto& p = t.partitions.emplace_back();
     p.error_code = to_wire(ec);
-    p.leader_id = l.leader.value();
+    p.leader_id = l.leader;
     p.leader_epoch = l.epoch.value();
     if (extra) {
         extra(p);
@@ -439,7 +439,7 @@ bytes encode_raft_response(const raft_message& m, int16_t version) {
         t.name = k_topic;
         auto& p = t.partitions.emplace_back();
         p.error_code = to_wire(s->error);
-        p.current_leader.leader_id = s->current_leader.leader.value();
+        p.current_leader.leader_id = s->current_leader.leader;
         p.current_leader.leader_epoch = s->current_leader.epoch.value();
         p.snapshot_id.end_offset = s->snapshot_id.offset.value();
         p.snapshot_id.epoch = s->snapshot_id.epoch.value();
@@ -485,7 +485,7 @@ bytes encode_unknown_snapshot_partition(bytes_view request_body, int16_t version
         auto& p = t.partitions.emplace_back();
         p.index = r->topics.front().partitions.front().partition;
         p.error_code = to_wire(error_code::unknown_topic_or_partition);
-        p.current_leader.leader_id = -1;
+        p.current_leader.leader_id = no_node;
         p.current_leader.leader_epoch = -1;
         p.snapshot_id.end_offset = -1;
         p.snapshot_id.epoch = -1;
@@ -508,7 +508,7 @@ bool is_metadata_fetch(const protocol::fetch_request& r) {
 raft_message raft_fetch_from_wire(const protocol::fetch_request& r) {
     fetch_request out;
     // v15+ carries the replica id in ReplicaState.
-    out.replica_id = node_id{r.replica_id >= 0 ? r.replica_id : r.replica_state.replica_id};
+    out.replica_id = r.replica_id.is_valid() ? r.replica_id : r.replica_state.replica_id;
     out.max_wait = raft_ms{std::max(0, r.max_wait_ms)};
     out.max_bytes = r.max_bytes;
     if (!r.topics.empty() && !r.topics.front().partitions.empty()) {
@@ -530,7 +530,7 @@ protocol::fetch_response raft_fetch_to_wire(const fetch_response& r) {
     p.error_code = to_wire(r.error);
     p.high_watermark = r.high_watermark ? r.high_watermark->value() : -1;
     p.log_start_offset = r.log_start_offset.value();
-    p.current_leader.leader_id = r.current_leader.leader.value();
+    p.current_leader.leader_id = r.current_leader.leader;
     p.current_leader.leader_epoch = r.current_leader.epoch.value();
     if (r.diverging_epoch) {
         p.diverging_epoch.epoch = r.diverging_epoch->epoch.value();

@@ -125,8 +125,8 @@ status data_plane::open() {
         shards.push_back(&_reactors.at(i));
     }
     _fetch_waiters = std::make_unique<cluster::fetch_waiters>(shards);
-    _replicas =
-        std::make_unique<cluster::replica_manager>(_cfg.node_id, std::move(shards), *_logs, _cfg);
+    _replicas = std::make_unique<cluster::replica_manager>(node_id{_cfg.node_id}, std::move(shards),
+                                                           *_logs, _cfg);
     // With log.cleaner.threads=0 the cleaner exists but runs no thread, so
     // that the dynamic key can start it.
     if (_cfg.log_cleaner_enable) {

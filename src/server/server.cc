@@ -218,7 +218,7 @@ status server::start() {
         // it never learns of). So listeners open once both agree.
         auto visible = [this] {
             auto image = _context.metadata.read();
-            auto self = image->brokers.find(_cfg.node_id);
+            auto self = image->brokers.find(node_id{_cfg.node_id});
             return self != image->brokers.end() && !self->second.fenced;
         };
         auto waited = _lifecycle->wait_until_unfenced(
@@ -381,7 +381,7 @@ uint16_t server::bound_port(const std::string& listener_name) const {
 status server::open_quorum() {
     auto base = std::make_shared<metadata::metadata_image>();
     base->cluster_id = _context.settings.cluster_id;
-    base->controller_id = _cfg.node_id;
+    base->controller_id = node_id{_cfg.node_id};
     // The controller thread exists on every node: it drives this node's
     // replica of the quorum (a voter, or an observer on a broker-only node);
     // the controller itself acts only on a controller node leading the quorum.
@@ -457,7 +457,7 @@ status server::open_quorum() {
 
 asio::awaitable<void> server::send_isr_change(size_t shard, cluster::isr_proposal proposal) {
     protocol::alter_partition_request req;
-    req.broker_id = _cfg.node_id;
+    req.broker_id = node_id{_cfg.node_id};
     req.broker_epoch = _lifecycle ? _lifecycle->broker_epoch() : -1;
     auto& t = req.topics.emplace_back();
     t.topic_name = proposal.tp.topic;
@@ -491,7 +491,7 @@ asio::awaitable<void> server::send_isr_change(size_t shard, cluster::isr_proposa
 
 protocol::broker_registration_request server::self_registration() const {
     protocol::broker_registration_request reg;
-    reg.broker_id = _cfg.node_id;
+    reg.broker_id = node_id{_cfg.node_id};
     reg.cluster_id = _context.settings.cluster_id;
     reg.incarnation_id = uuid::random();
     reg.rack = _cfg.broker_rack;

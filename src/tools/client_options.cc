@@ -184,7 +184,7 @@ result<std::map<int32_t, net::blocking_target>> broker_targets(const client_opti
     }
     std::map<int32_t, net::blocking_target> out;
     for (const auto& b : md->brokers) {
-        out[b.node_id] =
+        out[b.node_id.value()] =
             net::blocking_target{b.host, uint16_t(b.port), client_id, opts.timeout, boot->security};
     }
     return out;

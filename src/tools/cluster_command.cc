@@ -61,7 +61,7 @@ void print_quorum(const cluster_options& o) {
         for (const auto& v : replicas) {
             const char* status = v.replica_id == p.leader_id ? "leader" : role;
             table.add_row(
-                {std::to_string(v.replica_id), role, std::to_string(v.log_end_offset),
+                {std::to_string(v.replica_id.value()), role, std::to_string(v.log_end_offset),
                  std::to_string(std::max<int64_t>(0, p.high_watermark - v.log_end_offset)),
                  status});
         }
@@ -78,7 +78,7 @@ int run_unregister(const cluster_options& o) {
         return fail(to.err());
     }
     protocol::unregister_broker_request req;
-    req.broker_id = o.unregister_id;
+    req.broker_id = node_id{o.unregister_id};
     auto resp = net::call_blocking<protocol::unregister_broker_response>(*to, req, 0);
     if (!resp) {
         return fail(resp.err());

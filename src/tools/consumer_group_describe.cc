@@ -79,7 +79,7 @@ result<std::optional<group_description>> describe_consumer_group(const client_op
     out.type = "Consumer";
     out.state = g.group_state;
     out.assignor = g.assignor_name;
-    out.coordinator = {c.node_id, c.host, c.port};
+    out.coordinator = {c.node_id.value(), c.host, c.port};
     out.group_epoch = g.group_epoch;
     out.target_assignment_epoch = g.assignment_epoch;
     for (const auto& m : g.members) {

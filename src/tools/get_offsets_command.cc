@@ -196,8 +196,8 @@ int run_get_offsets(const get_offsets_options& o) {
     }
     std::map<int32_t, net::blocking_target> leaders_at;
     for (const auto& b : md->brokers) {
-        leaders_at[b.node_id] = net::blocking_target{b.host, uint16_t(b.port), k_client_id,
-                                                     o.client.timeout, boot->security};
+        leaders_at[b.node_id.value()] = net::blocking_target{b.host, uint16_t(b.port), k_client_id,
+                                                             o.client.timeout, boot->security};
     }
     // (topic, partition) -> leader, for the partitions asked for.
     std::map<std::pair<std::string, int32_t>, int32_t> wanted;
@@ -209,7 +209,7 @@ int run_get_offsets(const get_offsets_options& o) {
         for (const auto& p : t.partitions) {
             if (std::any_of(filters.begin(), filters.end(),
                             [&](const auto& f) { return f.matches(name, p.partition_index); })) {
-                wanted[{name, p.partition_index}] = p.leader_id;
+                wanted[{name, p.partition_index}] = p.leader_id.value();
             }
         }
     }
@@ -235,7 +235,7 @@ int run_get_offsets(const get_offsets_options& o) {
             continue;
         }
         protocol::list_offsets_request req;
-        req.replica_id = -1;
+        req.replica_id = no_node;
         for (const auto& [topic, partition] : tps) {
             if (req.topics.empty() || req.topics.back().name != topic) {
                 req.topics.emplace_back().name = topic;

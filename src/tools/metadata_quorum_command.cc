@@ -86,7 +86,7 @@ result<quorum_view> describe(const quorum_options& o) {
 
 // Kafka's Node.toString in MetadataQuorumCommand.
 std::string replica_json(const replica_state& r, const std::vector<quorum_response::node>& nodes) {
-    std::string out = "{\"id\": " + std::to_string(r.replica_id);
+    std::string out = "{\"id\": " + std::to_string(r.replica_id.value());
     if (!r.replica_directory_id.is_zero()) {
         out += ", \"directoryId\": \"" + r.replica_directory_id.to_string() + "\"";
     }
@@ -173,7 +173,7 @@ int print_replication(const quorum_view& q, bool human_readable) {
     };
     std::vector<std::vector<std::string>> rows;
     auto add = [&](const replica_state& r, const char* status) {
-        rows.push_back({std::to_string(r.replica_id), r.replica_directory_id.to_string(),
+        rows.push_back({std::to_string(r.replica_id.value()), r.replica_directory_id.to_string(),
                         std::to_string(r.log_end_offset),
                         std::to_string(leader->log_end_offset - r.log_end_offset),
                         when(r.last_fetch_timestamp), when(r.last_caught_up_timestamp), status});

@@ -176,7 +176,11 @@ result<std::map<partition_key, std::pair<int16_t, std::string>>> alter(
         }
         auto& p = req.topics.back().partitions.emplace_back();
         p.partition_index = key.second;
-        p.replicas = replicas;
+        if (replicas) {
+            p.replicas = to_node_ids(*replicas);
+        } else {
+            p.replicas = std::nullopt;  // cancel
+        }
     }
     auto resp = net::call_blocking<protocol::alter_partition_reassignments_response>(*to, req, 0);
     if (!resp) {
@@ -222,7 +226,9 @@ result<std::map<partition_key, ongoing>> list_ongoing(const client_options& opts
     std::map<partition_key, ongoing> out;
     for (const auto& t : resp->topics) {
         for (const auto& p : t.partitions) {
-            out[{t.name, p.partition_index}] = {p.replicas, p.adding_replicas, p.removing_replicas};
+            out[{t.name, p.partition_index}] = {node_numbers(p.replicas),
+                                                node_numbers(p.adding_replicas),
+                                                node_numbers(p.removing_replicas)};
         }
     }
     return out;

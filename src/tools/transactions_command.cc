@@ -74,8 +74,8 @@ int run_list(const transactions_options& o) {
             code = 1;
         }
         for (const auto& t : resp->transaction_states) {
-            table.add_row({t.transactional_id, std::to_string(b.id), std::to_string(t.producer_id),
-                           t.transaction_state});
+            table.add_row({t.transactional_id, std::to_string(b.id),
+                           std::to_string(t.producer_id.value()), t.transaction_state});
         }
     }
     std::printf("%s", table.render_tabbed().c_str());
@@ -150,9 +150,9 @@ int run_describe(const transactions_options& o) {
                       {"CurrentTransactionStartTimeMs", 0},
                       {"TransactionDurationMs", 0},
                       {"TopicPartitions", 0}});
-    table.add_row({std::to_string(c.node_id), t.transactional_id, std::to_string(t.producer_id),
-                   std::to_string(t.producer_epoch), t.transaction_state,
-                   std::to_string(t.transaction_timeout_ms),
+    table.add_row({std::to_string(c.node_id.value()), t.transactional_id,
+                   std::to_string(t.producer_id.value()), std::to_string(t.producer_epoch),
+                   t.transaction_state, std::to_string(t.transaction_timeout_ms),
                    started ? std::to_string(t.transaction_start_time_ms) : "None",
                    started ? std::to_string(wall_clock_ms() - t.transaction_start_time_ms) : "None",
                    partitions});

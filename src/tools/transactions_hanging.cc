@@ -123,7 +123,9 @@ result<std::map<int64_t, std::string>> transactional_ids(const cluster& c,
     const std::string where =
         "Failed to list transactions for " + std::to_string(pids.size()) + " producers";
     protocol::list_transactions_request req;
-    req.producer_id_filters.assign(pids.begin(), pids.end());
+    for (int64_t pid : pids) {
+        req.producer_id_filters.emplace_back(pid);
+    }
     std::map<int64_t, std::string> out;
     for (const auto& b : c.metadata().brokers) {
         auto resp = c.call<protocol::list_transactions_response>(b, req, 0);
@@ -136,8 +138,8 @@ result<std::map<int64_t, std::string>> transactional_ids(const cluster& c,
                                                            ": " + wire_error(resp->error_code));
         }
         for (const auto& t : resp->transaction_states) {
-            if (pids.contains(t.producer_id)) {
-                out[t.producer_id] = t.transactional_id;
+            if (pids.contains(t.producer_id.value())) {
+                out[t.producer_id.value()] = t.transactional_id;
             }
         }
     }
@@ -167,7 +169,7 @@ result<std::map<std::string, std::set<topic_partition>>> transaction_partitions(
         if (k.error_code != 0) {
             return fail_with(error_code(k.error_code), k.key + ": " + wire_error(k.error_code));
         }
-        by_coordinator[k.node_id].push_back(k.key);
+        by_coordinator[k.node_id.value()].push_back(k.key);
     }
     std::map<std::string, std::set<topic_partition>> out;
     for (const auto& [id, keys] : by_coordinator) {
@@ -229,7 +231,7 @@ int run_find_hanging(const producer_options& o) {
     if (!open->empty()) {
         std::set<int64_t> pids;
         for (const auto& t : *open) {
-            pids.insert(t.state.producer_id);
+            pids.insert(t.state.producer_id.value());
         }
         auto ids = transactional_ids(c, pids);
         if (!ids) {
@@ -251,7 +253,7 @@ int run_find_hanging(const producer_options& o) {
         // know the id, or its transaction does not hold the partition (so no marker
         // for it will come).
         for (const auto& t : *open) {
-            auto id = ids->find(t.state.producer_id);
+            auto id = ids->find(t.state.producer_id.value());
             auto d = id == ids->end() ? described.end() : described.find(id->second);
             if (d == described.end() || !d->second.contains(t.tp)) {
                 hanging.push_back(t);
@@ -272,8 +274,8 @@ int run_find_hanging(const producer_options& o) {
     const int64_t now = wall_clock_ms();
     for (const auto& t : hanging) {
         const auto& p = t.state;
-        table.add_row({t.tp.topic, std::to_string(t.tp.partition), std::to_string(p.producer_id),
-                       std::to_string(p.producer_epoch),
+        table.add_row({t.tp.topic, std::to_string(t.tp.partition),
+                       std::to_string(p.producer_id.value()), std::to_string(p.producer_epoch),
                        std::to_string(std::max(p.coordinator_epoch, -1)),
                        std::to_string(p.current_txn_start_offset), std::to_string(p.last_timestamp),
                        std::to_string((now - p.last_timestamp) / 60'000)});

@@ -92,7 +92,7 @@ int run_describe_producers(const producer_options& o) {
                       {"LastTimestamp", 0},
                       {"CurrentTransactionStartOffset", 0}});
     for (const auto& p : result.producers) {
-        table.add_row({std::to_string(p.producer_id), std::to_string(p.producer_epoch),
+        table.add_row({std::to_string(p.producer_id.value()), std::to_string(p.producer_epoch),
                        std::to_string(std::max(p.coordinator_epoch, -1)),
                        std::to_string(p.last_sequence), std::to_string(p.last_timestamp),
                        optional_value(p.current_txn_start_offset)});
@@ -132,7 +132,7 @@ result<abort_spec> spec_from_start_offset(const cluster& c, const topic_partitio
     }
     for (const auto& p : result.producers) {
         if (p.current_txn_start_offset >= 0 && p.current_txn_start_offset == offset) {
-            return abort_spec{tp, p.producer_id, int16_t(p.producer_epoch),
+            return abort_spec{tp, p.producer_id.value(), int16_t(p.producer_epoch),
                               std::max(p.coordinator_epoch, 0)};
         }
     }
@@ -148,7 +148,7 @@ result<void> write_abort_marker(cluster& c, const abort_spec& spec,
                                 std::chrono::milliseconds timeout) {
     protocol::write_txn_markers_request req;
     auto& m = req.markers.emplace_back();
-    m.producer_id = spec.producer_id;
+    m.producer_id = producer_id{spec.producer_id};
     m.producer_epoch = spec.producer_epoch;
     m.transaction_result = false;
     m.coordinator_epoch = spec.coordinator_epoch;

@@ -42,7 +42,7 @@ struct position {
 class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
   public:
     replica_fetcher(const config::broker_config& cfg, cluster::replica_manager& rm,
-                    asio::any_io_executor ex, int32_t leader,
+                    asio::any_io_executor ex, node_id leader,
                     std::shared_ptr<const security::client_security> security)
         : _cfg(cfg), _rm(rm), _ex(ex), _leader(leader), _security(std::move(security)), _wake(ex) {}
 
@@ -89,7 +89,7 @@ class replica_fetcher : public std::enable_shared_from_this<replica_fetcher> {
     const config::broker_config& _cfg;
     cluster::replica_manager& _rm;
     asio::any_io_executor _ex;
-    int32_t _leader;
+    node_id _leader;
     std::shared_ptr<const security::client_security> _security;
     asio::steady_timer _wake;
     std::shared_ptr<net::kafka_rpc_client> _client;
@@ -162,7 +162,7 @@ asio::awaitable<void> replica_fetcher::run() {
                               p->last_log_epoch(),
                               p->log()->log_start_offset(),
                               p->follower_throttled(),
-                              p->in_isr(_cfg.node_id)};
+                              p->in_isr(node_id{_cfg.node_id})};
                 }
                 return 0;
             };
@@ -186,7 +186,7 @@ asio::awaitable<void> replica_fetcher::run() {
             continue;
         }
         protocol::fetch_request req;
-        req.replica_id = _cfg.node_id;
+        req.replica_id = node_id{_cfg.node_id};
         req.max_wait_ms = _cfg.replica_fetch_wait_max_ms;
         req.min_bytes = std::max(1, _cfg.replica_fetch_min_bytes);
         req.max_bytes = _cfg.replica_fetch_response_max_bytes;
@@ -323,12 +323,11 @@ void replica_fetcher_manager::stop() {
 
 void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image) {
     const int32_t fetchers = std::max(1, _cfg.num_replica_fetchers);
-    std::map<std::pair<int32_t, int32_t>, std::vector<followed_partition>> by_leader;
+    const node_id self{_cfg.node_id};
+    std::map<std::pair<node_id, int32_t>, std::vector<followed_partition>> by_leader;
     for (const auto& [name, topic] : image.topics_by_name) {
         for (const auto& reg : topic->partitions) {
-            if (reg.leader < 0 || reg.leader == _cfg.node_id ||
-                std::find(reg.replicas.begin(), reg.replicas.end(), _cfg.node_id) ==
-                    reg.replicas.end()) {
+            if (!reg.leader.is_valid() || reg.leader == self || !contains(reg.replicas, self)) {
                 continue;
             }
             const auto h = uint64_t(std::hash<std::string>{}(name)) * 31 + uint64_t(reg.partition);
@@ -349,7 +348,7 @@ void replica_fetcher_manager::on_metadata(const metadata::metadata_image& image)
         }
     }
     for (auto& [key, parts] : by_leader) {
-        const int32_t leader = key.first;
+        const node_id leader = key.first;
         std::string host;
         uint16_t port = 0;
         if (auto b = image.brokers.find(leader); b != image.brokers.end()) {

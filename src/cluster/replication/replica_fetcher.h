@@ -60,7 +60,7 @@ class replica_fetcher_manager {
     std::shared_ptr<const security::client_security> _security;
     std::mutex _mutex;
     // By (leader broker, fetcher id).
-    std::map<std::pair<int32_t, int32_t>, std::shared_ptr<replica_fetcher>> _fetchers;
+    std::map<std::pair<node_id, int32_t>, std::shared_ptr<replica_fetcher>> _fetchers;
     bool _stopped = false;
 };
 

@@ -44,7 +44,7 @@ group_coordinator::group_coordinator(group_config config, cluster::replica_manag
         _managers.push_back(std::make_unique<group_manager>(config, *_drivers.back(),
                                                             [] { return wall_clock_ms(); }));
         _managers.back()->runtime().set_becoming_leader([this](int32_t p) {
-            return _metadata.names_leader(offsets_topic, p, _replicas.node_id());
+            return _metadata.names_leader(offsets_topic, p, _replicas.local_node());
         });
     }
     _replicas.add_leadership_listener(

@@ -31,7 +31,7 @@ transaction_coordinator::transaction_coordinator(txn_coordinator_settings settin
             _settings.config, *_drivers.back(), [] { return wall_clock_ms(); },
             std::move(markers)));
         _managers.back()->runtime().set_becoming_leader([this](int32_t p) {
-            return _metadata.names_leader(transaction_state_topic, p, _replicas.node_id());
+            return _metadata.names_leader(transaction_state_topic, p, _replicas.local_node());
         });
     }
     _replicas.add_leadership_listener(
@@ -50,7 +50,7 @@ transaction_coordinator::~transaction_coordinator() {
     _drivers.clear();
 }
 
-std::shared_ptr<net::kafka_rpc_client> transaction_coordinator::client_for(int32_t node,
+std::shared_ptr<net::kafka_rpc_client> transaction_coordinator::client_for(node_id node,
                                                                            const std::string& host,
                                                                            uint16_t port) {
     std::lock_guard lock(_clients_mutex);
@@ -67,7 +67,7 @@ std::shared_ptr<net::kafka_rpc_client> transaction_coordinator::client_for(int32
 }
 
 asio::awaitable<error_code> transaction_coordinator::verify_partitions(
-    const std::string& id, int64_t producer_id, int16_t epoch,
+    const std::string& id, samsa::producer_id producer_id, int16_t epoch,
     const std::vector<storage::topic_partition>& partitions) {
     const error_code local = co_await add_partitions(id, producer_id, epoch, partitions, true);
     if (local != error_code::not_coordinator) {
@@ -79,11 +79,11 @@ asio::awaitable<error_code> transaction_coordinator::verify_partitions(
     if (!topic || p < 0 || size_t(p) >= topic->partitions.size()) {
         co_return error_code::coordinator_not_available;
     }
-    const int32_t leader = topic->partitions[size_t(p)].leader;
+    const node_id leader = topic->partitions[size_t(p)].leader;
     auto b = image->brokers.find(leader);
     const auto* ep =
         b == image->brokers.end() ? nullptr : b->second.endpoint(_settings.inter_broker_listener);
-    if (leader < 0 || leader == _settings.node_id || !ep) {
+    if (!leader.is_valid() || leader == node_id{_settings.node_id} || !ep) {
         co_return error_code::coordinator_not_available;
     }
     constexpr int16_t version = 4;
@@ -156,10 +156,8 @@ asio::awaitable<Resp> transaction_coordinator::call_with_callback(size_t shard, 
                                                              _managers[shard].get(), fn);
 }
 
-asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(const std::string& id,
-                                                                           int32_t txn_timeout_ms,
-                                                                           int64_t producer_id,
-                                                                           int16_t epoch) {
+asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(
+    const std::string& id, int32_t txn_timeout_ms, samsa::producer_id producer_id, int16_t epoch) {
     // Kafka's TransactionCoordinator checks the timeout before whether it
     // owns the id.
     if (txn_timeout_ms <= 0 || txn_timeout_ms > _settings.config.max_timeout_ms) {
@@ -176,7 +174,8 @@ asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(const
     std::optional<int64_t> fresh;
     for (int round = 0; round < 2; ++round) {
         auto fn = [&](txn_manager& m, std::function<void(init_pid_result)> cb) {
-            m.init_producer_id(id, txn_timeout_ms, producer_id, epoch, fresh, std::move(cb));
+            m.init_producer_id(id, txn_timeout_ms, producer_id.value(), epoch, fresh,
+                               std::move(cb));
         };
         auto r = co_await call_with_callback<init_pid_result>(*shard, fn);
         if (!r.needs_producer_id) {
@@ -197,33 +196,38 @@ asio::awaitable<init_pid_result> transaction_coordinator::init_producer_id(const
 }
 
 asio::awaitable<error_code> transaction_coordinator::add_partitions(
-    const std::string& id, int64_t producer_id, int16_t epoch,
+    const std::string& id, samsa::producer_id producer_id, int16_t epoch,
     const std::vector<storage::topic_partition>& partitions, bool verify_only) {
     auto shard = shard_for(id);
     if (!shard) {
         co_return error_code::not_coordinator;
     }
     auto fn = [&](txn_manager& m, std::function<void(error_code)> cb) {
-        m.add_partitions(id, producer_id, epoch, partitions, verify_only, std::move(cb));
+        m.add_partitions(id, producer_id.value(), epoch, partitions, verify_only, std::move(cb));
     };
     co_return co_await call_with_callback<error_code>(*shard, fn);
 }
 
 asio::awaitable<error_code> transaction_coordinator::end_txn(const std::string& id,
-                                                             int64_t producer_id, int16_t epoch,
-                                                             bool commit) {
+                                                             samsa::producer_id producer_id,
+                                                             int16_t epoch, bool commit) {
     auto shard = shard_for(id);
     if (!shard) {
         co_return error_code::not_coordinator;
     }
     auto fn = [&](txn_manager& m, std::function<void(error_code)> cb) {
-        m.end_txn(id, producer_id, epoch, commit, std::move(cb));
+        m.end_txn(id, producer_id.value(), epoch, commit, std::move(cb));
     };
     co_return co_await call_with_callback<error_code>(*shard, fn);
 }
 
 asio::awaitable<std::vector<txn_listing>> transaction_coordinator::list(
-    const std::vector<txn_state>& states, const std::vector<int64_t>& producer_ids, bool& loading) {
+    const std::vector<txn_state>& states, const std::vector<samsa::producer_id>& filter,
+    bool& loading) {
+    std::vector<int64_t> producer_ids;
+    for (samsa::producer_id id : filter) {
+        producer_ids.push_back(id.value());
+    }
     std::vector<txn_listing> out;
     for (size_t i = 0; i < _managers.size(); ++i) {
         txn_manager* m = _managers[i].get();

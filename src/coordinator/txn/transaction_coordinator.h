@@ -56,16 +56,17 @@ class transaction_coordinator {
 
     // ---- requests (from any reactor; each resumes on the caller's reactor)
     asio::awaitable<init_pid_result> init_producer_id(const std::string& id, int32_t txn_timeout_ms,
-                                                      int64_t producer_id, int16_t epoch);
+                                                      samsa::producer_id producer_id,
+                                                      int16_t epoch);
     asio::awaitable<error_code> add_partitions(
-        const std::string& id, int64_t producer_id, int16_t epoch,
+        const std::string& id, samsa::producer_id producer_id, int16_t epoch,
         const std::vector<storage::topic_partition>& partitions, bool verify_only);
-    asio::awaitable<error_code> end_txn(const std::string& id, int64_t producer_id, int16_t epoch,
-                                        bool commit);
+    asio::awaitable<error_code> end_txn(const std::string& id, samsa::producer_id producer_id,
+                                        int16_t epoch, bool commit);
     // Every shard's transactions that match; `loading` when a partition loads.
-    asio::awaitable<std::vector<txn_listing>> list(const std::vector<txn_state>& states,
-                                                   const std::vector<int64_t>& producer_ids,
-                                                   bool& loading);
+    asio::awaitable<std::vector<txn_listing>> list(
+        const std::vector<txn_state>& states, const std::vector<samsa::producer_id>& producer_ids,
+        bool& loading);
     asio::awaitable<std::pair<error_code, transaction_metadata>> describe(const std::string& id);
 
     // KIP-890, for a partition leader: whether the id's ongoing transaction
@@ -74,7 +75,7 @@ class transaction_coordinator {
     // leader with AddPartitionsToTxn v4 verify_only. NONE or the
     // coordinator's error (NETWORK_EXCEPTION when it could not be asked).
     asio::awaitable<error_code> verify_partitions(
-        const std::string& id, int64_t producer_id, int16_t epoch,
+        const std::string& id, samsa::producer_id producer_id, int16_t epoch,
         const std::vector<storage::topic_partition>& partitions);
 
     // Every manager's runtime tells `fn` of its appends (the fetch waiters).
@@ -90,7 +91,7 @@ class transaction_coordinator {
                        bool is_leader);
     template <typename Resp, typename Fn>
     asio::awaitable<Resp> call_with_callback(size_t shard, Fn& fn);
-    std::shared_ptr<net::kafka_rpc_client> client_for(int32_t node, const std::string& host,
+    std::shared_ptr<net::kafka_rpc_client> client_for(node_id node, const std::string& host,
                                                       uint16_t port);
 
     txn_coordinator_settings _settings;
@@ -100,7 +101,7 @@ class transaction_coordinator {
     std::vector<std::unique_ptr<cluster::purgatory_driver>> _drivers;
     std::vector<std::unique_ptr<txn_manager>> _managers;
     std::mutex _clients_mutex;  // verification requests come from every reactor
-    std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
+    std::map<node_id, std::shared_ptr<net::kafka_rpc_client>> _clients;
 };
 
 }  // namespace samsa::coordinator::txn

@@ -47,7 +47,7 @@ txn_marker_channel::~txn_marker_channel() {
     }
 }
 
-std::shared_ptr<net::kafka_rpc_client> txn_marker_channel::client_for(int32_t node,
+std::shared_ptr<net::kafka_rpc_client> txn_marker_channel::client_for(node_id node,
                                                                       const std::string& host,
                                                                       uint16_t port) {
     auto it = _clients.find(node);
@@ -77,7 +77,7 @@ void txn_marker_channel::attempt(const std::shared_ptr<job>& j) {
     ++j->attempts;
     auto image = _metadata.read();
     // The partitions of each leader; those of deleted topics need nothing.
-    std::map<int32_t, std::map<std::string, std::vector<int32_t>>> by_leader;
+    std::map<node_id, std::map<std::string, std::vector<int32_t>>> by_leader;
     bool unresolved = false;
     for (auto it = j->remaining.begin(); it != j->remaining.end();) {
         const auto* topic = image->topic(it->topic);
@@ -85,8 +85,8 @@ void txn_marker_channel::attempt(const std::shared_ptr<job>& j) {
             it = j->remaining.erase(it);
             continue;
         }
-        const int32_t leader = topic->partitions[size_t(it->partition)].leader;
-        if (leader < 0) {
+        const node_id leader = topic->partitions[size_t(it->partition)].leader;
+        if (!leader.is_valid()) {
             unresolved = true;
         } else {
             by_leader[leader][it->topic].push_back(it->partition);
@@ -110,7 +110,7 @@ void txn_marker_channel::attempt(const std::shared_ptr<job>& j) {
         }
         protocol::write_txn_markers_request req;
         auto& m = req.markers.emplace_back();
-        m.producer_id = j->marker.producer_id;
+        m.producer_id = samsa::producer_id{j->marker.producer_id};
         m.producer_epoch = j->marker.producer_epoch;
         m.transaction_result = j->marker.commit;
         m.coordinator_epoch = j->marker.coordinator_epoch;

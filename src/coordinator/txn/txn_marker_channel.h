@@ -52,7 +52,7 @@ class txn_marker_channel {
     struct job;
     void attempt(const std::shared_ptr<job>& j);
     void retry_later(const std::shared_ptr<job>& j);
-    std::shared_ptr<net::kafka_rpc_client> client_for(int32_t node, const std::string& host,
+    std::shared_ptr<net::kafka_rpc_client> client_for(node_id node, const std::string& host,
                                                       uint16_t port);
 
     asio::any_io_executor _ex;
@@ -62,7 +62,7 @@ class txn_marker_channel {
     std::chrono::milliseconds _request_timeout;
     std::shared_ptr<const security::client_security> _security;
     std::chrono::milliseconds _retry_backoff;
-    std::map<int32_t, std::shared_ptr<net::kafka_rpc_client>> _clients;
+    std::map<node_id, std::shared_ptr<net::kafka_rpc_client>> _clients;
     size_t _jobs = 0;
     std::shared_ptr<char> _alive = std::make_shared<char>();
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct add_offsets_to_txn_request {
     static constexpr int16_t first_flexible_version = 3;
 
     std::string transactional_id;
-    int64_t producer_id{0};
+    ::samsa::producer_id producer_id{0};
     int16_t producer_epoch{0};
     std::string group_id;
     unknown_tagged_fields unknown_tags;

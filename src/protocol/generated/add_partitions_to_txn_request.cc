@@ -52,7 +52,7 @@ void add_partitions_to_txn_request::add_partitions_to_txn_transaction::encode(wr
     const bool flexible = version >= 3;
     (void)flexible;
     write_string_field(w, flexible, transactional_id);
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int16(producer_epoch);
     w.write_bool(verify_only);
     write_array_length(w, flexible, topics.size());
@@ -73,7 +73,7 @@ void add_partitions_to_txn_request::add_partitions_to_txn_transaction::decode(re
     const bool flexible = version >= 3;
     (void)flexible;
     transactional_id = read_string_field(r, flexible);
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     producer_epoch = r.read_int16();
     verify_only = r.read_bool();
     {
@@ -108,7 +108,7 @@ void add_partitions_to_txn_request::encode(writer& w, int16_t version) const {
         write_string_field(w, flexible, v3_and_below_transactional_id);
     }
     if (version <= 3) {
-        w.write_int64(v3_and_below_producer_id);
+        w.write_int64(v3_and_below_producer_id.value());
     }
     if (version <= 3) {
         w.write_int16(v3_and_below_producer_epoch);
@@ -150,7 +150,7 @@ void add_partitions_to_txn_request::decode(reader& r, int16_t version) {
         v3_and_below_transactional_id = read_string_field(r, flexible);
     }
     if (version <= 3) {
-        v3_and_below_producer_id = r.read_int64();
+        v3_and_below_producer_id = ::samsa::producer_id{r.read_int64()};
     }
     if (version <= 3) {
         v3_and_below_producer_epoch = r.read_int16();

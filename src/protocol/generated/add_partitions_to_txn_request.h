@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -34,7 +35,7 @@ struct add_partitions_to_txn_request {
 
     struct add_partitions_to_txn_transaction {
         std::string transactional_id;
-        int64_t producer_id{0};
+        ::samsa::producer_id producer_id{0};
         int16_t producer_epoch{0};
         bool verify_only{false};
         std::vector<add_partitions_to_txn_topic> topics;
@@ -47,7 +48,7 @@ struct add_partitions_to_txn_request {
 
     std::vector<add_partitions_to_txn_transaction> transactions;
     std::string v3_and_below_transactional_id;
-    int64_t v3_and_below_producer_id{0};
+    ::samsa::producer_id v3_and_below_producer_id{0};
     int16_t v3_and_below_producer_epoch{0};
     std::vector<add_partitions_to_txn_topic> v3_and_below_topics;
     unknown_tagged_fields unknown_tags;

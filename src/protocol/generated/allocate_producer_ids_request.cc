@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void allocate_producer_ids_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -25,7 +25,7 @@ void allocate_producer_ids_request::encode(writer& w, int16_t version) const {
 void allocate_producer_ids_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {

@@ -12,7 +12,7 @@ void allocate_producer_ids_response::encode(writer& w, int16_t version) const {
     (void)flexible;
     w.write_int32(throttle_time_ms);
     w.write_int16(error_code);
-    w.write_int64(producer_id_start);
+    w.write_int64(producer_id_start.value());
     w.write_int32(producer_id_len);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -29,7 +29,7 @@ void allocate_producer_ids_response::decode(reader& r, int16_t version) {
     (void)flexible;
     throttle_time_ms = r.read_int32();
     error_code = r.read_int16();
-    producer_id_start = r.read_int64();
+    producer_id_start = ::samsa::producer_id{r.read_int64()};
     producer_id_len = r.read_int32();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {

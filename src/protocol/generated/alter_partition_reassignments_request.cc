@@ -57,7 +57,7 @@ void alter_partition_reassignments_request::reassignable_topic::reassignable_par
     } else {
         write_array_length(w, flexible, (*replicas).size());
         for (const auto& e : (*replicas)) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (flexible) {
@@ -86,7 +86,7 @@ void alter_partition_reassignments_request::reassignable_topic::reassignable_par
             (*replicas).clear();
             (*replicas).reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                (*replicas).emplace_back() = r.read_int32();
+                (*replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }

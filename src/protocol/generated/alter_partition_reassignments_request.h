@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -25,7 +26,7 @@ struct alter_partition_reassignments_request {
     struct reassignable_topic {
         struct reassignable_partition {
             int32_t partition_index{0};
-            std::optional<std::vector<int32_t>> replicas{std::nullopt};
+            std::optional<std::vector<::samsa::node_id>> replicas{std::nullopt};
             unknown_tagged_fields unknown_tags;
 
             void encode(writer& w, int16_t version) const;

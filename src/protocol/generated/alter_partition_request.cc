@@ -66,7 +66,7 @@ void alter_partition_request::topic_data::partition_data::encode(writer& w, int1
     if (version <= 2) {
         write_array_length(w, flexible, new_isr.size());
         for (const auto& e : new_isr) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (version >= 3) {
@@ -103,7 +103,7 @@ void alter_partition_request::topic_data::partition_data::decode(reader& r, int1
                 new_isr.clear();
                 new_isr.reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    new_isr.emplace_back() = r.read_int32();
+                    new_isr.emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -136,7 +136,7 @@ void alter_partition_request::topic_data::partition_data::decode(reader& r, int1
 void alter_partition_request::topic_data::partition_data::broker_state::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -151,7 +151,7 @@ void alter_partition_request::topic_data::partition_data::broker_state::encode(w
 void alter_partition_request::topic_data::partition_data::broker_state::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -163,7 +163,7 @@ void alter_partition_request::topic_data::partition_data::broker_state::decode(r
 void alter_partition_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -182,7 +182,7 @@ void alter_partition_request::encode(writer& w, int16_t version) const {
 void alter_partition_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     {
         int32_t n = read_array_length(r, flexible);

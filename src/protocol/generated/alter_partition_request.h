@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -25,7 +26,7 @@ struct alter_partition_request {
     struct topic_data {
         struct partition_data {
             struct broker_state {
-                int32_t broker_id{0};
+                ::samsa::node_id broker_id{0};
                 int64_t broker_epoch{-1};
                 unknown_tagged_fields unknown_tags;
 
@@ -36,7 +37,7 @@ struct alter_partition_request {
 
             int32_t partition_index{0};
             int32_t leader_epoch{0};
-            std::vector<int32_t> new_isr;
+            std::vector<::samsa::node_id> new_isr;
             std::vector<broker_state> new_isr_with_epochs;
             int8_t leader_recovery_state{0};
             int32_t partition_epoch{0};
@@ -57,7 +58,7 @@ struct alter_partition_request {
         bool operator==(const topic_data&) const = default;
     };
 
-    int32_t broker_id{0};
+    ::samsa::node_id broker_id{0};
     int64_t broker_epoch{-1};
     std::vector<topic_data> topics;
     unknown_tagged_fields unknown_tags;

@@ -63,11 +63,11 @@ void alter_partition_response::topic_data::partition_data::encode(writer& w, int
     (void)flexible;
     w.write_int32(partition_index);
     w.write_int16(error_code);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     write_array_length(w, flexible, isr.size());
     for (const auto& e : isr) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (version >= 1) {
         w.write_int8(leader_recovery_state);
@@ -88,7 +88,7 @@ void alter_partition_response::topic_data::partition_data::decode(reader& r, int
     (void)flexible;
     partition_index = r.read_int32();
     error_code = r.read_int16();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     {
         int32_t n = read_array_length(r, flexible);
@@ -98,7 +98,7 @@ void alter_partition_response::topic_data::partition_data::decode(reader& r, int
             isr.clear();
             isr.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                isr.emplace_back() = r.read_int32();
+                isr.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }

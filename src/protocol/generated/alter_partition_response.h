@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,9 +27,9 @@ struct alter_partition_response {
         struct partition_data {
             int32_t partition_index{0};
             int16_t error_code{0};
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{0};
-            std::vector<int32_t> isr;
+            std::vector<::samsa::node_id> isr;
             int8_t leader_recovery_state{0};
             int32_t partition_epoch{0};
             unknown_tagged_fields unknown_tags;

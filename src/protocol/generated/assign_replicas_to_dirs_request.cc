@@ -117,7 +117,7 @@ void assign_replicas_to_dirs_request::directory_data::topic_data::partition_data
 void assign_replicas_to_dirs_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     write_array_length(w, flexible, directories.size());
     for (const auto& e : directories) {
@@ -136,7 +136,7 @@ void assign_replicas_to_dirs_request::encode(writer& w, int16_t version) const {
 void assign_replicas_to_dirs_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     {
         int32_t n = read_array_length(r, flexible);

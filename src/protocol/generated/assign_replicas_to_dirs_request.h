@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -51,7 +52,7 @@ struct assign_replicas_to_dirs_request {
         bool operator==(const directory_data&) const = default;
     };
 
-    int32_t broker_id{0};
+    ::samsa::node_id broker_id{0};
     int64_t broker_epoch{-1};
     std::vector<directory_data> directories;
     unknown_tagged_fields unknown_tags;

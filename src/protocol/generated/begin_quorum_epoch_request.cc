@@ -55,7 +55,7 @@ void begin_quorum_epoch_request::topic_data::partition_data::encode(writer& w, i
     if (version >= 1) {
         w.write_uuid(voter_directory_id);
     }
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -74,7 +74,7 @@ void begin_quorum_epoch_request::topic_data::partition_data::decode(reader& r, i
     if (version >= 1) {
         voter_directory_id = r.read_uuid();
     }
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -117,7 +117,7 @@ void begin_quorum_epoch_request::encode(writer& w, int16_t version) const {
     (void)flexible;
     write_nullable_string_field(w, flexible, cluster_id);
     if (version >= 1) {
-        w.write_int32(voter_id);
+        w.write_int32(voter_id.value());
     }
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -144,7 +144,7 @@ void begin_quorum_epoch_request::decode(reader& r, int16_t version) {
     (void)flexible;
     cluster_id = read_nullable_string_field(r, flexible, true);
     if (version >= 1) {
-        voter_id = r.read_int32();
+        voter_id = ::samsa::node_id{r.read_int32()};
     }
     {
         int32_t n = read_array_length(r, flexible);

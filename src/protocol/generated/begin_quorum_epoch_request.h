@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,7 +27,7 @@ struct begin_quorum_epoch_request {
         struct partition_data {
             int32_t partition_index{0};
             ::samsa::uuid voter_directory_id;
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{0};
             unknown_tagged_fields unknown_tags;
 
@@ -56,7 +57,7 @@ struct begin_quorum_epoch_request {
     };
 
     std::optional<std::string> cluster_id{std::nullopt};
-    int32_t voter_id{-1};
+    ::samsa::node_id voter_id{-1};
     std::vector<topic_data> topics;
     std::vector<leader_endpoint> leader_endpoints;
     unknown_tagged_fields unknown_tags;

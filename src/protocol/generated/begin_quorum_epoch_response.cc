@@ -53,7 +53,7 @@ void begin_quorum_epoch_response::topic_data::partition_data::encode(writer& w, 
     (void)flexible;
     w.write_int32(partition_index);
     w.write_int16(error_code);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -70,7 +70,7 @@ void begin_quorum_epoch_response::topic_data::partition_data::decode(reader& r, 
     (void)flexible;
     partition_index = r.read_int32();
     error_code = r.read_int16();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -82,7 +82,7 @@ void begin_quorum_epoch_response::topic_data::partition_data::decode(reader& r, 
 void begin_quorum_epoch_response::node_endpoint::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 1;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_uint16(port);
     if (flexible) {
@@ -98,7 +98,7 @@ void begin_quorum_epoch_response::node_endpoint::encode(writer& w, int16_t versi
 void begin_quorum_epoch_response::node_endpoint::decode(reader& r, int16_t version) {
     const bool flexible = version >= 1;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_uint16();
     if (flexible) {

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void broker_heartbeat_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     w.write_int64(current_metadata_offset);
     w.write_bool(want_fence);
@@ -46,7 +46,7 @@ void broker_heartbeat_request::encode(writer& w, int16_t version) const {
 void broker_heartbeat_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     current_metadata_offset = r.read_int64();
     want_fence = r.read_bool();

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void broker_registration_change_record::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     if (version >= 1 && !(version >= 1)) {
         w.write_int8(in_controlled_shutdown);
@@ -64,7 +64,7 @@ void broker_registration_change_record::encode(writer& w, int16_t version) const
 void broker_registration_change_record::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     if (version >= 1 && !(version >= 1)) {
         in_controlled_shutdown = r.read_int8();

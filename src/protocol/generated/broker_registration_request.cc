@@ -70,7 +70,7 @@ void broker_registration_request::feature::decode(reader& r, int16_t version) {
 void broker_registration_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     write_string_field(w, flexible, cluster_id);
     w.write_uuid(incarnation_id);
     write_array_length(w, flexible, listeners.size());
@@ -107,7 +107,7 @@ void broker_registration_request::encode(writer& w, int16_t version) const {
 void broker_registration_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     cluster_id = read_string_field(r, flexible);
     incarnation_id = r.read_uuid();
     {

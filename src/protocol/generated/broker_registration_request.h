@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -45,7 +46,7 @@ struct broker_registration_request {
         bool operator==(const feature&) const = default;
     };
 
-    int32_t broker_id{0};
+    ::samsa::node_id broker_id{0};
     std::string cluster_id;
     ::samsa::uuid incarnation_id;
     std::vector<listener> listeners;

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void controlled_shutdown_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 3;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     if (version >= 2) {
         w.write_int64(broker_epoch);
     }
@@ -27,7 +27,7 @@ void controlled_shutdown_request::encode(writer& w, int16_t version) const {
 void controlled_shutdown_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 3;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     if (version >= 2) {
         broker_epoch = r.read_int64();
     }

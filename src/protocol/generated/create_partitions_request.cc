@@ -63,7 +63,7 @@ void create_partitions_request::create_partitions_topic::create_partitions_assig
     (void)flexible;
     write_array_length(w, flexible, broker_ids.size());
     for (const auto& e : broker_ids) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -86,7 +86,7 @@ void create_partitions_request::create_partitions_topic::create_partitions_assig
             broker_ids.clear();
             broker_ids.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                broker_ids.emplace_back() = r.read_int32();
+                broker_ids.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }

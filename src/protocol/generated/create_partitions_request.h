@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,7 +25,7 @@ struct create_partitions_request {
 
     struct create_partitions_topic {
         struct create_partitions_assignment {
-            std::vector<int32_t> broker_ids;
+            std::vector<::samsa::node_id> broker_ids;
             unknown_tagged_fields unknown_tags;
 
             void encode(writer& w, int16_t version) const;

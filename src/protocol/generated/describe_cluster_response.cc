@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void describe_cluster_response::describe_cluster_broker::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     write_string_field(w, flexible, host);
     w.write_int32(port);
     write_nullable_string_field(w, flexible, rack);
@@ -27,7 +27,7 @@ void describe_cluster_response::describe_cluster_broker::encode(writer& w, int16
 void describe_cluster_response::describe_cluster_broker::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_int32();
     rack = read_nullable_string_field(r, flexible, true);
@@ -48,7 +48,7 @@ void describe_cluster_response::encode(writer& w, int16_t version) const {
         w.write_int8(endpoint_type);
     }
     write_string_field(w, flexible, cluster_id);
-    w.write_int32(controller_id);
+    w.write_int32(controller_id.value());
     write_array_length(w, flexible, brokers.size());
     for (const auto& e : brokers) {
         e.encode(w, version);
@@ -74,7 +74,7 @@ void describe_cluster_response::decode(reader& r, int16_t version) {
         endpoint_type = r.read_int8();
     }
     cluster_id = read_string_field(r, flexible);
-    controller_id = r.read_int32();
+    controller_id = ::samsa::node_id{r.read_int32()};
     {
         int32_t n = read_array_length(r, flexible);
         if (n < 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct describe_cluster_response {
     static constexpr int16_t first_flexible_version = 0;
 
     struct describe_cluster_broker {
-        int32_t broker_id{0};
+        ::samsa::node_id broker_id{0};
         std::string host;
         int32_t port{0};
         std::optional<std::string> rack{std::nullopt};
@@ -39,7 +40,7 @@ struct describe_cluster_response {
     std::optional<std::string> error_message{std::nullopt};
     int8_t endpoint_type{1};
     std::string cluster_id;
-    int32_t controller_id{-1};
+    ::samsa::node_id controller_id{-1};
     std::vector<describe_cluster_broker> brokers;
     int32_t cluster_authorized_operations{INT32_MIN};
     unknown_tagged_fields unknown_tags;

@@ -96,7 +96,7 @@ void describe_producers_response::topic_response::partition_response::decode(rea
 void describe_producers_response::topic_response::partition_response::producer_state::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int32(producer_epoch);
     w.write_int32(last_sequence);
     w.write_int64(last_timestamp);
@@ -115,7 +115,7 @@ void describe_producers_response::topic_response::partition_response::producer_s
 void describe_producers_response::topic_response::partition_response::producer_state::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     producer_epoch = r.read_int32();
     last_sequence = r.read_int32();
     last_timestamp = r.read_int64();

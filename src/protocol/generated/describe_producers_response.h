@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -25,7 +26,7 @@ struct describe_producers_response {
     struct topic_response {
         struct partition_response {
             struct producer_state {
-                int64_t producer_id{0};
+                ::samsa::producer_id producer_id{0};
                 int32_t producer_epoch{0};
                 int32_t last_sequence{-1};
                 int64_t last_timestamp{-1};

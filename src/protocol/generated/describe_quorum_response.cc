@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void describe_quorum_response::replica_state::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(replica_id);
+    w.write_int32(replica_id.value());
     if (version >= 2) {
         w.write_uuid(replica_directory_id);
     }
@@ -34,7 +34,7 @@ void describe_quorum_response::replica_state::encode(writer& w, int16_t version)
 void describe_quorum_response::replica_state::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    replica_id = r.read_int32();
+    replica_id = ::samsa::node_id{r.read_int32()};
     if (version >= 2) {
         replica_directory_id = r.read_uuid();
     }
@@ -101,7 +101,7 @@ void describe_quorum_response::topic_data::partition_data::encode(writer& w, int
     if (version >= 2) {
         write_nullable_string_field(w, flexible, error_message);
     }
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     w.write_int64(high_watermark);
     write_array_length(w, flexible, current_voters.size());
@@ -130,7 +130,7 @@ void describe_quorum_response::topic_data::partition_data::decode(reader& r, int
     if (version >= 2) {
         error_message = read_nullable_string_field(r, flexible, version >= 2);
     }
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     high_watermark = r.read_int64();
     {
@@ -167,7 +167,7 @@ void describe_quorum_response::topic_data::partition_data::decode(reader& r, int
 void describe_quorum_response::node::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_array_length(w, flexible, listeners.size());
     for (const auto& e : listeners) {
         e.encode(w, version);
@@ -185,7 +185,7 @@ void describe_quorum_response::node::encode(writer& w, int16_t version) const {
 void describe_quorum_response::node::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     {
         int32_t n = read_array_length(r, flexible);
         if (n < 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct describe_quorum_response {
     static constexpr int16_t first_flexible_version = 0;
 
     struct replica_state {
-        int32_t replica_id{0};
+        ::samsa::node_id replica_id{0};
         ::samsa::uuid replica_directory_id;
         int64_t log_end_offset{0};
         int64_t last_fetch_timestamp{-1};
@@ -40,7 +41,7 @@ struct describe_quorum_response {
             int32_t partition_index{0};
             int16_t error_code{0};
             std::optional<std::string> error_message{std::string{}};
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{0};
             int64_t high_watermark{0};
             std::vector<replica_state> current_voters;
@@ -85,7 +86,7 @@ struct describe_quorum_response {
             bool operator==(const listener&) const = default;
         };
 
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::vector<listener> listeners;
         unknown_tagged_fields unknown_tags;
 

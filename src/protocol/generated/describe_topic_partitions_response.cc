@@ -61,22 +61,22 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
     (void)flexible;
     w.write_int16(error_code);
     w.write_int32(partition_index);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     write_array_length(w, flexible, replica_nodes.size());
     for (const auto& e : replica_nodes) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, isr_nodes.size());
     for (const auto& e : isr_nodes) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (!eligible_leader_replicas) {
         write_null_array(w, flexible);
     } else {
         write_array_length(w, flexible, (*eligible_leader_replicas).size());
         for (const auto& e : (*eligible_leader_replicas)) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (!last_known_elr) {
@@ -84,12 +84,12 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
     } else {
         write_array_length(w, flexible, (*last_known_elr).size());
         for (const auto& e : (*last_known_elr)) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     write_array_length(w, flexible, offline_replicas.size());
     for (const auto& e : offline_replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -106,7 +106,7 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
     (void)flexible;
     error_code = r.read_int16();
     partition_index = r.read_int32();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     {
         int32_t n = read_array_length(r, flexible);
@@ -116,7 +116,7 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
             replica_nodes.clear();
             replica_nodes.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                replica_nodes.emplace_back() = r.read_int32();
+                replica_nodes.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -128,7 +128,7 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
             isr_nodes.clear();
             isr_nodes.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                isr_nodes.emplace_back() = r.read_int32();
+                isr_nodes.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -144,7 +144,7 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
             (*eligible_leader_replicas).clear();
             (*eligible_leader_replicas).reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                (*eligible_leader_replicas).emplace_back() = r.read_int32();
+                (*eligible_leader_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -160,7 +160,7 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
             (*last_known_elr).clear();
             (*last_known_elr).reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                (*last_known_elr).emplace_back() = r.read_int32();
+                (*last_known_elr).emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -172,7 +172,7 @@ void describe_topic_partitions_response::describe_topic_partitions_response_topi
             offline_replicas.clear();
             offline_replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                offline_replicas.emplace_back() = r.read_int32();
+                offline_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,13 +27,13 @@ struct describe_topic_partitions_response {
         struct describe_topic_partitions_response_partition {
             int16_t error_code{0};
             int32_t partition_index{0};
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{-1};
-            std::vector<int32_t> replica_nodes;
-            std::vector<int32_t> isr_nodes;
-            std::optional<std::vector<int32_t>> eligible_leader_replicas{std::nullopt};
-            std::optional<std::vector<int32_t>> last_known_elr{std::nullopt};
-            std::vector<int32_t> offline_replicas;
+            std::vector<::samsa::node_id> replica_nodes;
+            std::vector<::samsa::node_id> isr_nodes;
+            std::optional<std::vector<::samsa::node_id>> eligible_leader_replicas{std::nullopt};
+            std::optional<std::vector<::samsa::node_id>> last_known_elr{std::nullopt};
+            std::vector<::samsa::node_id> offline_replicas;
             unknown_tagged_fields unknown_tags;
 
             // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).

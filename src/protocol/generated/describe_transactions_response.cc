@@ -15,7 +15,7 @@ void describe_transactions_response::transaction_state_data::encode(writer& w, i
     write_string_field(w, flexible, transaction_state);
     w.write_int32(transaction_timeout_ms);
     w.write_int64(transaction_start_time_ms);
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int16(producer_epoch);
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -39,7 +39,7 @@ void describe_transactions_response::transaction_state_data::decode(reader& r, i
     transaction_state = read_string_field(r, flexible);
     transaction_timeout_ms = r.read_int32();
     transaction_start_time_ms = r.read_int64();
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     producer_epoch = r.read_int16();
     {
         int32_t n = read_array_length(r, flexible);

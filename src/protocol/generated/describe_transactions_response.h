@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -38,7 +39,7 @@ struct describe_transactions_response {
         std::string transaction_state;
         int32_t transaction_timeout_ms{0};
         int64_t transaction_start_time_ms{0};
-        int64_t producer_id{0};
+        ::samsa::producer_id producer_id{0};
         int16_t producer_epoch{0};
         std::vector<topic_data> topics;
         unknown_tagged_fields unknown_tags;

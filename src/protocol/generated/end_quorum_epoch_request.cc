@@ -52,7 +52,7 @@ void end_quorum_epoch_request::topic_data::partition_data::encode(writer& w, int
     const bool flexible = version >= 1;
     (void)flexible;
     w.write_int32(partition_index);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     if (version <= 0) {
         write_array_length(w, flexible, preferred_successors.size());
@@ -80,7 +80,7 @@ void end_quorum_epoch_request::topic_data::partition_data::decode(reader& r, int
     const bool flexible = version >= 1;
     (void)flexible;
     partition_index = r.read_int32();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     if (version <= 0) {
         {
@@ -120,7 +120,7 @@ void end_quorum_epoch_request::topic_data::partition_data::decode(reader& r, int
 void end_quorum_epoch_request::topic_data::partition_data::replica_info::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 1;
     (void)flexible;
-    w.write_int32(candidate_id);
+    w.write_int32(candidate_id.value());
     w.write_uuid(candidate_directory_id);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -135,7 +135,7 @@ void end_quorum_epoch_request::topic_data::partition_data::replica_info::encode(
 void end_quorum_epoch_request::topic_data::partition_data::replica_info::decode(reader& r, int16_t version) {
     const bool flexible = version >= 1;
     (void)flexible;
-    candidate_id = r.read_int32();
+    candidate_id = ::samsa::node_id{r.read_int32()};
     candidate_directory_id = r.read_uuid();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {

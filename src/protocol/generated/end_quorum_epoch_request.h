@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -25,7 +26,7 @@ struct end_quorum_epoch_request {
     struct topic_data {
         struct partition_data {
             struct replica_info {
-                int32_t candidate_id{0};
+                ::samsa::node_id candidate_id{0};
                 ::samsa::uuid candidate_directory_id;
                 unknown_tagged_fields unknown_tags;
 
@@ -35,7 +36,7 @@ struct end_quorum_epoch_request {
             };
 
             int32_t partition_index{0};
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{0};
             std::vector<int32_t> preferred_successors;
             std::vector<replica_info> preferred_candidates;

@@ -11,7 +11,7 @@ void end_txn_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 3;
     (void)flexible;
     write_string_field(w, flexible, transactional_id);
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int16(producer_epoch);
     w.write_bool(committed);
     if (flexible) {
@@ -28,7 +28,7 @@ void end_txn_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 3;
     (void)flexible;
     transactional_id = read_string_field(r, flexible);
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     producer_epoch = r.read_int16();
     committed = r.read_bool();
     if (flexible) {

@@ -13,7 +13,7 @@ void end_txn_response::encode(writer& w, int16_t version) const {
     w.write_int32(throttle_time_ms);
     w.write_int16(error_code);
     if (version >= 5) {
-        w.write_int64(producer_id);
+        w.write_int64(producer_id.value());
     }
     if (version >= 5) {
         w.write_int16(producer_epoch);
@@ -34,7 +34,7 @@ void end_txn_response::decode(reader& r, int16_t version) {
     throttle_time_ms = r.read_int32();
     error_code = r.read_int16();
     if (version >= 5) {
-        producer_id = r.read_int64();
+        producer_id = ::samsa::producer_id{r.read_int64()};
     }
     if (version >= 5) {
         producer_epoch = r.read_int16();

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void fence_broker_record::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(id);
+    w.write_int32(id.value());
     w.write_int64(epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -25,7 +25,7 @@ void fence_broker_record::encode(writer& w, int16_t version) const {
 void fence_broker_record::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    id = r.read_int32();
+    id = ::samsa::node_id{r.read_int32()};
     epoch = r.read_int64();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void fetch_request::replica_state_data::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 12;
     (void)flexible;
-    w.write_int32(replica_id);
+    w.write_int32(replica_id.value());
     w.write_int64(replica_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -25,7 +25,7 @@ void fetch_request::replica_state_data::encode(writer& w, int16_t version) const
 void fetch_request::replica_state_data::decode(reader& r, int16_t version) {
     const bool flexible = version >= 12;
     (void)flexible;
-    replica_id = r.read_int32();
+    replica_id = ::samsa::node_id{r.read_int32()};
     replica_epoch = r.read_int64();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -215,7 +215,7 @@ void fetch_request::encode(writer& w, int16_t version) const {
         write_nullable_string_field(w, flexible, cluster_id);
     }
     if (version <= 14) {
-        w.write_int32(replica_id);
+        w.write_int32(replica_id.value());
     }
     if (version >= 15 && !(version >= 15)) {
         replica_state.encode(w, version);
@@ -282,7 +282,7 @@ void fetch_request::decode(reader& r, int16_t version) {
         cluster_id = read_nullable_string_field(r, flexible, version >= 12);
     }
     if (version <= 14) {
-        replica_id = r.read_int32();
+        replica_id = ::samsa::node_id{r.read_int32()};
     }
     if (version >= 15 && !(version >= 15)) {
         replica_state.decode(r, version);

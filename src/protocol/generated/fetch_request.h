@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct fetch_request {
     static constexpr int16_t first_flexible_version = 12;
 
     struct replica_state_data {
-        int32_t replica_id{-1};
+        ::samsa::node_id replica_id{-1};
         int64_t replica_epoch{-1};
         unknown_tagged_fields unknown_tags;
 
@@ -70,7 +71,7 @@ struct fetch_request {
     };
 
     std::optional<std::string> cluster_id{std::nullopt};
-    int32_t replica_id{-1};
+    ::samsa::node_id replica_id{-1};
     replica_state_data replica_state;
     int32_t max_wait_ms{0};
     int32_t min_bytes{0};

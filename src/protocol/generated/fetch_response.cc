@@ -90,7 +90,7 @@ void fetch_response::fetchable_topic_response::partition_data::encode(writer& w,
         }
     }
     if (version >= 11) {
-        w.write_int32(preferred_read_replica);
+        w.write_int32(preferred_read_replica.value());
     }
     write_records_field(w, flexible, records);
     if (flexible) {
@@ -170,7 +170,7 @@ void fetch_response::fetchable_topic_response::partition_data::decode(reader& r,
         }
     }
     if (version >= 11) {
-        preferred_read_replica = r.read_int32();
+        preferred_read_replica = ::samsa::node_id{r.read_int32()};
     }
     records = read_records_field(r, flexible, true);
     if (flexible) {
@@ -232,7 +232,7 @@ void fetch_response::fetchable_topic_response::partition_data::epoch_end_offset:
 void fetch_response::fetchable_topic_response::partition_data::leader_id_and_epoch::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 12;
     (void)flexible;
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -247,7 +247,7 @@ void fetch_response::fetchable_topic_response::partition_data::leader_id_and_epo
 void fetch_response::fetchable_topic_response::partition_data::leader_id_and_epoch::decode(reader& r, int16_t version) {
     const bool flexible = version >= 12;
     (void)flexible;
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -286,7 +286,7 @@ void fetch_response::fetchable_topic_response::partition_data::snapshot_id_data:
 void fetch_response::fetchable_topic_response::partition_data::aborted_transaction::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 12;
     (void)flexible;
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int64(first_offset);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -301,7 +301,7 @@ void fetch_response::fetchable_topic_response::partition_data::aborted_transacti
 void fetch_response::fetchable_topic_response::partition_data::aborted_transaction::decode(reader& r, int16_t version) {
     const bool flexible = version >= 12;
     (void)flexible;
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     first_offset = r.read_int64();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -313,7 +313,7 @@ void fetch_response::fetchable_topic_response::partition_data::aborted_transacti
 void fetch_response::node_endpoint::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 12;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_int32(port);
     write_nullable_string_field(w, flexible, rack);
@@ -330,7 +330,7 @@ void fetch_response::node_endpoint::encode(writer& w, int16_t version) const {
 void fetch_response::node_endpoint::decode(reader& r, int16_t version) {
     const bool flexible = version >= 12;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_int32();
     rack = read_nullable_string_field(r, flexible, true);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -35,7 +36,7 @@ struct fetch_response {
             };
 
             struct leader_id_and_epoch {
-                int32_t leader_id{-1};
+                ::samsa::node_id leader_id{-1};
                 int32_t leader_epoch{-1};
                 unknown_tagged_fields unknown_tags;
 
@@ -55,7 +56,7 @@ struct fetch_response {
             };
 
             struct aborted_transaction {
-                int64_t producer_id{0};
+                ::samsa::producer_id producer_id{0};
                 int64_t first_offset{0};
                 unknown_tagged_fields unknown_tags;
 
@@ -73,7 +74,7 @@ struct fetch_response {
             leader_id_and_epoch current_leader;
             snapshot_id_data snapshot_id;
             std::optional<std::vector<aborted_transaction>> aborted_transactions{std::vector<aborted_transaction>{}};
-            int32_t preferred_read_replica{-1};
+            ::samsa::node_id preferred_read_replica{-1};
             ::samsa::protocol::records records{::samsa::protocol::records::empty()};
             unknown_tagged_fields unknown_tags;
 
@@ -105,7 +106,7 @@ struct fetch_response {
     };
 
     struct node_endpoint {
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::string host;
         int32_t port{0};
         std::optional<std::string> rack{std::nullopt};

@@ -134,7 +134,7 @@ void fetch_snapshot_request::topic_snapshot::partition_snapshot::snapshot_id_dat
 void fetch_snapshot_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(replica_id);
+    w.write_int32(replica_id.value());
     w.write_int32(max_bytes);
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -162,7 +162,7 @@ void fetch_snapshot_request::encode(writer& w, int16_t version) const {
 void fetch_snapshot_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    replica_id = r.read_int32();
+    replica_id = ::samsa::node_id{r.read_int32()};
     max_bytes = r.read_int32();
     {
         int32_t n = read_array_length(r, flexible);

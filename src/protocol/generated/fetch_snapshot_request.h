@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -56,7 +57,7 @@ struct fetch_snapshot_request {
     };
 
     std::optional<std::string> cluster_id{std::nullopt};
-    int32_t replica_id{-1};
+    ::samsa::node_id replica_id{-1};
     int32_t max_bytes{2147483647};
     std::vector<topic_snapshot> topics;
     unknown_tagged_fields unknown_tags;

@@ -132,7 +132,7 @@ void fetch_snapshot_response::topic_snapshot::partition_snapshot::snapshot_id_da
 void fetch_snapshot_response::topic_snapshot::partition_snapshot::leader_id_and_epoch::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -147,7 +147,7 @@ void fetch_snapshot_response::topic_snapshot::partition_snapshot::leader_id_and_
 void fetch_snapshot_response::topic_snapshot::partition_snapshot::leader_id_and_epoch::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -159,7 +159,7 @@ void fetch_snapshot_response::topic_snapshot::partition_snapshot::leader_id_and_
 void fetch_snapshot_response::node_endpoint::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_uint16(port);
     if (flexible) {
@@ -175,7 +175,7 @@ void fetch_snapshot_response::node_endpoint::encode(writer& w, int16_t version) 
 void fetch_snapshot_response::node_endpoint::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_uint16();
     if (flexible) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -35,7 +36,7 @@ struct fetch_snapshot_response {
             };
 
             struct leader_id_and_epoch {
-                int32_t leader_id{0};
+                ::samsa::node_id leader_id{0};
                 int32_t leader_epoch{0};
                 unknown_tagged_fields unknown_tags;
 
@@ -80,7 +81,7 @@ struct fetch_snapshot_response {
     };
 
     struct node_endpoint {
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::string host;
         uint16_t port{0};
         unknown_tagged_fields unknown_tags;

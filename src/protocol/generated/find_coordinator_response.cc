@@ -11,7 +11,7 @@ void find_coordinator_response::coordinator::encode(writer& w, int16_t version) 
     const bool flexible = version >= 3;
     (void)flexible;
     write_string_field(w, flexible, key);
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_int32(port);
     w.write_int16(error_code);
@@ -30,7 +30,7 @@ void find_coordinator_response::coordinator::decode(reader& r, int16_t version) 
     const bool flexible = version >= 3;
     (void)flexible;
     key = read_string_field(r, flexible);
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_int32();
     error_code = r.read_int16();
@@ -55,7 +55,7 @@ void find_coordinator_response::encode(writer& w, int16_t version) const {
         write_nullable_string_field(w, flexible, error_message);
     }
     if (version <= 3) {
-        w.write_int32(node_id);
+        w.write_int32(node_id.value());
     }
     if (version <= 3) {
         write_string_field(w, flexible, host);
@@ -92,7 +92,7 @@ void find_coordinator_response::decode(reader& r, int16_t version) {
         error_message = read_nullable_string_field(r, flexible, version >= 1 && version <= 3);
     }
     if (version <= 3) {
-        node_id = r.read_int32();
+        node_id = ::samsa::node_id{r.read_int32()};
     }
     if (version <= 3) {
         host = read_string_field(r, flexible);

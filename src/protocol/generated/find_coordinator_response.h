@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,7 +25,7 @@ struct find_coordinator_response {
 
     struct coordinator {
         std::string key;
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::string host;
         int32_t port{0};
         int16_t error_code{0};
@@ -45,7 +46,7 @@ struct find_coordinator_response {
     int32_t throttle_time_ms{0};
     int16_t error_code{0};
     std::optional<std::string> error_message{std::string{}};
-    int32_t node_id{0};
+    ::samsa::node_id node_id{0};
     std::string host;
     int32_t port{0};
     std::vector<coordinator> coordinators;

@@ -13,7 +13,7 @@ void init_producer_id_request::encode(writer& w, int16_t version) const {
     write_nullable_string_field(w, flexible, transactional_id);
     w.write_int32(transaction_timeout_ms);
     if (version >= 3) {
-        w.write_int64(producer_id);
+        w.write_int64(producer_id.value());
     }
     if (version >= 3) {
         w.write_int16(producer_epoch);
@@ -34,7 +34,7 @@ void init_producer_id_request::decode(reader& r, int16_t version) {
     transactional_id = read_nullable_string_field(r, flexible, true);
     transaction_timeout_ms = r.read_int32();
     if (version >= 3) {
-        producer_id = r.read_int64();
+        producer_id = ::samsa::producer_id{r.read_int64()};
     }
     if (version >= 3) {
         producer_epoch = r.read_int16();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,7 +25,7 @@ struct init_producer_id_request {
 
     std::optional<std::string> transactional_id{std::string{}};
     int32_t transaction_timeout_ms{0};
-    int64_t producer_id{-1};
+    ::samsa::producer_id producer_id{-1};
     int16_t producer_epoch{-1};
     unknown_tagged_fields unknown_tags;
 

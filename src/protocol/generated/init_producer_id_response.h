@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,7 +25,7 @@ struct init_producer_id_response {
 
     int32_t throttle_time_ms{0};
     int16_t error_code{0};
-    int64_t producer_id{-1};
+    ::samsa::producer_id producer_id{-1};
     int16_t producer_epoch{0};
     unknown_tagged_fields unknown_tags;
 

@@ -15,27 +15,27 @@ void leader_and_isr_request::leader_and_isr_partition_state::encode(writer& w, i
     }
     w.write_int32(partition_index);
     w.write_int32(controller_epoch);
-    w.write_int32(leader);
+    w.write_int32(leader.value());
     w.write_int32(leader_epoch);
     write_array_length(w, flexible, isr.size());
     for (const auto& e : isr) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     w.write_int32(partition_epoch);
     write_array_length(w, flexible, replicas.size());
     for (const auto& e : replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (version >= 3) {
         write_array_length(w, flexible, adding_replicas.size());
         for (const auto& e : adding_replicas) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (version >= 3) {
         write_array_length(w, flexible, removing_replicas.size());
         for (const auto& e : removing_replicas) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (version >= 1) {
@@ -62,7 +62,7 @@ void leader_and_isr_request::leader_and_isr_partition_state::decode(reader& r, i
     }
     partition_index = r.read_int32();
     controller_epoch = r.read_int32();
-    leader = r.read_int32();
+    leader = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     {
         int32_t n = read_array_length(r, flexible);
@@ -72,7 +72,7 @@ void leader_and_isr_request::leader_and_isr_partition_state::decode(reader& r, i
             isr.clear();
             isr.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                isr.emplace_back() = r.read_int32();
+                isr.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -85,7 +85,7 @@ void leader_and_isr_request::leader_and_isr_partition_state::decode(reader& r, i
             replicas.clear();
             replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                replicas.emplace_back() = r.read_int32();
+                replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -98,7 +98,7 @@ void leader_and_isr_request::leader_and_isr_partition_state::decode(reader& r, i
                 adding_replicas.clear();
                 adding_replicas.reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    adding_replicas.emplace_back() = r.read_int32();
+                    adding_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -112,7 +112,7 @@ void leader_and_isr_request::leader_and_isr_partition_state::decode(reader& r, i
                 removing_replicas.clear();
                 removing_replicas.reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    removing_replicas.emplace_back() = r.read_int32();
+                    removing_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -180,7 +180,7 @@ void leader_and_isr_request::leader_and_isr_topic_state::decode(reader& r, int16
 void leader_and_isr_request::leader_and_isr_live_leader::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 4;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     write_string_field(w, flexible, host_name);
     w.write_int32(port);
     if (flexible) {
@@ -196,7 +196,7 @@ void leader_and_isr_request::leader_and_isr_live_leader::encode(writer& w, int16
 void leader_and_isr_request::leader_and_isr_live_leader::decode(reader& r, int16_t version) {
     const bool flexible = version >= 4;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     host_name = read_string_field(r, flexible);
     port = r.read_int32();
     if (flexible) {
@@ -209,7 +209,7 @@ void leader_and_isr_request::leader_and_isr_live_leader::decode(reader& r, int16
 void leader_and_isr_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 4;
     (void)flexible;
-    w.write_int32(controller_id);
+    w.write_int32(controller_id.value());
     if (version >= 7) {
         w.write_bool(is_kraft_controller);
     }
@@ -249,7 +249,7 @@ void leader_and_isr_request::encode(writer& w, int16_t version) const {
 void leader_and_isr_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 4;
     (void)flexible;
-    controller_id = r.read_int32();
+    controller_id = ::samsa::node_id{r.read_int32()};
     if (version >= 7) {
         is_kraft_controller = r.read_bool();
     }

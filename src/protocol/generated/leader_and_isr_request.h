@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,13 +27,13 @@ struct leader_and_isr_request {
         std::string topic_name;
         int32_t partition_index{0};
         int32_t controller_epoch{0};
-        int32_t leader{0};
+        ::samsa::node_id leader{0};
         int32_t leader_epoch{0};
-        std::vector<int32_t> isr;
+        std::vector<::samsa::node_id> isr;
         int32_t partition_epoch{0};
-        std::vector<int32_t> replicas;
-        std::vector<int32_t> adding_replicas;
-        std::vector<int32_t> removing_replicas;
+        std::vector<::samsa::node_id> replicas;
+        std::vector<::samsa::node_id> adding_replicas;
+        std::vector<::samsa::node_id> removing_replicas;
         bool is_new{false};
         int8_t leader_recovery_state{0};
         unknown_tagged_fields unknown_tags;
@@ -54,7 +55,7 @@ struct leader_and_isr_request {
     };
 
     struct leader_and_isr_live_leader {
-        int32_t broker_id{0};
+        ::samsa::node_id broker_id{0};
         std::string host_name;
         int32_t port{0};
         unknown_tagged_fields unknown_tags;
@@ -64,7 +65,7 @@ struct leader_and_isr_request {
         bool operator==(const leader_and_isr_live_leader&) const = default;
     };
 
-    int32_t controller_id{0};
+    ::samsa::node_id controller_id{0};
     bool is_kraft_controller{false};
     int32_t controller_epoch{0};
     int64_t broker_epoch{-1};

@@ -42,7 +42,7 @@ void leader_change_message::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
     w.write_int16(version_);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     write_array_length(w, flexible, voters.size());
     for (const auto& e : voters) {
         e.encode(w, version);
@@ -65,7 +65,7 @@ void leader_change_message::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
     version_ = r.read_int16();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     {
         int32_t n = read_array_length(r, flexible);
         if (n < 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -32,7 +33,7 @@ struct leader_change_message {
     };
 
     int16_t version_{0};
-    int32_t leader_id{0};
+    ::samsa::node_id leader_id{0};
     std::vector<voter> voters;
     std::vector<voter> granting_voters;
     unknown_tagged_fields unknown_tags;

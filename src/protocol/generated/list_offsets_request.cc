@@ -90,7 +90,7 @@ void list_offsets_request::list_offsets_topic::list_offsets_partition::decode(re
 void list_offsets_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 6;
     (void)flexible;
-    w.write_int32(replica_id);
+    w.write_int32(replica_id.value());
     if (version >= 2) {
         w.write_int8(isolation_level);
     }
@@ -114,7 +114,7 @@ void list_offsets_request::encode(writer& w, int16_t version) const {
 void list_offsets_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 6;
     (void)flexible;
-    replica_id = r.read_int32();
+    replica_id = ::samsa::node_id{r.read_int32()};
     if (version >= 2) {
         isolation_level = r.read_int8();
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -44,7 +45,7 @@ struct list_offsets_request {
         bool operator==(const list_offsets_topic&) const = default;
     };
 
-    int32_t replica_id{0};
+    ::samsa::node_id replica_id{0};
     int8_t isolation_level{0};
     std::vector<list_offsets_topic> topics;
     int32_t timeout_ms{0};

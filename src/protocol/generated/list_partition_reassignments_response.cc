@@ -54,15 +54,15 @@ void list_partition_reassignments_response::ongoing_topic_reassignment::ongoing_
     w.write_int32(partition_index);
     write_array_length(w, flexible, replicas.size());
     for (const auto& e : replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, adding_replicas.size());
     for (const auto& e : adding_replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, removing_replicas.size());
     for (const auto& e : removing_replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -86,7 +86,7 @@ void list_partition_reassignments_response::ongoing_topic_reassignment::ongoing_
             replicas.clear();
             replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                replicas.emplace_back() = r.read_int32();
+                replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -98,7 +98,7 @@ void list_partition_reassignments_response::ongoing_topic_reassignment::ongoing_
             adding_replicas.clear();
             adding_replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                adding_replicas.emplace_back() = r.read_int32();
+                adding_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -110,7 +110,7 @@ void list_partition_reassignments_response::ongoing_topic_reassignment::ongoing_
             removing_replicas.clear();
             removing_replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                removing_replicas.emplace_back() = r.read_int32();
+                removing_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -25,9 +26,9 @@ struct list_partition_reassignments_response {
     struct ongoing_topic_reassignment {
         struct ongoing_partition_reassignment {
             int32_t partition_index{0};
-            std::vector<int32_t> replicas;
-            std::vector<int32_t> adding_replicas;
-            std::vector<int32_t> removing_replicas;
+            std::vector<::samsa::node_id> replicas;
+            std::vector<::samsa::node_id> adding_replicas;
+            std::vector<::samsa::node_id> removing_replicas;
             unknown_tagged_fields unknown_tags;
 
             void encode(writer& w, int16_t version) const;

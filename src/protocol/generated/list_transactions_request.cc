@@ -16,7 +16,7 @@ void list_transactions_request::encode(writer& w, int16_t version) const {
     }
     write_array_length(w, flexible, producer_id_filters.size());
     for (const auto& e : producer_id_filters) {
-        w.write_int64(e);
+        w.write_int64(e.value());
     }
     if (version >= 1) {
         w.write_int64(duration_filter);
@@ -54,7 +54,7 @@ void list_transactions_request::decode(reader& r, int16_t version) {
             producer_id_filters.clear();
             producer_id_filters.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                producer_id_filters.emplace_back() = r.read_int64();
+                producer_id_filters.emplace_back() = ::samsa::producer_id{r.read_int64()};
             }
         }
     }

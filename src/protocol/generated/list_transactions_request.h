@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct list_transactions_request {
     static constexpr int16_t first_flexible_version = 0;
 
     std::vector<std::string> state_filters;
-    std::vector<int64_t> producer_id_filters;
+    std::vector<::samsa::producer_id> producer_id_filters;
     int64_t duration_filter{-1};
     unknown_tagged_fields unknown_tags;
 

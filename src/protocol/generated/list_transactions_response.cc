@@ -11,7 +11,7 @@ void list_transactions_response::transaction_state_data::encode(writer& w, int16
     const bool flexible = true;
     (void)flexible;
     write_string_field(w, flexible, transactional_id);
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     write_string_field(w, flexible, transaction_state);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -27,7 +27,7 @@ void list_transactions_response::transaction_state_data::decode(reader& r, int16
     const bool flexible = true;
     (void)flexible;
     transactional_id = read_string_field(r, flexible);
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     transaction_state = read_string_field(r, flexible);
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,7 +25,7 @@ struct list_transactions_response {
 
     struct transaction_state_data {
         std::string transactional_id;
-        int64_t producer_id{0};
+        ::samsa::producer_id producer_id{0};
         std::string transaction_state;
         unknown_tagged_fields unknown_tags;
 

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void metadata_response::metadata_response_broker::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 9;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_int32(port);
     if (version >= 1) {
@@ -29,7 +29,7 @@ void metadata_response::metadata_response_broker::encode(writer& w, int16_t vers
 void metadata_response::metadata_response_broker::decode(reader& r, int16_t version) {
     const bool flexible = version >= 9;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_int32();
     if (version >= 1) {
@@ -108,22 +108,22 @@ void metadata_response::metadata_response_topic::metadata_response_partition::en
     (void)flexible;
     w.write_int16(error_code);
     w.write_int32(partition_index);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     if (version >= 7) {
         w.write_int32(leader_epoch);
     }
     write_array_length(w, flexible, replica_nodes.size());
     for (const auto& e : replica_nodes) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, isr_nodes.size());
     for (const auto& e : isr_nodes) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (version >= 5) {
         write_array_length(w, flexible, offline_replicas.size());
         for (const auto& e : offline_replicas) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (flexible) {
@@ -141,7 +141,7 @@ void metadata_response::metadata_response_topic::metadata_response_partition::de
     (void)flexible;
     error_code = r.read_int16();
     partition_index = r.read_int32();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     if (version >= 7) {
         leader_epoch = r.read_int32();
     }
@@ -153,7 +153,7 @@ void metadata_response::metadata_response_topic::metadata_response_partition::de
             replica_nodes.clear();
             replica_nodes.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                replica_nodes.emplace_back() = r.read_int32();
+                replica_nodes.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -165,7 +165,7 @@ void metadata_response::metadata_response_topic::metadata_response_partition::de
             isr_nodes.clear();
             isr_nodes.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                isr_nodes.emplace_back() = r.read_int32();
+                isr_nodes.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -178,7 +178,7 @@ void metadata_response::metadata_response_topic::metadata_response_partition::de
                 offline_replicas.clear();
                 offline_replicas.reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    offline_replicas.emplace_back() = r.read_int32();
+                    offline_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -204,7 +204,7 @@ void metadata_response::encode(writer& w, int16_t version) const {
         write_nullable_string_field(w, flexible, cluster_id);
     }
     if (version >= 1) {
-        w.write_int32(controller_id);
+        w.write_int32(controller_id.value());
     }
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -245,7 +245,7 @@ void metadata_response::decode(reader& r, int16_t version) {
         cluster_id = read_nullable_string_field(r, flexible, version >= 2);
     }
     if (version >= 1) {
-        controller_id = r.read_int32();
+        controller_id = ::samsa::node_id{r.read_int32()};
     }
     {
         int32_t n = read_array_length(r, flexible);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct metadata_response {
     static constexpr int16_t first_flexible_version = 9;
 
     struct metadata_response_broker {
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::string host;
         int32_t port{0};
         std::optional<std::string> rack{std::nullopt};
@@ -38,11 +39,11 @@ struct metadata_response {
         struct metadata_response_partition {
             int16_t error_code{0};
             int32_t partition_index{0};
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{-1};
-            std::vector<int32_t> replica_nodes;
-            std::vector<int32_t> isr_nodes;
-            std::vector<int32_t> offline_replicas;
+            std::vector<::samsa::node_id> replica_nodes;
+            std::vector<::samsa::node_id> isr_nodes;
+            std::vector<::samsa::node_id> offline_replicas;
             unknown_tagged_fields unknown_tags;
 
             // Every ErrorCode field in `version`, nested ones included (Kafka's errorCounts).
@@ -79,7 +80,7 @@ struct metadata_response {
     int32_t throttle_time_ms{0};
     std::vector<metadata_response_broker> brokers;
     std::optional<std::string> cluster_id{std::nullopt};
-    int32_t controller_id{-1};
+    ::samsa::node_id controller_id{-1};
     std::vector<metadata_response_topic> topics;
     int32_t cluster_authorized_operations{INT32_MIN};
     unknown_tagged_fields unknown_tags;

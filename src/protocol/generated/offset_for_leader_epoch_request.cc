@@ -85,7 +85,7 @@ void offset_for_leader_epoch_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 4;
     (void)flexible;
     if (version >= 3) {
-        w.write_int32(replica_id);
+        w.write_int32(replica_id.value());
     }
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -105,7 +105,7 @@ void offset_for_leader_epoch_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 4;
     (void)flexible;
     if (version >= 3) {
-        replica_id = r.read_int32();
+        replica_id = ::samsa::node_id{r.read_int32()};
     }
     {
         int32_t n = read_array_length(r, flexible);

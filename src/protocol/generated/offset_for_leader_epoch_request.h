@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -43,7 +44,7 @@ struct offset_for_leader_epoch_request {
         bool operator==(const offset_for_leader_topic&) const = default;
     };
 
-    int32_t replica_id{-2};
+    ::samsa::node_id replica_id{-2};
     std::vector<offset_for_leader_topic> topics;
     unknown_tagged_fields unknown_tags;
 

@@ -28,7 +28,7 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         } else {
             write_array_length(w, flexible, (*eligible_leader_replicas).size());
             for (const auto& e : (*eligible_leader_replicas)) {
-                w.write_int32(e);
+                w.write_int32(e.value());
             }
         }
     }
@@ -38,34 +38,34 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         } else {
             write_array_length(w, flexible, (*last_known_elr).size());
             for (const auto& e : (*last_known_elr)) {
-                w.write_int32(e);
+                w.write_int32(e.value());
             }
         }
     }
     if (flexible) {
         size_t n = unknown_tags.size();
-        n += (isr != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
-        n += (leader != int32_t{-2}) ? 1 : 0;
-        n += (replicas != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
-        n += (removing_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
-        n += (adding_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
+        n += (isr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
+        n += (leader != ::samsa::node_id{-2}) ? 1 : 0;
+        n += (replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
+        n += (removing_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
+        n += (adding_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
         n += (leader_recovery_state != int8_t{-1}) ? 1 : 0;
-        n += (version >= 2 && eligible_leader_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
-        n += (version >= 2 && last_known_elr != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
+        n += (version >= 2 && eligible_leader_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
+        n += (version >= 2 && last_known_elr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
         n += (version >= 1 && directories != std::optional<std::vector<::samsa::uuid>>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
         for (; u != unknown_tags.end() && u->tag < 0; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (isr != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (isr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 if (!isr) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*isr).size());
                     for (const auto& e : (*isr)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -73,22 +73,22 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 1; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (leader != int32_t{-2}) {
+        if (leader != ::samsa::node_id{-2}) {
             w.write_tagged_field(1, [&](writer& tw) {
-                tw.write_int32(leader);
+                tw.write_int32(leader.value());
             });
         }
         for (; u != unknown_tags.end() && u->tag < 2; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (replicas != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(2, [&](writer& tw) {
                 if (!replicas) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*replicas).size());
                     for (const auto& e : (*replicas)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -96,14 +96,14 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 3; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (removing_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (removing_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(3, [&](writer& tw) {
                 if (!removing_replicas) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*removing_replicas).size());
                     for (const auto& e : (*removing_replicas)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -111,14 +111,14 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 4; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (adding_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (adding_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(4, [&](writer& tw) {
                 if (!adding_replicas) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*adding_replicas).size());
                     for (const auto& e : (*adding_replicas)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -134,14 +134,14 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 6; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (version >= 2 && eligible_leader_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (version >= 2 && eligible_leader_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(6, [&](writer& tw) {
                 if (!eligible_leader_replicas) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*eligible_leader_replicas).size());
                     for (const auto& e : (*eligible_leader_replicas)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -149,14 +149,14 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 7; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (version >= 2 && last_known_elr != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (version >= 2 && last_known_elr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(7, [&](writer& tw) {
                 if (!last_known_elr) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*last_known_elr).size());
                     for (const auto& e : (*last_known_elr)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -218,7 +218,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                 (*eligible_leader_replicas).clear();
                 (*eligible_leader_replicas).reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    (*eligible_leader_replicas).emplace_back() = r.read_int32();
+                    (*eligible_leader_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -236,7 +236,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                 (*last_known_elr).clear();
                 (*last_known_elr).reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    (*last_known_elr).emplace_back() = r.read_int32();
+                    (*last_known_elr).emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -258,7 +258,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                                 (*isr).clear();
                                 (*isr).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*isr).emplace_back() = r.read_int32();
+                                    (*isr).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }
@@ -267,7 +267,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                     break;
                 case 1:
                     if (true) {
-                        leader = r.read_int32();
+                        leader = ::samsa::node_id{r.read_int32()};
                         return;
                     }
                     break;
@@ -285,7 +285,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                                 (*replicas).clear();
                                 (*replicas).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*replicas).emplace_back() = r.read_int32();
+                                    (*replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }
@@ -306,7 +306,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                                 (*removing_replicas).clear();
                                 (*removing_replicas).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*removing_replicas).emplace_back() = r.read_int32();
+                                    (*removing_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }
@@ -327,7 +327,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                                 (*adding_replicas).clear();
                                 (*adding_replicas).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*adding_replicas).emplace_back() = r.read_int32();
+                                    (*adding_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }
@@ -354,7 +354,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                                 (*eligible_leader_replicas).clear();
                                 (*eligible_leader_replicas).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*eligible_leader_replicas).emplace_back() = r.read_int32();
+                                    (*eligible_leader_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }
@@ -375,7 +375,7 @@ void partition_change_record::decode(reader& r, int16_t version) {
                                 (*last_known_elr).clear();
                                 (*last_known_elr).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*last_known_elr).emplace_back() = r.read_int32();
+                                    (*last_known_elr).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }

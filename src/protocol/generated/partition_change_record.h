@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,15 +25,15 @@ struct partition_change_record {
 
     int32_t partition_id{-1};
     ::samsa::uuid topic_id;
-    std::optional<std::vector<int32_t>> isr{std::nullopt};
-    int32_t leader{-2};
-    std::optional<std::vector<int32_t>> replicas{std::nullopt};
-    std::optional<std::vector<int32_t>> removing_replicas{std::nullopt};
-    std::optional<std::vector<int32_t>> adding_replicas{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> isr{std::nullopt};
+    ::samsa::node_id leader{-2};
+    std::optional<std::vector<::samsa::node_id>> replicas{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> removing_replicas{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> adding_replicas{std::nullopt};
     int8_t leader_recovery_state{-1};
     std::optional<std::vector<::samsa::uuid>> directories{std::nullopt};
-    std::optional<std::vector<int32_t>> eligible_leader_replicas{std::nullopt};
-    std::optional<std::vector<int32_t>> last_known_elr{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> eligible_leader_replicas{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> last_known_elr{std::nullopt};
     unknown_tagged_fields unknown_tags;
 
     void encode(writer& w, int16_t version) const;

@@ -14,21 +14,21 @@ void partition_record::encode(writer& w, int16_t version) const {
     w.write_uuid(topic_id);
     write_array_length(w, flexible, replicas.size());
     for (const auto& e : replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, isr.size());
     for (const auto& e : isr) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, removing_replicas.size());
     for (const auto& e : removing_replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     write_array_length(w, flexible, adding_replicas.size());
     for (const auto& e : adding_replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
-    w.write_int32(leader);
+    w.write_int32(leader.value());
     w.write_int32(leader_epoch);
     w.write_int32(partition_epoch);
     if (version >= 1) {
@@ -43,7 +43,7 @@ void partition_record::encode(writer& w, int16_t version) const {
         } else {
             write_array_length(w, flexible, (*eligible_leader_replicas).size());
             for (const auto& e : (*eligible_leader_replicas)) {
-                w.write_int32(e);
+                w.write_int32(e.value());
             }
         }
     }
@@ -53,15 +53,15 @@ void partition_record::encode(writer& w, int16_t version) const {
         } else {
             write_array_length(w, flexible, (*last_known_elr).size());
             for (const auto& e : (*last_known_elr)) {
-                w.write_int32(e);
+                w.write_int32(e.value());
             }
         }
     }
     if (flexible) {
         size_t n = unknown_tags.size();
         n += (leader_recovery_state != int8_t{0}) ? 1 : 0;
-        n += (version >= 2 && eligible_leader_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
-        n += (version >= 2 && last_known_elr != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
+        n += (version >= 2 && eligible_leader_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
+        n += (version >= 2 && last_known_elr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
         for (; u != unknown_tags.end() && u->tag < 0; ++u) {
@@ -75,14 +75,14 @@ void partition_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 1; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (version >= 2 && eligible_leader_replicas != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (version >= 2 && eligible_leader_replicas != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(1, [&](writer& tw) {
                 if (!eligible_leader_replicas) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*eligible_leader_replicas).size());
                     for (const auto& e : (*eligible_leader_replicas)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -90,14 +90,14 @@ void partition_record::encode(writer& w, int16_t version) const {
         for (; u != unknown_tags.end() && u->tag < 2; ++u) {
             w.write_unknown_tag(*u);
         }
-        if (version >= 2 && last_known_elr != std::optional<std::vector<int32_t>>{std::nullopt}) {
+        if (version >= 2 && last_known_elr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(2, [&](writer& tw) {
                 if (!last_known_elr) {
                     write_null_array(tw, true);
                 } else {
                     write_array_length(tw, true, (*last_known_elr).size());
                     for (const auto& e : (*last_known_elr)) {
-                        tw.write_int32(e);
+                        tw.write_int32(e.value());
                     }
                 }
             });
@@ -121,7 +121,7 @@ void partition_record::decode(reader& r, int16_t version) {
             replicas.clear();
             replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                replicas.emplace_back() = r.read_int32();
+                replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -133,7 +133,7 @@ void partition_record::decode(reader& r, int16_t version) {
             isr.clear();
             isr.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                isr.emplace_back() = r.read_int32();
+                isr.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -145,7 +145,7 @@ void partition_record::decode(reader& r, int16_t version) {
             removing_replicas.clear();
             removing_replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                removing_replicas.emplace_back() = r.read_int32();
+                removing_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -157,11 +157,11 @@ void partition_record::decode(reader& r, int16_t version) {
             adding_replicas.clear();
             adding_replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                adding_replicas.emplace_back() = r.read_int32();
+                adding_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
-    leader = r.read_int32();
+    leader = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     partition_epoch = r.read_int32();
     if (version >= 1) {
@@ -191,7 +191,7 @@ void partition_record::decode(reader& r, int16_t version) {
                 (*eligible_leader_replicas).clear();
                 (*eligible_leader_replicas).reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    (*eligible_leader_replicas).emplace_back() = r.read_int32();
+                    (*eligible_leader_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -209,7 +209,7 @@ void partition_record::decode(reader& r, int16_t version) {
                 (*last_known_elr).clear();
                 (*last_known_elr).reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    (*last_known_elr).emplace_back() = r.read_int32();
+                    (*last_known_elr).emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -237,7 +237,7 @@ void partition_record::decode(reader& r, int16_t version) {
                                 (*eligible_leader_replicas).clear();
                                 (*eligible_leader_replicas).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*eligible_leader_replicas).emplace_back() = r.read_int32();
+                                    (*eligible_leader_replicas).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }
@@ -258,7 +258,7 @@ void partition_record::decode(reader& r, int16_t version) {
                                 (*last_known_elr).clear();
                                 (*last_known_elr).reserve(size_t(n));
                                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                                    (*last_known_elr).emplace_back() = r.read_int32();
+                                    (*last_known_elr).emplace_back() = ::samsa::node_id{r.read_int32()};
                                 }
                             }
                         }

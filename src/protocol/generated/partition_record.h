@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -24,17 +25,17 @@ struct partition_record {
 
     int32_t partition_id{-1};
     ::samsa::uuid topic_id;
-    std::vector<int32_t> replicas;
-    std::vector<int32_t> isr;
-    std::vector<int32_t> removing_replicas;
-    std::vector<int32_t> adding_replicas;
-    int32_t leader{-1};
+    std::vector<::samsa::node_id> replicas;
+    std::vector<::samsa::node_id> isr;
+    std::vector<::samsa::node_id> removing_replicas;
+    std::vector<::samsa::node_id> adding_replicas;
+    ::samsa::node_id leader{-1};
     int8_t leader_recovery_state{0};
     int32_t leader_epoch{-1};
     int32_t partition_epoch{-1};
     std::vector<::samsa::uuid> directories;
-    std::optional<std::vector<int32_t>> eligible_leader_replicas{std::nullopt};
-    std::optional<std::vector<int32_t>> last_known_elr{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> eligible_leader_replicas{std::nullopt};
+    std::optional<std::vector<::samsa::node_id>> last_known_elr{std::nullopt};
     unknown_tagged_fields unknown_tags;
 
     void encode(writer& w, int16_t version) const;

@@ -170,7 +170,7 @@ void produce_response::topic_produce_response::partition_produce_response::batch
 void produce_response::topic_produce_response::partition_produce_response::leader_id_and_epoch::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 9;
     (void)flexible;
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     if (flexible) {
         size_t n = unknown_tags.size();
@@ -185,7 +185,7 @@ void produce_response::topic_produce_response::partition_produce_response::leade
 void produce_response::topic_produce_response::partition_produce_response::leader_id_and_epoch::decode(reader& r, int16_t version) {
     const bool flexible = version >= 9;
     (void)flexible;
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
@@ -197,7 +197,7 @@ void produce_response::topic_produce_response::partition_produce_response::leade
 void produce_response::node_endpoint::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 9;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_int32(port);
     write_nullable_string_field(w, flexible, rack);
@@ -214,7 +214,7 @@ void produce_response::node_endpoint::encode(writer& w, int16_t version) const {
 void produce_response::node_endpoint::decode(reader& r, int16_t version) {
     const bool flexible = version >= 9;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_int32();
     rack = read_nullable_string_field(r, flexible, true);

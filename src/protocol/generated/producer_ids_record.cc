@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void producer_ids_record::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     w.write_int64(broker_epoch);
     w.write_int64(next_producer_id);
     if (flexible) {
@@ -26,7 +26,7 @@ void producer_ids_record::encode(writer& w, int16_t version) const {
 void producer_ids_record::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     broker_epoch = r.read_int64();
     next_producer_id = r.read_int64();
     if (flexible) {

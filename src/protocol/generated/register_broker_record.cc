@@ -70,7 +70,7 @@ void register_broker_record::broker_feature::decode(reader& r, int16_t version) 
 void register_broker_record::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     if (version >= 2) {
         w.write_bool(is_migrating_zk_broker);
     }
@@ -120,7 +120,7 @@ void register_broker_record::encode(writer& w, int16_t version) const {
 void register_broker_record::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     if (version >= 2) {
         is_migrating_zk_broker = r.read_bool();
     }

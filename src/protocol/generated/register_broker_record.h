@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -45,7 +46,7 @@ struct register_broker_record {
         bool operator==(const broker_feature&) const = default;
     };
 
-    int32_t broker_id{0};
+    ::samsa::node_id broker_id{0};
     bool is_migrating_zk_broker{false};
     ::samsa::uuid incarnation_id;
     int64_t broker_epoch{0};

@@ -109,7 +109,7 @@ void share_acknowledge_response::share_acknowledge_topic_response::partition_dat
 void share_acknowledge_response::node_endpoint::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_int32(port);
     write_nullable_string_field(w, flexible, rack);
@@ -126,7 +126,7 @@ void share_acknowledge_response::node_endpoint::encode(writer& w, int16_t versio
 void share_acknowledge_response::node_endpoint::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_int32();
     rack = read_nullable_string_field(r, flexible, true);

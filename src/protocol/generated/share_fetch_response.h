@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -83,7 +84,7 @@ struct share_fetch_response {
     };
 
     struct node_endpoint {
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::string host;
         int32_t port{0};
         std::optional<std::string> rack{std::nullopt};

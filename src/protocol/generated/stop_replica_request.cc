@@ -148,7 +148,7 @@ void stop_replica_request::stop_replica_topic_state::stop_replica_partition_stat
 void stop_replica_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 2;
     (void)flexible;
-    w.write_int32(controller_id);
+    w.write_int32(controller_id.value());
     if (version >= 4) {
         w.write_bool(is_kraft_controller);
     }
@@ -190,7 +190,7 @@ void stop_replica_request::encode(writer& w, int16_t version) const {
 void stop_replica_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 2;
     (void)flexible;
-    controller_id = r.read_int32();
+    controller_id = ::samsa::node_id{r.read_int32()};
     if (version >= 4) {
         is_kraft_controller = r.read_bool();
     }

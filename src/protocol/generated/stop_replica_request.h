@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -63,7 +64,7 @@ struct stop_replica_request {
         bool operator==(const stop_replica_topic_state&) const = default;
     };
 
-    int32_t controller_id{0};
+    ::samsa::node_id controller_id{0};
     bool is_kraft_controller{false};
     int32_t controller_epoch{0};
     int64_t broker_epoch{-1};

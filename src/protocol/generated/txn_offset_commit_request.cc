@@ -88,7 +88,7 @@ void txn_offset_commit_request::encode(writer& w, int16_t version) const {
     (void)flexible;
     write_string_field(w, flexible, transactional_id);
     write_string_field(w, flexible, group_id);
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int16(producer_epoch);
     if (version >= 3) {
         w.write_int32(generation_id);
@@ -118,7 +118,7 @@ void txn_offset_commit_request::decode(reader& r, int16_t version) {
     (void)flexible;
     transactional_id = read_string_field(r, flexible);
     group_id = read_string_field(r, flexible);
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     producer_epoch = r.read_int16();
     if (version >= 3) {
         generation_id = r.read_int32();

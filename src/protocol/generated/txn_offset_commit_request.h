@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -46,7 +47,7 @@ struct txn_offset_commit_request {
 
     std::string transactional_id;
     std::string group_id;
-    int64_t producer_id{0};
+    ::samsa::producer_id producer_id{0};
     int16_t producer_epoch{0};
     int32_t generation_id{-1};
     std::string member_id;

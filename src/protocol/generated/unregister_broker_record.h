@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -22,7 +23,7 @@ struct unregister_broker_record {
     // First flexible version (KIP-482), or -1 if none.
     static constexpr int16_t first_flexible_version = 0;
 
-    int32_t broker_id{0};
+    ::samsa::node_id broker_id{0};
     int64_t broker_epoch{0};
     unknown_tagged_fields unknown_tags;
 

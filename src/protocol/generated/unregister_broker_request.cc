@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void unregister_broker_request::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(broker_id);
+    w.write_int32(broker_id.value());
     if (flexible) {
         size_t n = unknown_tags.size();
         w.write_uvarint(uint32_t(n));
@@ -24,7 +24,7 @@ void unregister_broker_request::encode(writer& w, int16_t version) const {
 void unregister_broker_request::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    broker_id = r.read_int32();
+    broker_id = ::samsa::node_id{r.read_int32()};
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
             r.store_unknown_tag(unknown_tags, tag, size);

@@ -15,21 +15,21 @@ void update_metadata_request::update_metadata_partition_state::encode(writer& w,
     }
     w.write_int32(partition_index);
     w.write_int32(controller_epoch);
-    w.write_int32(leader);
+    w.write_int32(leader.value());
     w.write_int32(leader_epoch);
     write_array_length(w, flexible, isr.size());
     for (const auto& e : isr) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     w.write_int32(zk_version);
     write_array_length(w, flexible, replicas.size());
     for (const auto& e : replicas) {
-        w.write_int32(e);
+        w.write_int32(e.value());
     }
     if (version >= 4) {
         write_array_length(w, flexible, offline_replicas.size());
         for (const auto& e : offline_replicas) {
-            w.write_int32(e);
+            w.write_int32(e.value());
         }
     }
     if (flexible) {
@@ -50,7 +50,7 @@ void update_metadata_request::update_metadata_partition_state::decode(reader& r,
     }
     partition_index = r.read_int32();
     controller_epoch = r.read_int32();
-    leader = r.read_int32();
+    leader = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     {
         int32_t n = read_array_length(r, flexible);
@@ -60,7 +60,7 @@ void update_metadata_request::update_metadata_partition_state::decode(reader& r,
             isr.clear();
             isr.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                isr.emplace_back() = r.read_int32();
+                isr.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -73,7 +73,7 @@ void update_metadata_request::update_metadata_partition_state::decode(reader& r,
             replicas.clear();
             replicas.reserve(size_t(n));
             for (int32_t i = 0; i < n && r.ok(); ++i) {
-                replicas.emplace_back() = r.read_int32();
+                replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
             }
         }
     }
@@ -86,7 +86,7 @@ void update_metadata_request::update_metadata_partition_state::decode(reader& r,
                 offline_replicas.clear();
                 offline_replicas.reserve(size_t(n));
                 for (int32_t i = 0; i < n && r.ok(); ++i) {
-                    offline_replicas.emplace_back() = r.read_int32();
+                    offline_replicas.emplace_back() = ::samsa::node_id{r.read_int32()};
                 }
             }
         }
@@ -148,7 +148,7 @@ void update_metadata_request::update_metadata_topic_state::decode(reader& r, int
 void update_metadata_request::update_metadata_broker::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 6;
     (void)flexible;
-    w.write_int32(id);
+    w.write_int32(id.value());
     if (version <= 0) {
         write_string_field(w, flexible, v0_host);
     }
@@ -177,7 +177,7 @@ void update_metadata_request::update_metadata_broker::encode(writer& w, int16_t 
 void update_metadata_request::update_metadata_broker::decode(reader& r, int16_t version) {
     const bool flexible = version >= 6;
     (void)flexible;
-    id = r.read_int32();
+    id = ::samsa::node_id{r.read_int32()};
     if (version <= 0) {
         v0_host = read_string_field(r, flexible);
     }
@@ -246,7 +246,7 @@ void update_metadata_request::update_metadata_broker::update_metadata_endpoint::
 void update_metadata_request::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 6;
     (void)flexible;
-    w.write_int32(controller_id);
+    w.write_int32(controller_id.value());
     if (version >= 8) {
         w.write_bool(is_kraft_controller);
     }
@@ -295,7 +295,7 @@ void update_metadata_request::encode(writer& w, int16_t version) const {
 void update_metadata_request::decode(reader& r, int16_t version) {
     const bool flexible = version >= 6;
     (void)flexible;
-    controller_id = r.read_int32();
+    controller_id = ::samsa::node_id{r.read_int32()};
     if (version >= 8) {
         is_kraft_controller = r.read_bool();
     }

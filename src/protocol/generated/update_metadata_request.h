@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,12 +27,12 @@ struct update_metadata_request {
         std::string topic_name;
         int32_t partition_index{0};
         int32_t controller_epoch{0};
-        int32_t leader{0};
+        ::samsa::node_id leader{0};
         int32_t leader_epoch{0};
-        std::vector<int32_t> isr;
+        std::vector<::samsa::node_id> isr;
         int32_t zk_version{0};
-        std::vector<int32_t> replicas;
-        std::vector<int32_t> offline_replicas;
+        std::vector<::samsa::node_id> replicas;
+        std::vector<::samsa::node_id> offline_replicas;
         unknown_tagged_fields unknown_tags;
 
         void encode(writer& w, int16_t version) const;
@@ -63,7 +64,7 @@ struct update_metadata_request {
             bool operator==(const update_metadata_endpoint&) const = default;
         };
 
-        int32_t id{0};
+        ::samsa::node_id id{0};
         std::string v0_host;
         int32_t v0_port{0};
         std::vector<update_metadata_endpoint> endpoints;
@@ -75,7 +76,7 @@ struct update_metadata_request {
         bool operator==(const update_metadata_broker&) const = default;
     };
 
-    int32_t controller_id{0};
+    ::samsa::node_id controller_id{0};
     bool is_kraft_controller{false};
     int8_t type{0};
     int32_t controller_epoch{0};

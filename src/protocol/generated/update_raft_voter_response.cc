@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void update_raft_voter_response::current_leader_data::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     write_string_field(w, flexible, host);
     w.write_int32(port);
@@ -27,7 +27,7 @@ void update_raft_voter_response::current_leader_data::encode(writer& w, int16_t 
 void update_raft_voter_response::current_leader_data::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     host = read_string_field(r, flexible);
     port = r.read_int32();

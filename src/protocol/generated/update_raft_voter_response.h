@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -23,7 +24,7 @@ struct update_raft_voter_response {
     static constexpr int16_t first_flexible_version = 0;
 
     struct current_leader_data {
-        int32_t leader_id{-1};
+        ::samsa::node_id leader_id{-1};
         int32_t leader_epoch{-1};
         std::string host;
         int32_t port{0};

@@ -53,7 +53,7 @@ void vote_request::topic_data::partition_data::encode(writer& w, int16_t version
     (void)flexible;
     w.write_int32(partition_index);
     w.write_int32(candidate_epoch);
-    w.write_int32(candidate_id);
+    w.write_int32(candidate_id.value());
     if (version >= 1) {
         w.write_uuid(candidate_directory_id);
     }
@@ -77,7 +77,7 @@ void vote_request::topic_data::partition_data::decode(reader& r, int16_t version
     (void)flexible;
     partition_index = r.read_int32();
     candidate_epoch = r.read_int32();
-    candidate_id = r.read_int32();
+    candidate_id = ::samsa::node_id{r.read_int32()};
     if (version >= 1) {
         candidate_directory_id = r.read_uuid();
     }
@@ -98,7 +98,7 @@ void vote_request::encode(writer& w, int16_t version) const {
     (void)flexible;
     write_nullable_string_field(w, flexible, cluster_id);
     if (version >= 1) {
-        w.write_int32(voter_id);
+        w.write_int32(voter_id.value());
     }
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
@@ -119,7 +119,7 @@ void vote_request::decode(reader& r, int16_t version) {
     (void)flexible;
     cluster_id = read_nullable_string_field(r, flexible, true);
     if (version >= 1) {
-        voter_id = r.read_int32();
+        voter_id = ::samsa::node_id{r.read_int32()};
     }
     {
         int32_t n = read_array_length(r, flexible);

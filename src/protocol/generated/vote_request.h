@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,7 +27,7 @@ struct vote_request {
         struct partition_data {
             int32_t partition_index{0};
             int32_t candidate_epoch{0};
-            int32_t candidate_id{0};
+            ::samsa::node_id candidate_id{0};
             ::samsa::uuid candidate_directory_id;
             ::samsa::uuid voter_directory_id;
             int32_t last_offset_epoch{0};
@@ -48,7 +49,7 @@ struct vote_request {
     };
 
     std::optional<std::string> cluster_id{std::nullopt};
-    int32_t voter_id{-1};
+    ::samsa::node_id voter_id{-1};
     std::vector<topic_data> topics;
     unknown_tagged_fields unknown_tags;
 

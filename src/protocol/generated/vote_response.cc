@@ -53,7 +53,7 @@ void vote_response::topic_data::partition_data::encode(writer& w, int16_t versio
     (void)flexible;
     w.write_int32(partition_index);
     w.write_int16(error_code);
-    w.write_int32(leader_id);
+    w.write_int32(leader_id.value());
     w.write_int32(leader_epoch);
     w.write_bool(vote_granted);
     if (flexible) {
@@ -71,7 +71,7 @@ void vote_response::topic_data::partition_data::decode(reader& r, int16_t versio
     (void)flexible;
     partition_index = r.read_int32();
     error_code = r.read_int16();
-    leader_id = r.read_int32();
+    leader_id = ::samsa::node_id{r.read_int32()};
     leader_epoch = r.read_int32();
     vote_granted = r.read_bool();
     if (flexible) {
@@ -84,7 +84,7 @@ void vote_response::topic_data::partition_data::decode(reader& r, int16_t versio
 void vote_response::node_endpoint::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(node_id);
+    w.write_int32(node_id.value());
     write_string_field(w, flexible, host);
     w.write_uint16(port);
     if (flexible) {
@@ -100,7 +100,7 @@ void vote_response::node_endpoint::encode(writer& w, int16_t version) const {
 void vote_response::node_endpoint::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    node_id = r.read_int32();
+    node_id = ::samsa::node_id{r.read_int32()};
     host = read_string_field(r, flexible);
     port = r.read_uint16();
     if (flexible) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -26,7 +27,7 @@ struct vote_response {
         struct partition_data {
             int32_t partition_index{0};
             int16_t error_code{0};
-            int32_t leader_id{0};
+            ::samsa::node_id leader_id{0};
             int32_t leader_epoch{0};
             bool vote_granted{false};
             unknown_tagged_fields unknown_tags;
@@ -58,7 +59,7 @@ struct vote_response {
     };
 
     struct node_endpoint {
-        int32_t node_id{0};
+        ::samsa::node_id node_id{0};
         std::string host;
         uint16_t port{0};
         unknown_tagged_fields unknown_tags;

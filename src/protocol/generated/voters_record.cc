@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void voters_record::voter::encode(writer& w, int16_t version) const {
     const bool flexible = true;
     (void)flexible;
-    w.write_int32(voter_id);
+    w.write_int32(voter_id.value());
     w.write_uuid(voter_directory_id);
     write_array_length(w, flexible, endpoints.size());
     for (const auto& e : endpoints) {
@@ -30,7 +30,7 @@ void voters_record::voter::encode(writer& w, int16_t version) const {
 void voters_record::voter::decode(reader& r, int16_t version) {
     const bool flexible = true;
     (void)flexible;
-    voter_id = r.read_int32();
+    voter_id = ::samsa::node_id{r.read_int32()};
     voter_directory_id = r.read_uuid();
     {
         int32_t n = read_array_length(r, flexible);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -43,7 +44,7 @@ struct voters_record {
             bool operator==(const kraft_version_feature_data&) const = default;
         };
 
-        int32_t voter_id{0};
+        ::samsa::node_id voter_id{0};
         ::samsa::uuid voter_directory_id;
         std::vector<endpoint> endpoints;
         kraft_version_feature_data kraft_version_feature;

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void write_txn_markers_request::writable_txn_marker::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 1;
     (void)flexible;
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     w.write_int16(producer_epoch);
     w.write_bool(transaction_result);
     write_array_length(w, flexible, topics.size());
@@ -31,7 +31,7 @@ void write_txn_markers_request::writable_txn_marker::encode(writer& w, int16_t v
 void write_txn_markers_request::writable_txn_marker::decode(reader& r, int16_t version) {
     const bool flexible = version >= 1;
     (void)flexible;
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     producer_epoch = r.read_int16();
     transaction_result = r.read_bool();
     {

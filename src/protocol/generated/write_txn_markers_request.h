@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -33,7 +34,7 @@ struct write_txn_markers_request {
             bool operator==(const writable_txn_marker_topic&) const = default;
         };
 
-        int64_t producer_id{0};
+        ::samsa::producer_id producer_id{0};
         int16_t producer_epoch{0};
         bool transaction_result{false};
         std::vector<writable_txn_marker_topic> topics;

@@ -10,7 +10,7 @@ namespace samsa::protocol {
 void write_txn_markers_response::writable_txn_marker_result::encode(writer& w, int16_t version) const {
     const bool flexible = version >= 1;
     (void)flexible;
-    w.write_int64(producer_id);
+    w.write_int64(producer_id.value());
     write_array_length(w, flexible, topics.size());
     for (const auto& e : topics) {
         e.encode(w, version);
@@ -28,7 +28,7 @@ void write_txn_markers_response::writable_txn_marker_result::encode(writer& w, i
 void write_txn_markers_response::writable_txn_marker_result::decode(reader& r, int16_t version) {
     const bool flexible = version >= 1;
     (void)flexible;
-    producer_id = r.read_int64();
+    producer_id = ::samsa::producer_id{r.read_int64()};
     {
         int32_t n = read_array_length(r, flexible);
         if (n < 0) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_types.h"
 #include "common/uuid.h"
 #include "protocol/reader.h"
 #include "protocol/records.h"
@@ -55,7 +56,7 @@ struct write_txn_markers_response {
             bool operator==(const writable_txn_marker_topic_result&) const = default;
         };
 
-        int64_t producer_id{0};
+        ::samsa::producer_id producer_id{0};
         std::vector<writable_txn_marker_topic_result> topics;
         unknown_tagged_fields unknown_tags;
 

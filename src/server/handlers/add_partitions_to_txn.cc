@@ -37,9 +37,8 @@ topic_results answer_all(const topic_list& topics,
     return out;
 }
 
-asio::awaitable<topic_results> add_one(request_context& ctx, const std::string& id,
-                                       int64_t producer_id, int16_t epoch, bool verify_only,
-                                       const topic_list& topics) {
+asio::awaitable<topic_results> add_one(request_context& ctx, const std::string& id, producer_id pid,
+                                       int16_t epoch, bool verify_only, const topic_list& topics) {
     const int16_t version = ctx.header.api_version;
     auto image = ctx.broker->metadata.read();
     auto exists = [&image](const std::string& topic, int32_t p) {
@@ -94,15 +93,15 @@ asio::awaitable<topic_results> add_one(request_context& ctx, const std::string& 
         std::map<storage::topic_partition, error_code> codes;
         for (const auto& tp : partitions) {
             std::vector<storage::topic_partition> one{tp};
-            codes[tp] = txn_error_for_version(
-                co_await txns->add_partitions(id, producer_id, epoch, one, true), version,
-                first_fenced_version);
+            codes[tp] =
+                txn_error_for_version(co_await txns->add_partitions(id, pid, epoch, one, true),
+                                      version, first_fenced_version);
         }
         co_return answer_all(topics, [&codes](const std::string& topic, int32_t p) {
             return codes[storage::topic_partition{topic, p}];
         });
     }
-    error_code ec = co_await txns->add_partitions(id, producer_id, epoch, partitions, false);
+    error_code ec = co_await txns->add_partitions(id, pid, epoch, partitions, false);
     ec = txn_error_for_version(ec, version, first_fenced_version);
     co_return answer_all(topics, [ec](const std::string&, int32_t) { return ec; });
 }

@@ -27,7 +27,7 @@ asio::awaitable<allocate_producer_ids_response> handle(request_context& ctx,
         resp.error_code = to_wire(block.err().code);
         co_return resp;
     }
-    resp.producer_id_start = block->first_producer_id;
+    resp.producer_id_start = producer_id{block->first_producer_id};
     resp.producer_id_len = block->count;
     co_return resp;
 }

@@ -16,7 +16,7 @@
 namespace samsa::server::handlers {
 
 struct current_leader {
-    int32_t id = -1;
+    node_id id = no_node;
     int32_t epoch = -1;
 };
 
@@ -34,8 +34,8 @@ inline current_leader current_leader_of(const metadata::metadata_image& image,
 // once (`Endpoint`: the response's node_endpoint type).
 template <typename Endpoint>
 void add_leader_endpoint(std::vector<Endpoint>& out, const metadata::metadata_image& image,
-                         int32_t leader, const std::string& listener_name) {
-    if (leader < 0) {
+                         node_id leader, const std::string& listener_name) {
+    if (!leader.is_valid()) {
         return;
     }
     for (const auto& e : out) {

@@ -71,7 +71,7 @@ std::vector<describe_cluster_response::describe_cluster_broker> controllers(
     }
     for (const auto& v : *voters) {
         auto& n = out.emplace_back();
-        n.broker_id = v.id;
+        n.broker_id = node_id{v.id};
         n.host = v.host;
         n.port = v.port;
     }
@@ -103,13 +103,13 @@ asio::awaitable<describe_cluster_response> handle(request_context& ctx,
             endpoint_name(expected), endpoint_name(req.endpoint_type));
         co_return resp;
     }
-    int32_t controller_id = -1;
+    node_id controller_id = no_node;
     if (expected == endpoint_controllers) {
         resp.cluster_id = ctx.broker->settings.cluster_id;
         resp.brokers = controllers(ctx);
         // The Raft leader is the active controller (-1 while none is known).
         if (ctx.broker->quorum) {
-            controller_id = ctx.broker->quorum->leader().leader.value();
+            controller_id = ctx.broker->quorum->leader().leader;
         }
     } else {
         auto image = ctx.broker->metadata.read();
@@ -121,7 +121,7 @@ asio::awaitable<describe_cluster_response> handle(request_context& ctx,
     // client is sent looking for a node it has no address of.
     const bool listed = std::any_of(resp.brokers.begin(), resp.brokers.end(),
                                     [&](const auto& n) { return n.broker_id == controller_id; });
-    resp.controller_id = listed ? controller_id : -1;
+    resp.controller_id = listed ? controller_id : no_node;
     resp.endpoint_type = expected;
     if (req.include_cluster_authorized_operations) {
         resp.cluster_authorized_operations =

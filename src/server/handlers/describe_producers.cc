@@ -65,7 +65,7 @@ asio::awaitable<describe_producers_response> handle(request_context& ctx,
         }
         for (const auto& [id, e] : p->log()->producer_state().producers()) {
             auto& ps = it.result.active_producers.emplace_back();
-            ps.producer_id = id;
+            ps.producer_id = producer_id{id};
             ps.producer_epoch = e.producer_epoch;
             ps.last_sequence = e.last_seq();
             ps.last_timestamp = e.last_timestamp;

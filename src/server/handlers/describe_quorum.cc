@@ -32,12 +32,12 @@ void fill(describe_quorum_response::topic_data::partition_data& p,
           const raft::quorum_description& d) {
     p.error_code = to_wire(d.error);
     p.error_message = std::nullopt;
-    p.leader_id = d.leader.leader.value();
+    p.leader_id = d.leader.leader;
     p.leader_epoch = d.leader.epoch.value();
     p.high_watermark = d.high_watermark;
     auto add = [](auto& list, const raft::replica_description& r) {
         auto& s = list.emplace_back();
-        s.replica_id = r.id.value();
+        s.replica_id = r.id;
         s.log_end_offset = r.log_end_offset;
         s.last_fetch_timestamp = r.last_fetch_ms;
         s.last_caught_up_timestamp = r.last_caught_up_ms;
@@ -106,7 +106,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         const auto& cfg = *ctx.broker->config;
         for (const auto& v : cfg.controller_quorum_voters) {
             auto& n = resp.nodes.emplace_back();
-            n.node_id = v.id;
+            n.node_id = node_id{v.id};
             auto& l = n.listeners.emplace_back();
             l.name = cfg.controller_listener_names.front();
             l.host = v.host;

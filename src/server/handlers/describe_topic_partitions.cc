@@ -106,8 +106,8 @@ asio::awaitable<describe_topic_partitions_response> handle(request_context& ctx,
             po.replica_nodes = reg.replicas;
             po.isr_nodes = reg.isr;
             // Eligible leader replicas (KIP-966) are not kept: none.
-            po.eligible_leader_replicas = std::vector<int32_t>{};
-            po.last_known_elr = std::vector<int32_t>{};
+            po.eligible_leader_replicas = std::vector<node_id>{};
+            po.last_known_elr = std::vector<node_id>{};
             po.offline_replicas = reg.offline_replicas;
         }
         if (p < count) {

@@ -42,7 +42,7 @@ asio::awaitable<describe_transactions_response> handle(request_context& ctx,
         s.transaction_state = txn::txn_state_name(m.state);
         s.transaction_timeout_ms = m.txn_timeout_ms;
         s.transaction_start_time_ms = m.txn_start_ms;
-        s.producer_id = m.producer_id;
+        s.producer_id = producer_id{m.producer_id};
         s.producer_epoch = m.producer_epoch;
         for (const auto& tp : m.partitions) {
             // The partitions of topics the principal may not DESCRIBE are left out.

@@ -41,11 +41,11 @@ struct read_budget {
 // its position); the partitions whose high watermark that moved go to `moved`.
 // `consumer_may_use_follower` as replica id: a consumer whose Fetch version
 // lets a follower serve it (KIP-392, v11+).
-constexpr int32_t consumer_may_use_follower = -1000;
+constexpr node_id consumer_may_use_follower{-1000};
 asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                                       std::vector<fetch_target>& targets,
                                       std::vector<cluster::fetch_outcome>& out, int32_t max_bytes,
-                                      cluster::isolation_level isolation, int32_t replica_id,
+                                      cluster::isolation_level isolation, node_id replica_id,
                                       std::vector<storage::topic_partition>& moved) {
     out.assign(targets.size(), {});
     std::map<size_t, std::vector<size_t>> by_shard;
@@ -71,7 +71,7 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                 int64_t limit =
                     std::min<int64_t>(std::max(0, t.partition_max_bytes), budget.bytes_left);
                 bool min_one = budget.bytes_read == 0;
-                if (replica_id >= 0) {
+                if (replica_id.is_valid()) {
                     const int64_t hw = p->high_watermark();
                     // KIP-73 (Kafka's shouldLeaderThrottle): a catching-up
                     // follower of a throttled replica gets no records while the
@@ -82,7 +82,7 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
                         limit = 0;
                         min_one = false;
                     }
-                    out[i] = p->read_for_follower(node_id{replica_id}, kafka_offset{t.fetch_offset},
+                    out[i] = p->read_for_follower(replica_id, kafka_offset{t.fetch_offset},
                                                   std::max<int64_t>(0, limit), min_one,
                                                   leader_epoch{t.current_leader_epoch},
                                                   leader_epoch{t.last_fetched_epoch}, now);
@@ -142,20 +142,20 @@ bool must_respond(const fetch_target& t, const cluster::fetch_outcome& o, bool i
 // Kafka's RackAwareReplicaSelector, on the leader: an in-sync replica on a
 // live broker in the consumer's rack; -1 (stay with the leader) when the
 // leader is in that rack, or no replica is.
-int32_t preferred_read_replica(const metadata::metadata_image& image, const fetch_target& t,
-                               const std::string& rack, int32_t local_node) {
+node_id preferred_read_replica(const metadata::metadata_image& image, const fetch_target& t,
+                               const std::string& rack, node_id local_node) {
     const auto* topic = image.topic(t.topic_id);
     if (!topic) {
         topic = image.topic(t.key.topic);
     }
     if (!topic || t.key.partition < 0 || size_t(t.key.partition) >= topic->partitions.size()) {
-        return -1;
+        return no_node;
     }
     const auto& reg = topic->partitions[size_t(t.key.partition)];
     if (reg.leader != local_node) {
-        return -1;
+        return no_node;
     }
-    auto rack_of = [&](int32_t id) -> std::optional<std::string> {
+    auto rack_of = [&](node_id id) -> std::optional<std::string> {
         auto b = image.brokers.find(id);
         if (b == image.brokers.end() || b->second.fenced) {
             return std::nullopt;
@@ -163,14 +163,14 @@ int32_t preferred_read_replica(const metadata::metadata_image& image, const fetc
         return b->second.rack;
     };
     if (rack_of(local_node) == rack) {
-        return -1;
+        return no_node;
     }
-    for (int32_t r : reg.isr) {
+    for (node_id r : reg.isr) {
         if (r != local_node && rack_of(r) == rack) {
             return r;
         }
     }
-    return -1;
+    return no_node;
 }
 
 // Whether to answer at once rather than wait for more bytes: an error, or a
@@ -200,7 +200,7 @@ void fill_partition(partition_data& pd, const fetch_target& t, const cluster::fe
     } else {
         for (const auto& t : o.aborted_transactions) {
             auto& a = pd.aborted_transactions->emplace_back();
-            a.producer_id = t.producer_id;
+            a.producer_id = producer_id{t.producer_id};
             a.first_offset = t.first_offset;
         }
     }
@@ -349,10 +349,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                : cluster::isolation_level::read_uncommitted;
     int32_t max_bytes = version >= 3 ? req.max_bytes : INT32_MAX;
     // Followers name themselves (v15+ in ReplicaState); consumers send -1.
-    int32_t replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
+    node_id replica_id = version >= 15 ? req.replica_state.replica_id : req.replica_id;
     // consumer_byte_rate: a consumer's fetch carries at most what its quota
     // allows over the window, as Kafka caps it; followers have no client quota.
-    const bool consumer = replica_id < 0;
+    const bool consumer = !replica_id.is_valid();
     if (consumer) {
         if (auto most =
                 server::quota::client_quota_window(ctx, *image, samsa::quota::consumer_byte_rate)) {
@@ -365,11 +365,11 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     auto& waiters = *ctx.broker->fetch_waiters;
     auto* home = reactor_pool::current();
     auto ticket = home ? waiters.begin(*home) : cluster::fetch_waiters::ticket{SIZE_MAX, 0};
-    authorize_targets(ctx, plan.targets, replica_id >= 0);
+    authorize_targets(ctx, plan.targets, replica_id.is_valid());
     if (consumer && version < 10) {
         refuse_zstd_topics(ctx, *image, plan.targets);
     }
-    if (replica_id < 0 && version >= 11) {
+    if (!replica_id.is_valid() && version >= 11) {
         replica_id = consumer_may_use_follower;
     }
     std::vector<storage::topic_partition> moved;
@@ -407,13 +407,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
     waiters.end(ticket);
 
     // KIP-392: a consumer in a rack is pointed to an in-sync replica there.
-    std::vector<int32_t> preferred(plan.targets.size(), -1);
+    std::vector<node_id> preferred(plan.targets.size(), no_node);
     if (replica_id == consumer_may_use_follower && !req.rack_id.empty() && ctx.broker->config &&
         ctx.broker->config->rack_aware_replica_selector) {
         for (size_t i = 0; i < plan.targets.size(); ++i) {
             preferred[i] = preferred_read_replica(*image, plan.targets[i], req.rack_id,
-                                                  ctx.broker->settings.node_id);
-            if (preferred[i] >= 0) {
+                                                  node_id{ctx.broker->settings.node_id});
+            if (preferred[i].is_valid()) {
                 results[i].records = {};
             }
         }
@@ -439,7 +439,7 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             pd.current_leader.leader_epoch = leader.epoch;
             add_leader_endpoint(resp.node_endpoints, *image, leader.id, ctx.listener_name);
         }
-        if (preferred[i] >= 0) {
+        if (preferred[i].is_valid()) {
             pd.preferred_read_replica = preferred[i];
         }
     }

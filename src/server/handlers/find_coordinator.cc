@@ -28,7 +28,7 @@ constexpr int8_t key_type_transaction = 1;
 coordinator_entry failed(const std::string& key, error_code ec) {
     coordinator_entry c;
     c.key = key;
-    c.node_id = -1;
+    c.node_id = no_node;
     c.host = "";
     c.port = -1;
     c.error_code = to_wire(ec);
@@ -50,9 +50,9 @@ coordinator_entry coordinator_of(const request_context& ctx, const std::string& 
     if (p < 0 || size_t(p) >= topic->partitions.size()) {
         return failed(key, error_code::coordinator_not_available);
     }
-    const int32_t leader = topic->partitions[size_t(p)].leader;
+    const node_id leader = topic->partitions[size_t(p)].leader;
     auto b = image->brokers.find(leader);
-    if (leader < 0 || b == image->brokers.end() || b->second.fenced) {
+    if (!leader.is_valid() || b == image->brokers.end() || b->second.fenced) {
         return failed(key, error_code::coordinator_not_available);
     }
     const auto* ep = b->second.endpoint(ctx.listener_name);

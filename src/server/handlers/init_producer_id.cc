@@ -22,7 +22,7 @@ using protocol::init_producer_id_response;
 init_producer_id_response failed(error_code ec) {
     init_producer_id_response resp;
     resp.error_code = to_wire(ec);
-    resp.producer_id = record::no_producer_id;
+    resp.producer_id = no_producer_id;
     resp.producer_epoch = record::no_producer_epoch;
     return resp;
 }
@@ -31,7 +31,7 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
                                                   init_producer_id_request& req) {
     // Kafka's KafkaApis: a producer id without an epoch (or the reverse) is
     // malformed. v0-2 carry neither (both default to -1).
-    const bool has_id = req.producer_id != record::no_producer_id;
+    const bool has_id = req.producer_id != no_producer_id;
     const bool has_epoch = req.producer_epoch != record::no_producer_epoch;
     if (has_id != has_epoch) {
         co_return failed(error_code::invalid_request);
@@ -54,7 +54,7 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
             co_return failed(txn_error_for_version(r.error, ctx.header.api_version, 4));
         }
         init_producer_id_response resp;
-        resp.producer_id = r.producer_id;
+        resp.producer_id = producer_id{r.producer_id};
         resp.producer_epoch = r.producer_epoch;
         co_return resp;
     }
@@ -76,7 +76,7 @@ asio::awaitable<init_producer_id_response> handle(request_context& ctx,
         co_return failed(id.err().code);
     }
     init_producer_id_response resp;
-    resp.producer_id = *id;
+    resp.producer_id = producer_id{*id};
     resp.producer_epoch = 0;
     co_return resp;
 }

@@ -54,7 +54,7 @@ asio::awaitable<list_transactions_response> handle(request_context& ctx,
         }
         auto& s = resp.transaction_states.emplace_back();
         s.transactional_id = t.transactional_id;
-        s.producer_id = t.producer_id;
+        s.producer_id = producer_id{t.producer_id};
         s.transaction_state = txn::txn_state_name(t.state);
     }
     co_return resp;

@@ -111,7 +111,7 @@ void mark_unwritable_replicas(const request_context& ctx, metadata_response& res
         return;
     }
     std::set<storage::topic_partition> offline(unwritable.begin(), unwritable.end());
-    const int32_t self = ctx.broker->settings.node_id;
+    const node_id self{ctx.broker->settings.node_id};
     for (auto& t : resp.topics) {
         if (!t.name) {
             continue;
@@ -121,8 +121,7 @@ void mark_unwritable_replicas(const request_context& ctx, metadata_response& res
                 continue;
             }
             p.error_code = to_wire(error_code::kafka_storage_error);
-            if (std::find(p.offline_replicas.begin(), p.offline_replicas.end(), self) ==
-                p.offline_replicas.end()) {
+            if (!contains(p.offline_replicas, self)) {
                 p.offline_replicas.push_back(self);
             }
         }

@@ -33,7 +33,7 @@ asio::awaitable<offset_for_leader_epoch_response> handle(request_context& ctx,
     std::vector<item> items;
     // A follower (v3+ names itself) needs CLUSTER_ACTION, a client DESCRIBE
     // on each topic.
-    const bool from_follower = version >= 3 && req.replica_id >= 0;
+    const bool from_follower = version >= 3 && req.replica_id.is_valid();
     const bool follower_allowed =
         from_follower && authorized_on_cluster(ctx, acl::operation::cluster_action);
     for (const auto& t : req.topics) {

@@ -93,7 +93,7 @@ asio::awaitable<void> verify_transactional_items(request_context& ctx, const std
         }
         std::vector<storage::topic_partition> partitions{it.tp};
         const error_code ec = co_await ctx.broker->transactions->verify_partitions(
-            txn_id, it.verification.producer_id, it.producer_epoch, partitions);
+            txn_id, producer_id{it.verification.producer_id}, it.producer_epoch, partitions);
         if (ec != error_code::none) {
             it.result.error =
                 error(verification_error(ec), std::string("transaction verification failed: ") +

@@ -66,7 +66,7 @@ asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
         const std::string member = version >= 3 ? req.member_id : "";
         co_await ctx.broker->groups->commit_offsets(
             req.group_id, generation, member, version >= 3 ? req.group_instance_id : std::nullopt,
-            items, version, coordinator::txn_producer{req.producer_id, req.producer_epoch});
+            items, version, coordinator::txn_producer{req.producer_id.value(), req.producer_epoch});
     }
     txn_offset_commit_response resp;
     size_t i = 0;

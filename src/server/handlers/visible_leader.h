@@ -14,23 +14,23 @@
 namespace samsa::server::handlers {
 
 struct visible_leader {
-    int32_t id = -1;
+    node_id id = no_node;
     error_code error = error_code::none;
 };
 
-inline visible_leader visible_leader_of(const metadata::metadata_image& image, int32_t leader,
+inline visible_leader visible_leader_of(const metadata::metadata_image& image, node_id leader,
                                         const std::string& listener_name,
                                         bool listener_not_found_known) {
-    if (leader < 0) {
-        return {-1, error_code::leader_not_available};
+    if (!leader.is_valid()) {
+        return {no_node, error_code::leader_not_available};
     }
     auto b = image.brokers.find(leader);
     if (b == image.brokers.end()) {
-        return {-1, error_code::leader_not_available};
+        return {no_node, error_code::leader_not_available};
     }
     if (b->second.endpoint(listener_name) == nullptr) {
-        return {-1, listener_not_found_known ? error_code::listener_not_found
-                                             : error_code::leader_not_available};
+        return {no_node, listener_not_found_known ? error_code::listener_not_found
+                                                  : error_code::leader_not_available};
     }
     return {leader, error_code::none};
 }

@@ -80,7 +80,7 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
         }
         const auto& m = *it.marker;
         auto batch = record::build_end_txn_marker_batch(
-            m.producer_id, m.producer_epoch,
+            m.producer_id.value(), m.producer_epoch,
             record::end_txn_marker{m.transaction_result, m.coordinator_epoch}, now);
         auto out = p->append_internal(batch, now);
         if (out.error.code != error_code::none) {
@@ -115,8 +115,8 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
         }
         if (it.error == error_code::none && it.tp.topic == coordinator::offsets_topic &&
             ctx.broker->groups) {
-            co_await ctx.broker->groups->complete_txn(it.tp.partition, it.marker->producer_id,
-                                                      it.marker->transaction_result);
+            co_await ctx.broker->groups->complete_txn(
+                it.tp.partition, it.marker->producer_id.value(), it.marker->transaction_result);
         }
         items[index[k]].error = it.error;
     }

@@ -46,7 +46,7 @@ json broker_json(const metadata::broker_registration& b) {
                              {"port", e.port},
                              {"security_protocol", security_protocol_name(e.security_protocol)}});
     }
-    return {{"node_id", b.id},         {"rack", b.rack ? json(*b.rack) : json(nullptr)},
+    return {{"node_id", b.id.value()}, {"rack", b.rack ? json(*b.rack) : json(nullptr)},
             {"fenced", b.fenced},      {"in_controlled_shutdown", b.in_controlled_shutdown},
             {"broker_epoch", b.epoch}, {"endpoints", endpoints}};
 }
@@ -59,9 +59,9 @@ json brokers_array(const metadata::metadata_image& image) {
     return out;
 }
 
-int32_t active_controller(const observed_node& node, const metadata::metadata_image& image) {
+node_id active_controller(const observed_node& node, const metadata::metadata_image& image) {
     if (node.quorum) {
-        return node.quorum->leader().leader.value();
+        return node.quorum->leader().leader;
     }
     return image.controller_id;
 }
@@ -75,7 +75,7 @@ http_response cluster_json(const observed_node& node) {
         partitions += t->partitions.size();
     }
     return json_response(200, {{"cluster_id", image->cluster_id},
-                               {"active_controller", active_controller(node, *image)},
+                               {"active_controller", active_controller(node, *image).value()},
                                {"metadata_offset", image->offset},
                                {"brokers", brokers_array(*image)},
                                {"topic_count", image->topics_by_name.size()},
@@ -94,7 +94,7 @@ http_response topics_json(const observed_node& node) {
         size_t under_replicated = 0, offline = 0;
         for (const auto& p : t->partitions) {
             under_replicated += p.isr.size() < p.replicas.size();
-            offline += p.leader < 0;
+            offline += !p.leader.is_valid();
         }
         out.push_back({{"name", name},
                        {"topic_id", t->id.to_string()},
@@ -122,11 +122,11 @@ http_response topic_json(const observed_node& node, std::string_view name) {
     json partitions = json::array();
     for (const auto& p : t->partitions) {
         json pj = {{"partition", p.partition},
-                   {"leader", p.leader},
+                   {"leader", p.leader.value()},
                    {"leader_epoch", p.leader_epoch},
-                   {"replicas", p.replicas},
-                   {"isr", p.isr},
-                   {"offline_replicas", p.offline_replicas}};
+                   {"replicas", node_numbers(p.replicas)},
+                   {"isr", node_numbers(p.isr)},
+                   {"offline_replicas", node_numbers(p.offline_replicas)}};
         if (auto f = figures.find({t->name, p.partition}); f != figures.end()) {
             pj["log"] = {{"size_bytes", f->second.size_bytes},
                          {"log_start_offset", f->second.log_start_offset},

@@ -280,7 +280,7 @@ protocol::list_offsets_request list_offsets_request_for(const std::string& topic
                                                         const std::vector<int32_t>& partitions,
                                                         int64_t timestamp) {
     protocol::list_offsets_request r;
-    r.replica_id = -1;
+    r.replica_id = no_node;
     auto& t = r.topics.emplace_back();
     t.name = topic;
     for (int32_t p : partitions) {
@@ -312,10 +312,10 @@ result<std::map<int32_t, std::pair<int64_t, error_code>>> list_offsets(
     }
     const auto image = w.target.broker->metadata.read();
     const auto* t = image->topic(topic);
-    std::map<int32_t, std::vector<int32_t>> by_leader;
+    std::map<node_id, std::vector<int32_t>> by_leader;
     for (const auto& [p, answer] : out) {
         if (t && answer.second == error_code::not_leader_or_follower &&
-            size_t(p) < t->partitions.size() && t->partitions[size_t(p)].leader >= 0) {
+            size_t(p) < t->partitions.size() && t->partitions[size_t(p)].leader.is_valid()) {
             by_leader[t->partitions[size_t(p)].leader].push_back(p);
         }
     }
@@ -359,7 +359,7 @@ error_code coordinated_here(const admin_writes& w, const local_caller& who,
             return resp.err().code;
         }
         const auto ec = error_code(resp->error_code);
-        if (ec == error_code::none && resp->node_id == w.target.broker->settings.node_id) {
+        if (ec == error_code::none && resp->node_id == node_id{w.target.broker->settings.node_id}) {
             return error_code::none;
         }
         if (ec == error_code::none) {

@@ -185,18 +185,18 @@ void render_requests(prometheus_text& out) {
 // committed for the partitions this broker holds.
 void render_replica_manager(prometheus_text& out, const observed_node& node,
                             const metadata::metadata_image& image) {
-    const int32_t self = node.broker->settings.node_id;
+    const node_id self{node.broker->settings.node_id};
     uint64_t partitions = 0, leaders = 0, under_replicated = 0, under_min_isr = 0, at_min_isr = 0,
              offline = 0;
     // The broker's defaults with the image's dynamic configs, once per scrape.
     const std::optional<config::config_set> broker =
         node.broker->config ? std::optional(metadata::effective_broker_config(
-                                  node.broker->config->values, image, self))
+                                  node.broker->config->values, image, self.value()))
                             : std::nullopt;
     for (const auto& [name, topic] : image.topics_by_name) {
         int32_t min_isr = -1;  // resolved once per topic, when it leads one
         for (const auto& p : topic->partitions) {
-            if (std::find(p.replicas.begin(), p.replicas.end(), self) == p.replicas.end()) {
+            if (!contains(p.replicas, self)) {
                 continue;
             }
             ++partitions;
@@ -335,7 +335,7 @@ void render_controller(prometheus_text& out, const observed_node& node,
     for (const auto& [name, topic] : image.topics_by_name) {
         for (const auto& p : topic->partitions) {
             ++partitions;
-            offline += p.leader < 0;
+            offline += !p.leader.is_valid();
             imbalance += !p.replicas.empty() && p.leader != p.replicas.front();
         }
     }

@@ -103,7 +103,7 @@ asio::awaitable<void> broker_lifecycle::run() {
             }
         } else {
             protocol::broker_heartbeat_request hb;
-            hb.broker_id = _cfg.node_id;
+            hb.broker_id = node_id{_cfg.node_id};
             hb.broker_epoch = _epoch.load();
             hb.current_metadata_offset = _quorum.applied_offset();
             hb.want_fence = _fence_wanted && _fence_wanted();

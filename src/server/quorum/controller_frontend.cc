@@ -82,7 +82,7 @@ asio::awaitable<result<metadata::producer_id_block>> controller_frontend::alloca
         co_return co_await _local->allocate_producer_ids(count);
     }
     protocol::allocate_producer_ids_request req;
-    req.broker_id = _cfg.node_id;
+    req.broker_id = node_id{_cfg.node_id};
     req.broker_epoch = _broker_epoch.load();
     auto r = co_await forward_typed<protocol::allocate_producer_ids_request,
                                     protocol::allocate_producer_ids_response>(
@@ -93,7 +93,7 @@ asio::awaitable<result<metadata::producer_id_block>> controller_frontend::alloca
     if (r->error_code != 0) {
         co_return error(static_cast<error_code>(r->error_code), "AllocateProducerIds failed");
     }
-    co_return metadata::producer_id_block{r->producer_id_start, r->producer_id_len};
+    co_return metadata::producer_id_block{r->producer_id_start.value(), r->producer_id_len};
 }
 
 asio::awaitable<result<protocol::elect_leaders_response>> controller_frontend::elect_leaders(

@@ -15,11 +15,11 @@
 
 namespace samsa::server::quorum {
 
-// `active_controller`: the Raft leader, or -1 while none is known.
-inline int32_t visible_controller_id(const metadata::metadata_image& image,
-                                     const std::string& listener_name, int32_t active_controller,
-                                     int32_t self) {
-    auto reachable = [&](int32_t id) {
+// `active_controller`: the Raft leader, or no_node while none is known.
+inline node_id visible_controller_id(const metadata::metadata_image& image,
+                                     const std::string& listener_name, node_id active_controller,
+                                     node_id self) {
+    auto reachable = [&](node_id id) {
         auto it = image.brokers.find(id);
         return it != image.brokers.end() && !it->second.fenced &&
                it->second.endpoint(listener_name) != nullptr;
@@ -35,13 +35,13 @@ inline int32_t visible_controller_id(const metadata::metadata_image& image,
             return id;
         }
     }
-    return -1;
+    return no_node;
 }
 
-inline int32_t visible_controller_id(const broker_context& b, const metadata::metadata_image& image,
+inline node_id visible_controller_id(const broker_context& b, const metadata::metadata_image& image,
                                      const std::string& listener_name) {
-    const int32_t leader = b.quorum ? b.quorum->leader().leader.value() : -1;
-    return visible_controller_id(image, listener_name, leader, b.settings.node_id);
+    const node_id leader = b.quorum ? b.quorum->leader().leader : no_node;
+    return visible_controller_id(image, listener_name, leader, node_id{b.settings.node_id});
 }
 
 }  // namespace samsa::server::quorum

@@ -42,7 +42,7 @@ class log_dir_mover_test : public ::testing::Test {
         auto l = _logs->get_or_create(tp, uuid::random(), 0);
         ASSERT_TRUE(l);
         ASSERT_EQ(fs::path((*l)->dir()).parent_path(), fs::path(_root + "/d1"));
-        _p = std::make_unique<partition>(tp, uuid::random(), 1, *l);
+        _p = std::make_unique<partition>(tp, uuid::random(), node_id{1}, *l);
         lead(3);
     }
     void TearDown() override {
@@ -55,10 +55,10 @@ class log_dir_mover_test : public ::testing::Test {
     void lead(int32_t epoch) {
         metadata::partition_registration reg;
         reg.partition = 0;
-        reg.leader = 1;
+        reg.leader = node_id{1};
         reg.leader_epoch = epoch;
-        reg.replicas = {1};
-        reg.isr = {1};
+        reg.replicas = to_node_ids({1});
+        reg.isr = to_node_ids({1});
         _p->update_registration(reg);
     }
 

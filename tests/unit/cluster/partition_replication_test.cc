@@ -39,16 +39,16 @@ class replication_test : public ::testing::Test {
         o.now_ms = wall_clock_ms();
         auto l = storage::log::open(o);
         EXPECT_TRUE(l);
-        return std::make_unique<partition>(o.tp, uuid{}, node, *l);
+        return std::make_unique<partition>(o.tp, uuid{}, node_id{node}, *l);
     }
     static void lead(partition* p, std::vector<int32_t> replicas, std::vector<int32_t> isr,
                      int32_t epoch, int32_t leader = 1, int32_t partition_epoch = 0) {
         metadata::partition_registration reg;
-        reg.leader = leader;
+        reg.leader = node_id{leader};
         reg.leader_epoch = epoch;
         reg.partition_epoch = partition_epoch;
-        reg.replicas = std::move(replicas);
-        reg.isr = std::move(isr);
+        reg.replicas = to_node_ids(replicas);
+        reg.isr = to_node_ids(isr);
         p->update_registration(reg);
     }
     int64_t produce(int n) {
@@ -115,7 +115,7 @@ TEST_F(replication_test, a_follower_joins_the_isr_once_at_the_high_watermark) {
     EXPECT_TRUE(_proposals.empty());  // behind the high watermark
     follower_fetch(3, end);
     ASSERT_EQ(_proposals.size(), 1u);
-    EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(_proposals[0].new_isr, to_node_ids({1, 2, 3}));
     EXPECT_EQ(_proposals[0].partition_epoch, 3);
     EXPECT_EQ(_proposals[0].leader_epoch, 5);
     // One proposal at a time: the next fetch does not repeat it.
@@ -160,7 +160,7 @@ TEST_F(replication_test, only_a_definite_refusal_releases_a_proposed_follower) {
     EXPECT_EQ(_leader->high_watermark(), end);
     _leader->maybe_shrink_isr(t0 + 600);
     ASSERT_EQ(_proposals.size(), 2u);
-    EXPECT_EQ(_proposals[1].new_isr, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(_proposals[1].new_isr, to_node_ids({1, 2, 3}));
     // INELIGIBLE_REPLICA says no controller applied it: 3 no longer counts.
     _leader->isr_change_failed(error_code::ineligible_replica, t0 + 600);
     EXPECT_EQ(_leader->high_watermark(), more);
@@ -190,7 +190,7 @@ TEST_F(replication_test, a_follower_not_caught_up_for_the_lag_time_leaves_the_is
     follower_fetch(2, end, -1, t0 + 1400);  // 2 keeps fetching at the end: caught up
     _leader->maybe_shrink_isr(t0 + 1500);
     ASSERT_EQ(_proposals.size(), 1u);
-    EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2}));
+    EXPECT_EQ(_proposals[0].new_isr, to_node_ids({1, 2}));
 }
 
 // A check long after the last (the leader was paused: SIGSTOP, a stall, a
@@ -207,7 +207,7 @@ TEST_F(replication_test, a_leader_that_did_not_run_gives_its_followers_one_more_
     follower_fetch(2, end, -1, t0 + 5510);  // 2 fetches at once; 3 is gone
     _leader->maybe_shrink_isr(t0 + 6000);
     ASSERT_EQ(_proposals.size(), 1u);
-    EXPECT_EQ(_proposals[0].new_isr, (std::vector<int32_t>{1, 2}));
+    EXPECT_EQ(_proposals[0].new_isr, to_node_ids({1, 2}));
 }
 
 TEST_F(replication_test, a_diverging_follower_is_told_where_its_epoch_ends) {

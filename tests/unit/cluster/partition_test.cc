@@ -24,13 +24,13 @@ class partition_test : public ::testing::Test {
         o.now_ms = wall_clock_ms();
         auto l = storage::log::open(o);
         ASSERT_TRUE(l) << l.err().message;
-        _p = std::make_unique<partition>(o.tp, uuid::random(), 1, *l);
+        _p = std::make_unique<partition>(o.tp, uuid::random(), node_id{1}, *l);
         metadata::partition_registration reg;
         reg.partition = 0;
-        reg.leader = 1;
+        reg.leader = node_id{1};
         reg.leader_epoch = 3;
-        reg.replicas = {1};
-        reg.isr = {1};
+        reg.replicas = to_node_ids({1});
+        reg.isr = to_node_ids({1});
         _p->update_registration(reg);
     }
     void TearDown() override {
@@ -169,8 +169,8 @@ TEST_F(partition_test, the_throttled_replica_lists_name_this_broker_or_all) {
     _p->update_config(cfg);
     EXPECT_FALSE(_p->leader_throttled());
     EXPECT_TRUE(_p->follower_throttled());
-    EXPECT_TRUE(_p->in_isr(1));
-    EXPECT_FALSE(_p->in_isr(2));
+    EXPECT_TRUE(_p->in_isr(node_id{1}));
+    EXPECT_FALSE(_p->in_isr(node_id{2}));
 }
 
 TEST_F(partition_test, producer_id_expiration_follows_the_config) {
@@ -194,10 +194,10 @@ TEST_F(partition_test, latest_tiered_offset_is_none_without_tiered_storage) {
 
 TEST_F(partition_test, a_follower_refuses_produce_and_fetch) {
     metadata::partition_registration reg;
-    reg.leader = 2;
+    reg.leader = node_id{2};
     reg.leader_epoch = 4;
-    reg.replicas = {1, 2};
-    reg.isr = {1, 2};
+    reg.replicas = to_node_ids({1, 2});
+    reg.isr = to_node_ids({1, 2});
     _p->update_registration(reg);
     auto b = batch(1, wall_clock_ms());
     EXPECT_EQ(produce(b).error.code, error_code::not_leader_or_follower);
@@ -233,10 +233,10 @@ TEST_F(partition_test, end_offset_for_epoch_follows_the_leader_epoch_cache) {
     produce(b1);
     // A new leader epoch (5) starting at offset 2.
     metadata::partition_registration reg;
-    reg.leader = 1;
+    reg.leader = node_id{1};
     reg.leader_epoch = 5;
-    reg.replicas = {1};
-    reg.isr = {1};
+    reg.replicas = to_node_ids({1});
+    reg.isr = to_node_ids({1});
     _p->update_registration(reg);
     auto b2 = batch(3, wall_clock_ms());
     produce(b2);

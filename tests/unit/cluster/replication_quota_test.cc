@@ -41,13 +41,13 @@ TEST(replication_quota, nothing_recorded_for_empty_reads) {
 
 TEST(replica_throttled, pairs_name_partition_and_broker) {
     const std::vector<std::string> list{"0:1", "2:3", "bad", "4:x"};
-    EXPECT_TRUE(replica_throttled(list, 0, 1));
-    EXPECT_TRUE(replica_throttled(list, 2, 3));
-    EXPECT_FALSE(replica_throttled(list, 0, 3));
-    EXPECT_FALSE(replica_throttled(list, 1, 1));
-    EXPECT_FALSE(replica_throttled(list, 4, 0));
-    EXPECT_FALSE(replica_throttled({}, 0, 1));
-    EXPECT_TRUE(replica_throttled({"*"}, 7, 9));
+    EXPECT_TRUE(replica_throttled(list, 0, node_id{1}));
+    EXPECT_TRUE(replica_throttled(list, 2, node_id{3}));
+    EXPECT_FALSE(replica_throttled(list, 0, node_id{3}));
+    EXPECT_FALSE(replica_throttled(list, 1, node_id{1}));
+    EXPECT_FALSE(replica_throttled(list, 4, node_id{0}));
+    EXPECT_FALSE(replica_throttled({}, 0, node_id{1}));
+    EXPECT_TRUE(replica_throttled({"*"}, 7, node_id{9}));
 }
 
 }  // namespace

@@ -298,10 +298,10 @@ TEST_F(group_rebalance_test, losing_the_partition_answers_waiting_members_not_co
 TEST_F(group_rebalance_test, an_assignment_the_isr_does_not_replicate_in_time_fails_the_sync) {
     metadata::partition_registration reg;
     reg.partition = 0;
-    reg.leader = 1;
+    reg.leader = node_id{1};
     reg.leader_epoch = 0;
-    reg.replicas = {1, 2};
-    reg.isr = {1, 2};  // replica 2 never fetches
+    reg.replicas = to_node_ids({1, 2});
+    reg.isr = to_node_ids({1, 2});  // replica 2 never fetches
     partition->update_registration(reg);
     config.offset_commit_timeout_ms = 500;
     start_manager();

@@ -22,11 +22,11 @@ class controller_brokers : public controller_fixture {
     }
 
     // Broker 1's registration, copied: the test keeps no image alive.
-    broker_registration self_now() { return image()->brokers.at(1); }
+    broker_registration self_now() { return image()->brokers.at(node_id{1}); }
 
     protocol::broker_heartbeat_response heartbeat(int64_t epoch, bool want_fence) {
         protocol::broker_heartbeat_request req;
-        req.broker_id = 1;
+        req.broker_id = node_id{1};
         req.broker_epoch = epoch;
         req.current_metadata_offset = epoch;
         req.want_fence = want_fence;
@@ -70,7 +70,7 @@ TEST_F(controller_brokers, an_expired_session_fences_its_broker) {
 TEST_F(controller_brokers, another_incarnation_waits_for_the_live_ones_session) {
     auto register_incarnation = [&](const uuid& incarnation) {
         protocol::broker_registration_request req;
-        req.broker_id = 2;
+        req.broker_id = node_id{2};
         req.cluster_id = "test-cluster";
         req.incarnation_id = incarnation;
         auto& l = req.listeners.emplace_back();
@@ -81,7 +81,7 @@ TEST_F(controller_brokers, another_incarnation_waits_for_the_live_ones_session) 
     };
     auto heartbeat2 = [&](int64_t epoch) {
         protocol::broker_heartbeat_request req;
-        req.broker_id = 2;
+        req.broker_id = node_id{2};
         req.broker_epoch = epoch;
         req.current_metadata_offset = image()->offset;
         return ctl().do_broker_heartbeat(req);
@@ -90,11 +90,11 @@ TEST_F(controller_brokers, another_incarnation_waits_for_the_live_ones_session) 
     auto a = register_incarnation(first);
     ASSERT_EQ(a.error_code, 0);
     ASSERT_EQ(heartbeat2(a.broker_epoch).error_code, 0);
-    ASSERT_FALSE(image()->brokers.at(2).fenced);
+    ASSERT_FALSE(image()->brokers.at(node_id{2}).fenced);
 
     auto b = register_incarnation(uuid::random());
     EXPECT_EQ(b.error_code, to_wire(error_code::duplicate_broker_registration));
-    EXPECT_EQ(image()->brokers.at(2).incarnation_id, first);
+    EXPECT_EQ(image()->brokers.at(node_id{2}).incarnation_id, first);
     // The same incarnation retrying is not a duplicate.
     EXPECT_EQ(register_incarnation(first).broker_epoch, a.broker_epoch);
 
@@ -112,12 +112,12 @@ TEST_F(controller_brokers, another_incarnation_waits_for_the_live_ones_session) 
               to_wire(error_code::duplicate_broker_registration));
     // Fenced (its session ended, or it asked to be): the next one registers.
     protocol::broker_heartbeat_request fence;
-    fence.broker_id = 2;
+    fence.broker_id = node_id{2};
     fence.broker_epoch = c.broker_epoch;
     fence.current_metadata_offset = image()->offset;
     fence.want_fence = true;
     ASSERT_EQ(ctl().do_broker_heartbeat(fence).error_code, 0);
-    ASSERT_TRUE(image()->brokers.at(2).fenced);
+    ASSERT_TRUE(image()->brokers.at(node_id{2}).fenced);
     EXPECT_EQ(register_incarnation(uuid::random()).error_code, 0);
 }
 
@@ -128,7 +128,7 @@ TEST_F(controller_brokers, a_controller_with_armed_timers_is_destroyed) {
     cfg.auto_leader_rebalance_enable = true;
     ctl().set_active(true, nullptr);
     open();  // destroys the controller, reopens the log
-    EXPECT_FALSE(image()->brokers.at(1).fenced);
+    EXPECT_FALSE(image()->brokers.at(node_id{1}).fenced);
 }
 
 }  // namespace

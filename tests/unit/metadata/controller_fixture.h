@@ -27,7 +27,7 @@ class controller_fixture : public ::testing::Test {
         _log = std::move(*l);
         auto base = std::make_shared<metadata_image>();
         base->cluster_id = "test-cluster";
-        base->controller_id = cfg.node_id;
+        base->controller_id = node_id{cfg.node_id};
         auto img = replay_image(*_log, base);
         ASSERT_TRUE(img) << img.err().message;
         replayed = *img;
@@ -36,7 +36,7 @@ class controller_fixture : public ::testing::Test {
 
     broker_registration self(int32_t id = 1) const {
         broker_registration r;
-        r.id = id;
+        r.id = node_id{id};
         r.incarnation_id = uuid::random();
         r.endpoints.push_back({"PLAINTEXT", "localhost", 9092, 0});
         return r;

@@ -28,8 +28,8 @@ class controller_topics : public controller_fixture {
 
 TEST_F(controller_topics, register_broker_bootstraps_and_unfences) {
     auto img = image();
-    ASSERT_TRUE(img->brokers.count(1));
-    const auto& b = img->brokers.at(1);
+    ASSERT_TRUE(img->brokers.count(node_id{1}));
+    const auto& b = img->brokers.at(node_id{1});
     EXPECT_FALSE(b.fenced);
     EXPECT_EQ(b.epoch, 1);  // offset 0 holds the metadata.version record
     EXPECT_EQ(img->features.at("metadata.version"), written_metadata_version);
@@ -60,9 +60,9 @@ TEST_F(controller_topics, defaults_come_from_the_broker_config) {
     EXPECT_EQ(t->id, res.topic_id);
     ASSERT_EQ(t->partitions.size(), 3u);
     for (const auto& p : t->partitions) {
-        EXPECT_EQ(p.replicas, (std::vector<int32_t>{1}));
-        EXPECT_EQ(p.isr, (std::vector<int32_t>{1}));
-        EXPECT_EQ(p.leader, 1);
+        EXPECT_EQ(p.replicas, to_node_ids({1}));
+        EXPECT_EQ(p.isr, to_node_ids({1}));
+        EXPECT_EQ(p.leader, node_id{1});
         EXPECT_EQ(p.leader_epoch, 0);
         EXPECT_EQ(p.partition_epoch, 0);
     }
@@ -191,7 +191,7 @@ protocol::create_topics_request with_assignments(
     for (auto& [p, brokers] : parts) {
         auto& a = t.assignments.emplace_back();
         a.partition_index = p;
-        a.broker_ids = brokers;
+        a.broker_ids = to_node_ids(brokers);
     }
     return req;
 }
@@ -335,7 +335,7 @@ TEST_F(controller_topics, create_partitions_grows_the_topic) {
     const auto& parts = image()->topic("t")->partitions;
     ASSERT_EQ(parts.size(), 5u);
     EXPECT_EQ(parts[4].partition, 4);
-    EXPECT_EQ(parts[4].leader, 1);
+    EXPECT_EQ(parts[4].leader, node_id{1});
 }
 
 TEST_F(controller_topics, create_partitions_errors) {
@@ -356,14 +356,14 @@ TEST_F(controller_topics, create_partitions_errors) {
 
     auto req = grow("t", 4);
     req.topics[0].assignments.emplace();
-    req.topics[0].assignments->emplace_back().broker_ids = {1};
+    req.topics[0].assignments->emplace_back().broker_ids = to_node_ids({1});
     EXPECT_EQ(one(req),
               std::make_pair(error_code::invalid_replica_assignment,
                              std::string("Attempted to add 2 additional partition(s), but only 1 "
                                          "assignment(s) were specified.")));
-    req.topics[0].assignments->emplace_back().broker_ids = {1, 1};
+    req.topics[0].assignments->emplace_back().broker_ids = to_node_ids({1, 1});
     EXPECT_EQ(one(req).first, error_code::invalid_replica_assignment);
-    req.topics[0].assignments->back().broker_ids = {1};
+    req.topics[0].assignments->back().broker_ids = to_node_ids({1});
     auto dry = req;
     dry.validate_only = true;
     EXPECT_EQ(one(dry).first, error_code::none);
@@ -379,7 +379,7 @@ TEST_F(controller_topics, producer_id_blocks_are_consecutive) {
     EXPECT_EQ(a->first_producer_id, 0);
     EXPECT_EQ(b->first_producer_id, 1000);
     EXPECT_EQ(image()->producer_ids.next_producer_id, 2000);
-    EXPECT_EQ(image()->producer_ids.broker_id, 1);
+    EXPECT_EQ(image()->producer_ids.broker_id, node_id{1});
 }
 
 TEST_F(controller_topics, restart_replays_every_topic_partition_and_config) {

@@ -24,8 +24,8 @@ struct features : ::testing::Test {
 
     features() {
         img.features[metadata_version_feature] = 14;
-        auto& b = img.brokers[2];
-        b.id = 2;
+        auto& b = img.brokers[node_id{2}];
+        b.id = node_id{2};
         b.supported_features[metadata_version_feature] = {7, 14};
     }
 
@@ -76,12 +76,12 @@ TEST_F(features, levels_outside_a_controller_or_brokers_range_are_refused) {
     EXPECT_EQ(refusal(metadata_version_feature, -1, upgrade),
               "Invalid update version -1 for feature metadata.version. A feature version cannot "
               "be less than 0.");
-    img.brokers[2].supported_features[metadata_version_feature] = {7, 12};
+    img.brokers[node_id{2}].supported_features[metadata_version_feature] = {7, 12};
     img.features[metadata_version_feature] = 12;
     EXPECT_EQ(refusal(metadata_version_feature, 13, upgrade),
               "Invalid update version 13 for feature metadata.version. Broker 2 only supports "
               "versions 7-12");
-    img.brokers[2].supported_features.clear();
+    img.brokers[node_id{2}].supported_features.clear();
     EXPECT_EQ(refusal(metadata_version_feature, 13, upgrade),
               "Invalid update version 13 for feature metadata.version. Broker 2 does not "
               "support this feature.");

@@ -28,10 +28,10 @@ TEST(image_records, snapshot_records_rebuild_the_image) {
     protocol::partition_change_record change;
     change.topic_id = a;
     change.partition_id = 1;
-    change.isr = std::vector<int32_t>{2};
-    change.leader = 2;
+    change.isr = to_node_ids({2});
+    change.leader = node_id{2};
     protocol::producer_ids_record pid;
-    pid.broker_id = 1;
+    pid.broker_id = node_id{1};
     pid.broker_epoch = 10;
     pid.next_producer_id = 3000;
     auto image =
@@ -59,7 +59,7 @@ TEST(image_records, snapshot_records_rebuild_the_image) {
         EXPECT_EQ(u->id, t->id);
         EXPECT_EQ(u->partitions, t->partitions);  // leader epochs and ISRs as they were
     }
-    EXPECT_EQ(again->topic("alpha")->partitions[1].leader, 2);
+    EXPECT_EQ(again->topic("alpha")->partitions[1].leader, node_id{2});
     EXPECT_EQ(again->topic("alpha")->partitions[1].leader_epoch, 1);
     EXPECT_EQ(again->topic_configs, image->topic_configs);
     EXPECT_EQ(again->broker_configs, image->broker_configs);

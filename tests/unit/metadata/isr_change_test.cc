@@ -21,7 +21,7 @@ std::shared_ptr<const metadata_image> image() {
     protocol::partition_change_record shrink;
     shrink.topic_id = topic_id;
     shrink.partition_id = 0;
-    shrink.isr = std::vector<int32_t>{1, 2};
+    shrink.isr = to_node_ids({1, 2});
     return apply_all(std::make_shared<metadata_image>(),
                      {broker_rec(1, 10), broker_rec(2, 11), broker_rec(3, 12),
                       topic_rec("t", topic_id), partition_rec(topic_id, 0, {1, 2, 3}), shrink});
@@ -30,7 +30,7 @@ std::shared_ptr<const metadata_image> image() {
 protocol::alter_partition_request request(int32_t broker, std::vector<int32_t> isr,
                                           int32_t leader_epoch = 0, int32_t partition_epoch = 1) {
     protocol::alter_partition_request r;
-    r.broker_id = broker;
+    r.broker_id = node_id{broker};
     r.broker_epoch = 9 + broker;
     auto& t = r.topics.emplace_back();
     t.topic_id = topic_id;
@@ -38,7 +38,7 @@ protocol::alter_partition_request request(int32_t broker, std::vector<int32_t> i
     p.partition_index = 0;
     p.leader_epoch = leader_epoch;
     p.partition_epoch = partition_epoch;
-    p.new_isr = std::move(isr);
+    p.new_isr = to_node_ids(isr);
     return r;
 }
 
@@ -52,10 +52,10 @@ TEST(isr_change, the_leader_expands_its_isr) {
     EXPECT_EQ(partition_error(plan), error_code::none);
     ASSERT_EQ(plan.records.size(), 1u);
     const auto& p = plan.response.topics[0].partitions[0];
-    EXPECT_EQ(p.isr, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(p.isr, to_node_ids({1, 2, 3}));
     EXPECT_EQ(p.partition_epoch, 2);  // as the image will have it
     auto next = apply_all(img, plan.records);
-    EXPECT_EQ(next->topic("t")->partitions[0].isr, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(next->topic("t")->partitions[0].isr, to_node_ids({1, 2, 3}));
     EXPECT_EQ(next->topic("t")->partitions[0].partition_epoch, 2);
     EXPECT_EQ(next->topic("t")->partitions[0].leader_epoch, 0);  // the leader is unchanged
 }
@@ -97,7 +97,7 @@ TEST(isr_change, members_must_be_replicas_and_additions_alive) {
     EXPECT_EQ(partition_error(plan_alter_partition(*img, request(1, {2}), 2)),
               error_code::invalid_request);  // without the leader
     // Broker 3 fenced: it cannot be added back.
-    auto fenced = apply_all(img, plan_fence_broker(*img, 3));
+    auto fenced = apply_all(img, plan_fence_broker(*img, node_id{3}));
     EXPECT_EQ(partition_error(plan_alter_partition(*fenced, request(1, {1, 2, 3}), 2)),
               error_code::ineligible_replica);
     // Shrinking is always allowed.

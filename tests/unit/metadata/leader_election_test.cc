@@ -17,7 +17,7 @@ protocol::partition_change_record lead(const uuid& t, int32_t p, int32_t leader)
     protocol::partition_change_record c;
     c.topic_id = t;
     c.partition_id = p;
-    c.leader = leader;
+    c.leader = node_id{leader};
     return c;
 }
 
@@ -36,11 +36,11 @@ TEST(leader_election, preferred_elects_the_first_replica_when_in_the_isr_and_ali
     const auto& t = *image->topic("t");
     auto o = elect(*image, t, t.partitions[0], election_type::preferred);
     ASSERT_TRUE(o.change);
-    EXPECT_EQ(o.change->leader, 1);
+    EXPECT_EQ(o.change->leader, node_id{1});
     EXPECT_EQ(elect(*image, t, t.partitions[1], election_type::preferred).error,
               error_code::election_not_needed);
     // Broker 1 fenced: not available.
-    auto fenced = apply_all(image, plan_fence_broker(*image, 1));
+    auto fenced = apply_all(image, plan_fence_broker(*image, node_id{1}));
     const auto& t2 = *fenced->topic("t");
     EXPECT_EQ(elect(*fenced, t2, t2.partitions[0], election_type::preferred).error,
               error_code::preferred_leader_not_available);
@@ -76,7 +76,7 @@ TEST(leader_election, auto_rebalance_moves_leadership_above_the_imbalance_ratio)
     auto records = plan_auto_leader_rebalance(*image, 10);
     ASSERT_EQ(records.size(), 1u);
     auto after = apply_all(image, records);
-    EXPECT_EQ(after->topic("t")->partitions[0].leader, 1);
+    EXPECT_EQ(after->topic("t")->partitions[0].leader, node_id{1});
     EXPECT_TRUE(plan_auto_leader_rebalance(*after, 10).empty());
     // A ratio at or below the threshold is left alone.
     EXPECT_TRUE(plan_auto_leader_rebalance(*image, 100).empty());
@@ -87,23 +87,23 @@ TEST(leader_election, unclean_election_only_when_enabled_and_no_isr_member_lives
     protocol::partition_change_record shrink;
     shrink.topic_id = t;
     shrink.partition_id = 0;
-    shrink.isr = std::vector<int32_t>{1};
+    shrink.isr = to_node_ids({1});
     auto image = apply_all(std::make_shared<metadata_image>(),
                            {broker_rec(1, 10), broker_rec(2, 11), topic_rec("u", t),
                             partition_rec(t, 0, {1, 2}), shrink});
     // Clean only: broker 1, the whole ISR, goes; nobody may lead.
-    auto clean = apply_all(image, plan_fence_broker(*image, 1));
-    EXPECT_EQ(clean->topic("u")->partitions[0].leader, -1);
+    auto clean = apply_all(image, plan_fence_broker(*image, node_id{1}));
+    EXPECT_EQ(clean->topic("u")->partitions[0].leader, node_id{-1});
     // Unclean allowed: broker 2 leads with an ISR of itself.
-    auto unclean =
-        apply_all(image, plan_fence_broker(*image, 1, [](const std::string&) { return true; }));
-    EXPECT_EQ(unclean->topic("u")->partitions[0].leader, 2);
-    EXPECT_EQ(unclean->topic("u")->partitions[0].isr, (std::vector<int32_t>{2}));
+    auto unclean = apply_all(
+        image, plan_fence_broker(*image, node_id{1}, [](const std::string&) { return true; }));
+    EXPECT_EQ(unclean->topic("u")->partitions[0].leader, node_id{2});
+    EXPECT_EQ(unclean->topic("u")->partitions[0].isr, to_node_ids({2}));
     // ElectLeaders type UNCLEAN on the leaderless partition does the same.
     const auto& u = *clean->topic("u");
     auto o = elect(*clean, u, u.partitions[0], election_type::unclean);
     ASSERT_TRUE(o.change);
-    EXPECT_EQ(o.change->leader, 2);
+    EXPECT_EQ(o.change->leader, node_id{2});
 }
 
 }  // namespace

@@ -41,11 +41,11 @@ TEST(metadata_delta, topic_and_partitions_make_a_topic_image) {
     ASSERT_EQ(t.partitions.size(), 2u);
     EXPECT_EQ(t.partitions[0].partition, 0);
     EXPECT_EQ(t.partitions[1].partition, 1);
-    EXPECT_EQ(t.partitions[1].leader, 1);
-    EXPECT_EQ(t.partitions[1].isr, (std::vector<int32_t>{1}));
-    ASSERT_TRUE(img->brokers.count(1));
-    EXPECT_EQ(img->brokers.at(1).epoch, 0);
-    EXPECT_EQ(img->brokers.at(1).endpoints.at(0).port, 9091);
+    EXPECT_EQ(t.partitions[1].leader, node_id{1});
+    EXPECT_EQ(t.partitions[1].isr, to_node_ids({1}));
+    ASSERT_TRUE(img->brokers.count(node_id{1}));
+    EXPECT_EQ(img->brokers.at(node_id{1}).epoch, 0);
+    EXPECT_EQ(img->brokers.at(node_id{1}).endpoints.at(0).port, 9091);
 }
 
 TEST(metadata_delta, untouched_topics_are_shared_touched_ones_copied) {
@@ -67,24 +67,24 @@ TEST(metadata_delta, partition_change_merges_fields_and_bumps_epochs) {
     protocol::partition_change_record isr_only;
     isr_only.topic_id = id;
     isr_only.partition_id = 0;
-    isr_only.isr = std::vector<int32_t>{1, 2};
+    isr_only.isr = to_node_ids({1, 2});
     img = build(img, {isr_only});
     auto p = img->topic(id)->partitions[0];
-    EXPECT_EQ(p.isr, (std::vector<int32_t>{1, 2}));
-    EXPECT_EQ(p.leader, 1);
+    EXPECT_EQ(p.isr, to_node_ids({1, 2}));
+    EXPECT_EQ(p.leader, node_id{1});
     EXPECT_EQ(p.leader_epoch, 0);
     EXPECT_EQ(p.partition_epoch, 1);
 
     protocol::partition_change_record new_leader;
     new_leader.topic_id = id;
     new_leader.partition_id = 0;
-    new_leader.leader = 2;
+    new_leader.leader = node_id{2};
     img = build(img, {new_leader});
     p = img->topic(id)->partitions[0];
-    EXPECT_EQ(p.leader, 2);
+    EXPECT_EQ(p.leader, node_id{2});
     EXPECT_EQ(p.leader_epoch, 1);
     EXPECT_EQ(p.partition_epoch, 2);
-    EXPECT_EQ(p.replicas, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(p.replicas, to_node_ids({1, 2, 3}));
 }
 
 TEST(metadata_delta, remove_topic_drops_it_and_its_configs) {
@@ -118,24 +118,24 @@ TEST(metadata_delta, features_producer_ids_and_fencing) {
     mv.name = "metadata.version";
     mv.feature_level = 14;
     protocol::producer_ids_record pids;
-    pids.broker_id = 1;
+    pids.broker_id = node_id{1};
     pids.broker_epoch = 0;
     pids.next_producer_id = 1000;
     protocol::unfence_broker_record unfence;
-    unfence.id = 1;
+    unfence.id = node_id{1};
     unfence.epoch = 3;
     auto img = build(empty(), {mv, broker_rec(1, 3, true), unfence, pids});
     EXPECT_EQ(img->features.at("metadata.version"), 14);
     EXPECT_EQ(img->producer_ids.next_producer_id, 1000);
-    EXPECT_FALSE(img->brokers.at(1).fenced);
+    EXPECT_FALSE(img->brokers.at(node_id{1}).fenced);
 
     mv.feature_level = 0;
     protocol::fence_broker_record fence;
-    fence.id = 1;
+    fence.id = node_id{1};
     fence.epoch = 3;
     img = build(img, {mv, fence});
     EXPECT_FALSE(img->features.count("metadata.version"));
-    EXPECT_TRUE(img->brokers.at(1).fenced);
+    EXPECT_TRUE(img->brokers.at(node_id{1}).fenced);
 }
 
 TEST(metadata_delta, records_that_contradict_the_image_are_errors) {
@@ -157,7 +157,7 @@ TEST(metadata_delta, records_that_contradict_the_image_are_errors) {
     pc.partition_id = 4;
     EXPECT_TRUE(fails(pc));
     protocol::unfence_broker_record stale;
-    stale.id = 1;
+    stale.id = node_id{1};
     stale.epoch = 4;
     EXPECT_TRUE(fails(stale));
     protocol::producer_ids_record back;

@@ -70,8 +70,8 @@ TEST(metadata_loader, a_batch_that_does_not_decode_is_left_out_whole) {
     loader.handle_commit(batch(2, 1, {broker_rec(3, 12)}));
     auto image = loader.end_of_commits();
     ASSERT_NE(image, nullptr);
-    EXPECT_EQ(image->brokers.count(1), 0u);  // the good record of the bad batch too
-    EXPECT_EQ(image->brokers.count(3), 1u);
+    EXPECT_EQ(image->brokers.count(node_id{1}), 0u);  // the good record of the bad batch too
+    EXPECT_EQ(image->brokers.count(node_id{3}), 1u);
 }
 
 TEST(metadata_loader, a_snapshot_of_an_image_loads_back_into_an_equal_image) {
@@ -105,7 +105,7 @@ TEST(metadata_loader, a_snapshot_of_an_image_loads_back_into_an_equal_image) {
     ASSERT_TRUE(loaded) << loaded.err().message;
     EXPECT_EQ((*loaded)->offset, image->offset);
     EXPECT_EQ((*loaded)->brokers.size(), 1u);
-    EXPECT_EQ((*loaded)->brokers.count(9), 0u);
+    EXPECT_EQ((*loaded)->brokers.count(node_id{9}), 0u);
     ASSERT_NE((*loaded)->topic("alpha"), nullptr);
     EXPECT_EQ((*loaded)->topic("alpha")->partitions, image->topic("alpha")->partitions);
     EXPECT_EQ((*loaded)->topic_configs, image->topic_configs);

@@ -73,9 +73,9 @@ inline protocol::partition_record partition_rec(const uuid& topic, int32_t parti
     protocol::partition_record r;
     r.topic_id = topic;
     r.partition_id = partition;
-    r.replicas = replicas;
-    r.isr = replicas;
-    r.leader = replicas.empty() ? -1 : replicas.front();
+    r.replicas = to_node_ids(replicas);
+    r.isr = r.replicas;
+    r.leader = r.replicas.empty() ? no_node : r.replicas.front();
     r.leader_epoch = 0;
     r.partition_epoch = 0;
     return r;
@@ -94,7 +94,7 @@ inline protocol::config_record config_rec(config_resource_type type, const std::
 
 inline protocol::register_broker_record broker_rec(int32_t id, int64_t epoch, bool fenced = false) {
     protocol::register_broker_record r;
-    r.broker_id = id;
+    r.broker_id = node_id{id};
     r.broker_epoch = epoch;
     r.incarnation_id = test_uuid(uint8_t(id));
     r.fenced = fenced;

@@ -42,7 +42,9 @@ struct reassignments {
         t.name = std::move(topic);
         auto& p = t.partitions.emplace_back();
         p.partition_index = partition;
-        p.replicas = std::move(replicas);
+        if (replicas) {
+            p.replicas = to_node_ids(*replicas);
+        }
         return plan_alter_partition_reassignments(controller_state{img, cfg, broker, rng}, r);
     }
 };
@@ -60,14 +62,14 @@ isr_change_plan alter_isr(const metadata_image& img, ids isr) {
     const auto& p = img.topic("t")->partitions.at(0);
     protocol::alter_partition_request r;
     r.broker_id = p.leader;
-    r.broker_epoch = 9 + p.leader;
+    r.broker_epoch = 9 + p.leader.value();
     auto& t = r.topics.emplace_back();
     t.topic_id = topic_id;
     auto& rp = t.partitions.emplace_back();
     rp.partition_index = 0;
     rp.leader_epoch = p.leader_epoch;
     rp.partition_epoch = p.partition_epoch;
-    rp.new_isr = std::move(isr);
+    rp.new_isr = to_node_ids(isr);
     return plan_alter_partition(img, r, 2);
 }
 
@@ -79,24 +81,24 @@ TEST(partition_reassignment,
     auto plan = ra.plan(*img, ids{2, 3, 4});
     ASSERT_EQ(first_error(plan.response), error_code::none);
     img = apply_all(img, plan.records);
-    EXPECT_EQ(t0(img).replicas, (ids{2, 3, 4, 1}));
-    EXPECT_EQ(t0(img).adding_replicas, (ids{4}));
-    EXPECT_EQ(t0(img).removing_replicas, (ids{1}));
-    EXPECT_EQ(t0(img).leader, 1);
-    EXPECT_EQ(t0(img).isr, (ids{1, 2, 3}));
+    EXPECT_EQ(t0(img).replicas, to_node_ids({2, 3, 4, 1}));
+    EXPECT_EQ(t0(img).adding_replicas, to_node_ids({4}));
+    EXPECT_EQ(t0(img).removing_replicas, to_node_ids({1}));
+    EXPECT_EQ(t0(img).leader, node_id{1});
+    EXPECT_EQ(t0(img).isr, to_node_ids({1, 2, 3}));
     const int32_t epoch = t0(img).leader_epoch;
     // The leader takes 4 into the ISR: that change finishes the move.
     auto isr = alter_isr(*img, {1, 2, 3, 4});
     ASSERT_EQ(isr.records.size(), 1u);
     const auto& answer = isr.response.topics[0].partitions[0];
-    EXPECT_EQ(answer.isr, (ids{2, 3, 4}));
-    EXPECT_EQ(answer.leader_id, 2);
+    EXPECT_EQ(answer.isr, to_node_ids({2, 3, 4}));
+    EXPECT_EQ(answer.leader_id, node_id{2});
     img = apply_all(img, isr.records);
-    EXPECT_EQ(t0(img).replicas, (ids{2, 3, 4}));
-    EXPECT_EQ(t0(img).isr, (ids{2, 3, 4}));
+    EXPECT_EQ(t0(img).replicas, to_node_ids({2, 3, 4}));
+    EXPECT_EQ(t0(img).isr, to_node_ids({2, 3, 4}));
     EXPECT_TRUE(t0(img).adding_replicas.empty());
     EXPECT_TRUE(t0(img).removing_replicas.empty());
-    EXPECT_EQ(t0(img).leader, 2);
+    EXPECT_EQ(t0(img).leader, node_id{2});
     EXPECT_EQ(t0(img).leader_epoch, epoch + 1);
     EXPECT_EQ(answer.partition_epoch, t0(img).partition_epoch);
 }
@@ -107,9 +109,9 @@ TEST(partition_reassignment, removing_a_follower_bumps_the_leader_epoch_of_the_s
     const int32_t epoch = t0(img).leader_epoch;
     // Every target replica is in sync already: done at once.
     img = apply_all(img, ra.plan(*img, ids{1, 2}).records);
-    EXPECT_EQ(t0(img).replicas, (ids{1, 2}));
-    EXPECT_EQ(t0(img).isr, (ids{1, 2}));
-    EXPECT_EQ(t0(img).leader, 1);
+    EXPECT_EQ(t0(img).replicas, to_node_ids({1, 2}));
+    EXPECT_EQ(t0(img).isr, to_node_ids({1, 2}));
+    EXPECT_EQ(t0(img).leader, node_id{1});
     EXPECT_EQ(t0(img).leader_epoch, epoch + 1);
 }
 
@@ -118,8 +120,8 @@ TEST(partition_reassignment, a_reordering_moves_no_data_and_keeps_the_leader_and
     auto img = image();
     const int32_t epoch = t0(img).leader_epoch;
     img = apply_all(img, ra.plan(*img, ids{3, 2, 1}).records);
-    EXPECT_EQ(t0(img).replicas, (ids{3, 2, 1}));
-    EXPECT_EQ(t0(img).leader, 1);  // the next preferred election makes 3 the leader
+    EXPECT_EQ(t0(img).replicas, to_node_ids({3, 2, 1}));
+    EXPECT_EQ(t0(img).leader, node_id{1});  // the next preferred election makes 3 the leader
     EXPECT_EQ(t0(img).leader_epoch, epoch);
     // The same assignment again changes nothing.
     EXPECT_TRUE(ra.plan(*img, ids{3, 2, 1}).records.empty());
@@ -132,11 +134,11 @@ TEST(partition_reassignment, a_cancel_goes_back_to_the_replicas_before_it) {
     auto cancel = ra.plan(*img, std::nullopt);
     ASSERT_EQ(first_error(cancel.response), error_code::none);
     img = apply_all(img, cancel.records);
-    EXPECT_EQ(t0(img).replicas, (ids{2, 3, 1}));
+    EXPECT_EQ(t0(img).replicas, to_node_ids({2, 3, 1}));
     EXPECT_TRUE(t0(img).adding_replicas.empty());
     EXPECT_TRUE(t0(img).removing_replicas.empty());
-    EXPECT_EQ(t0(img).isr, (ids{1, 2, 3}));
-    EXPECT_EQ(t0(img).leader, 1);
+    EXPECT_EQ(t0(img).isr, to_node_ids({1, 2, 3}));
+    EXPECT_EQ(t0(img).leader, node_id{1});
     // Nothing left to cancel.
     EXPECT_EQ(first_error(ra.plan(*img, std::nullopt).response),
               error_code::no_reassignment_in_progress);
@@ -148,7 +150,7 @@ TEST(partition_reassignment, a_new_target_while_one_runs_starts_from_the_current
     img = apply_all(img, ra.plan(*img, ids{2, 3, 4}).records);
     // 4 is no longer wanted: it is removed with 3.
     img = apply_all(img, ra.plan(*img, ids{1, 2}).records);
-    EXPECT_EQ(t0(img).replicas, (ids{1, 2}));
+    EXPECT_EQ(t0(img).replicas, to_node_ids({1, 2}));
     EXPECT_TRUE(t0(img).adding_replicas.empty());
 }
 
@@ -173,8 +175,8 @@ TEST(partition_reassignment, an_isr_change_short_of_the_target_does_not_finish_i
     // Shrinking the ISR to [1,2] leaves 4 to wait for.
     auto isr = alter_isr(*img, {1, 2});
     img = apply_all(img, isr.records);
-    EXPECT_EQ(t0(img).replicas, (ids{1, 4, 2, 3}));
-    EXPECT_EQ(t0(img).adding_replicas, (ids{4}));
+    EXPECT_EQ(t0(img).replicas, to_node_ids({1, 4, 2, 3}));
+    EXPECT_EQ(t0(img).adding_replicas, to_node_ids({4}));
 }
 
 TEST(partition_reassignment, the_list_names_the_partitions_being_moved) {
@@ -187,9 +189,9 @@ TEST(partition_reassignment, the_list_names_the_partitions_being_moved) {
     ASSERT_EQ(listed.topics.size(), 1u);
     ASSERT_EQ(listed.topics[0].partitions.size(), 1u);
     const auto& p = listed.topics[0].partitions[0];
-    EXPECT_EQ(p.replicas, (ids{2, 3, 4, 1}));
-    EXPECT_EQ(p.adding_replicas, (ids{4}));
-    EXPECT_EQ(p.removing_replicas, (ids{1}));
+    EXPECT_EQ(p.replicas, to_node_ids({2, 3, 4, 1}));
+    EXPECT_EQ(p.adding_replicas, to_node_ids({4}));
+    EXPECT_EQ(p.removing_replicas, to_node_ids({1}));
     protocol::list_partition_reassignments_request other;
     other.topics.emplace().emplace_back().name = "t";
     other.topics->back().partition_indexes = {1};

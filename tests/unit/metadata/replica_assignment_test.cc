@@ -8,25 +8,55 @@
 namespace samsa::metadata {
 namespace {
 
-using table = std::vector<std::vector<int32_t>>;
+// The tables below are written as numbers; the placement speaks node ids.
+using ids = std::vector<int32_t>;
+using table = std::vector<ids>;
 
-std::vector<broker_rack> no_racks(std::vector<int32_t> ids) {
+table numbers(const std::vector<std::vector<node_id>>& placed) {
+    table out;
+    for (const auto& replicas : placed) {
+        out.push_back(node_numbers(replicas));
+    }
+    return out;
+}
+
+std::vector<broker_rack> racks(
+    const std::vector<std::pair<int32_t, std::optional<std::string>>>& brokers) {
     std::vector<broker_rack> out;
-    for (int32_t id : ids) {
-        out.push_back({id, std::nullopt});
+    for (const auto& [id, rack] : brokers) {
+        out.push_back({node_id{id}, rack});
+    }
+    return out;
+}
+
+std::vector<broker_rack> no_racks(const ids& brokers) {
+    std::vector<broker_rack> out;
+    for (int32_t id : brokers) {
+        out.push_back({node_id{id}, std::nullopt});
     }
     return out;
 }
 
 // r1:{0,1,2} r2:{3,4,5} r3:{6,7,8}, listed out of order on purpose.
 std::vector<broker_rack> three_even_racks() {
-    return {{6, "r3"}, {0, "r1"}, {3, "r2"}, {1, "r1"}, {7, "r3"},
-            {4, "r2"}, {2, "r1"}, {8, "r3"}, {5, "r2"}};
+    return racks({{6, "r3"},
+                  {0, "r1"},
+                  {3, "r2"},
+                  {1, "r1"},
+                  {7, "r3"},
+                  {4, "r2"},
+                  {2, "r1"},
+                  {8, "r3"},
+                  {5, "r2"}});
 }
 
 // a:{0,1,2} b:{3} c:{4,5}: rack-alternated 0,3,4,1,5,2.
 std::vector<broker_rack> uneven_racks() {
-    return {{0, "a"}, {1, "a"}, {2, "a"}, {3, "b"}, {4, "c"}, {5, "c"}};
+    return racks({{0, "a"}, {1, "a"}, {2, "a"}, {3, "b"}, {4, "c"}, {5, "c"}});
+}
+
+ids alternated(const std::vector<broker_rack>& brokers) {
+    return node_numbers(rack_alternated_broker_list(brokers));
 }
 
 table fixed(const std::vector<broker_rack>& brokers, int32_t start_partition_id, int32_t count,
@@ -35,7 +65,7 @@ table fixed(const std::vector<broker_rack>& brokers, int32_t start_partition_id,
     auto r =
         assign_replicas_to_brokers(brokers, start_partition_id, count, rf, rng, start_index, shift);
     EXPECT_TRUE(r) << r.err().message;
-    return r ? *r : table{};
+    return r ? numbers(*r) : table{};
 }
 
 // ---- rack-unaware -------------------------------------------------------
@@ -84,17 +114,17 @@ TEST(replica_assignment, broker_ids_are_walked_in_ascending_order) {
 
 TEST(replica_assignment, round_robin_spreads_leaders_and_never_repeats_a_broker) {
     std::mt19937 rng(42);
-    std::vector<int32_t> brokers = {1, 2, 3, 5};
+    const auto brokers = to_node_ids({1, 2, 3, 5});
     auto r = assign_replicas(brokers, 0, 8, 3, rng);
     ASSERT_TRUE(r) << r.err().message;
     ASSERT_EQ(r->size(), 8u);
-    std::map<int32_t, int> leaders;
+    std::map<node_id, int> leaders;
     for (const auto& replicas : *r) {
         ASSERT_EQ(replicas.size(), 3u);
-        EXPECT_EQ(std::set<int32_t>(replicas.begin(), replicas.end()).size(), 3u);
+        EXPECT_EQ(std::set<node_id>(replicas.begin(), replicas.end()).size(), 3u);
         ++leaders[replicas.front()];
     }
-    for (int32_t b : brokers) {
+    for (node_id b : brokers) {
         EXPECT_EQ(leaders[b], 2) << b;
     }
 }
@@ -105,9 +135,9 @@ TEST(replica_assignment, random_start_index_reaches_every_broker) {
     std::mt19937 rng(7);
     std::set<int32_t> leaders;
     for (int topic = 0; topic < 200; ++topic) {
-        auto r = assign_replicas({0, 1, 2, 3, 4}, 0, 1, 1, rng);
+        auto r = assign_replicas(to_node_ids({0, 1, 2, 3, 4}), 0, 1, 1, rng);
         ASSERT_TRUE(r);
-        leaders.insert((*r)[0][0]);
+        leaders.insert((*r)[0][0].value());
     }
     EXPECT_EQ(leaders, (std::set<int32_t>{0, 1, 2, 3, 4}));
 }
@@ -115,15 +145,13 @@ TEST(replica_assignment, random_start_index_reaches_every_broker) {
 // ---- rack alternation ---------------------------------------------------
 
 TEST(replica_assignment, rack_alternated_list_takes_one_broker_per_rack_in_turn) {
-    EXPECT_EQ(rack_alternated_broker_list(three_even_racks()),
-              (std::vector<int32_t>{0, 3, 6, 1, 4, 7, 2, 5, 8}));
-    EXPECT_EQ(rack_alternated_broker_list(uneven_racks()),
-              (std::vector<int32_t>{0, 3, 4, 1, 5, 2}));
+    EXPECT_EQ(alternated(three_even_racks()), (std::vector<int32_t>{0, 3, 6, 1, 4, 7, 2, 5, 8}));
+    EXPECT_EQ(alternated(uneven_racks()), (std::vector<int32_t>{0, 3, 4, 1, 5, 2}));
     // Rack names sort as strings; ids sort within a rack.
-    EXPECT_EQ(rack_alternated_broker_list({{9, "z"}, {4, "a"}, {1, "z"}, {7, "m"}, {2, "a"}}),
+    EXPECT_EQ(alternated(racks({{9, "z"}, {4, "a"}, {1, "z"}, {7, "m"}, {2, "a"}})),
               (std::vector<int32_t>{2, 7, 1, 4, 9}));
     // Brokers without a rack form the group that sorts first.
-    EXPECT_EQ(rack_alternated_broker_list({{0, "r1"}, {1, "r1"}, {2, std::nullopt}, {3, {}}}),
+    EXPECT_EQ(alternated(racks({{0, "r1"}, {1, "r1"}, {2, std::nullopt}, {3, {}}})),
               (std::vector<int32_t>{2, 0, 3, 1}));
     EXPECT_TRUE(rack_alternated_broker_list({}).empty());
 }
@@ -163,13 +191,13 @@ TEST(replica_assignment, rack_aware_uneven_racks) {
 // the rackless ones are one more rack (sorting first), not an error.
 // Arranged 2,0,3,1.
 TEST(replica_assignment, brokers_without_a_rack_are_one_more_rack) {
-    const std::vector<broker_rack> mixed = {{0, "r1"}, {1, "r1"}, {2, std::nullopt}, {3, {}}};
+    const auto mixed = racks({{0, "r1"}, {1, "r1"}, {2, std::nullopt}, {3, {}}});
     EXPECT_EQ(fixed(mixed, 0, 4, 2, 0, 0), (table{{2, 0}, {0, 3}, {3, 1}, {1, 2}}));
 }
 
 // All brokers in one rack: the rack-aware walk is the rack-unaware one.
 TEST(replica_assignment, a_single_rack_places_like_rack_unaware) {
-    std::vector<broker_rack> one_rack = {{0, "r"}, {1, "r"}, {2, "r"}, {3, "r"}, {4, "r"}};
+    const auto one_rack = racks({{0, "r"}, {1, "r"}, {2, "r"}, {3, "r"}, {4, "r"}});
     EXPECT_EQ(fixed(one_rack, 0, 10, 3, 2, 1), fixed(no_racks({0, 1, 2, 3, 4}), 0, 10, 3, 2, 1));
 }
 
@@ -191,14 +219,14 @@ TEST(replica_assignment, replicas_distinct_racks_spread_and_leaders_even) {
                 auto r = assign_replicas_to_brokers(brokers, start_partition, 2 * n, rf, rng);
                 ASSERT_TRUE(r) << r.err().message;
                 ASSERT_EQ(r->size(), size_t(2 * n));
-                std::map<int32_t, int> leaders;
+                std::map<node_id, int> leaders;
                 for (const auto& replicas : *r) {
                     ASSERT_EQ(replicas.size(), size_t(rf));
-                    EXPECT_EQ(std::set<int32_t>(replicas.begin(), replicas.end()).size(),
+                    EXPECT_EQ(std::set<node_id>(replicas.begin(), replicas.end()).size(),
                               size_t(rf))
                         << "seed " << seed;
                     std::set<std::optional<std::string>> used;
-                    for (int32_t id : replicas) {
+                    for (node_id id : replicas) {
                         for (const auto& b : brokers) {
                             if (b.id == id) {
                                 used.insert(b.rack);
@@ -220,14 +248,14 @@ TEST(replica_assignment, replicas_distinct_racks_spread_and_leaders_even) {
 
 TEST(replica_assignment, refuses_factors_it_cannot_meet) {
     std::mt19937 rng(1);
-    auto too_many = assign_replicas({1}, 0, 1, 2, rng);
+    auto too_many = assign_replicas(to_node_ids({1}), 0, 1, 2, rng);
     ASSERT_FALSE(too_many);
     EXPECT_EQ(too_many.err().code, error_code::invalid_replication_factor);
     EXPECT_EQ(too_many.err().message,
               "The target replication factor of 2 cannot be reached because only 1 broker(s) "
               "are registered.");
     EXPECT_EQ(assign_replicas({}, 0, 1, 1, rng).err().message, "All brokers are currently fenced.");
-    EXPECT_FALSE(assign_replicas({1}, 0, 1, 0, rng));
+    EXPECT_FALSE(assign_replicas(to_node_ids({1}), 0, 1, 0, rng));
 }
 
 TEST(replica_assignment, rack_aware_refuses_factors_it_cannot_meet) {
@@ -251,23 +279,24 @@ TEST(replica_assignment, rack_aware_refuses_factors_it_cannot_meet) {
 // ---- CreatePartitions ---------------------------------------------------
 
 TEST(replica_assignment, start_index_continuing_finds_partition_0s_leader) {
-    EXPECT_EQ(start_index_continuing(no_racks({0, 1, 2, 3, 4}), 2), 2);
+    EXPECT_EQ(start_index_continuing(no_racks({0, 1, 2, 3, 4}), node_id{2}), 2);
     // Broker 2 is gone: the next id up, 3, is at index 2 of 0,1,3,4.
-    EXPECT_EQ(start_index_continuing(no_racks({0, 1, 3, 4}), 2), 2);
-    EXPECT_EQ(start_index_continuing(no_racks({0, 1, 3, 4}), 5), 0);
+    EXPECT_EQ(start_index_continuing(no_racks({0, 1, 3, 4}), node_id{2}), 2);
+    EXPECT_EQ(start_index_continuing(no_racks({0, 1, 3, 4}), node_id{5}), 0);
     // Rack-aware: the position in 0,3,6,1,4,7,2,5,8, not in 0..8.
-    EXPECT_EQ(start_index_continuing(three_even_racks(), 3), 1);
-    EXPECT_EQ(start_index_continuing(three_even_racks(), 7), 5);
+    EXPECT_EQ(start_index_continuing(three_even_racks(), node_id{3}), 1);
+    EXPECT_EQ(start_index_continuing(three_even_racks(), node_id{7}), 5);
 }
 
 // Partition 0 led by 2 over brokers 0-4: start index 2 (and shift 2, the
 // shift stepping to 3 at partition 5). New leaders continue 2,3,4,0,1.
 TEST(replica_assignment, added_partitions_continue_the_leader_rotation) {
     std::mt19937 rng(3);
-    auto r = assign_added_partitions(no_racks({0, 1, 2, 3, 4}), {2, 4, 0}, 5, 5, 3, rng);
+    auto r =
+        assign_added_partitions(no_racks({0, 1, 2, 3, 4}), to_node_ids({2, 4, 0}), 5, 5, 3, rng);
     ASSERT_TRUE(r) << r.err().message;
-    EXPECT_EQ(*r, (table{{2, 1, 3}, {3, 2, 4}, {4, 3, 0}, {0, 4, 1}, {1, 0, 2}}));
-    auto too_many = assign_added_partitions(no_racks({0, 1}), {0, 1, 2}, 1, 1, 3, rng);
+    EXPECT_EQ(numbers(*r), (table{{2, 1, 3}, {3, 2, 4}, {4, 3, 0}, {0, 4, 1}, {1, 0, 2}}));
+    auto too_many = assign_added_partitions(no_racks({0, 1}), to_node_ids({0, 1, 2}), 1, 1, 3, rng);
     ASSERT_FALSE(too_many);
     EXPECT_EQ(too_many.err().code, error_code::invalid_replication_factor);
 }
@@ -276,28 +305,28 @@ TEST(replica_assignment, added_partitions_continue_the_leader_rotation) {
 
 TEST(replica_assignment, fenced_brokers_are_not_usable) {
     metadata_image img;
-    img.brokers[1].id = 1;
-    img.brokers[2].id = 2;
-    img.brokers[2].fenced = true;
-    img.brokers[3].id = 3;
-    img.brokers[3].in_controlled_shutdown = true;
-    EXPECT_EQ(usable_brokers(img), (std::vector<int32_t>{1}));
-    EXPECT_EQ(initial_isr(img, {3, 2, 1}), (std::vector<int32_t>{1}));
-    EXPECT_TRUE(validate_manual_assignment(img, {2, 1}, std::nullopt));
-    EXPECT_EQ(validate_manual_assignment(img, {1, 9, 4}, std::nullopt).err().message,
+    img.brokers[node_id{1}].id = node_id{1};
+    img.brokers[node_id{2}].id = node_id{2};
+    img.brokers[node_id{2}].fenced = true;
+    img.brokers[node_id{3}].id = node_id{3};
+    img.brokers[node_id{3}].in_controlled_shutdown = true;
+    EXPECT_EQ(usable_brokers(img), to_node_ids({1}));
+    EXPECT_EQ(initial_isr(img, to_node_ids({3, 2, 1})), to_node_ids({1}));
+    EXPECT_TRUE(validate_manual_assignment(img, to_node_ids({2, 1}), std::nullopt));
+    EXPECT_EQ(validate_manual_assignment(img, to_node_ids({1, 9, 4}), std::nullopt).err().message,
               "The manual partition assignment includes broker 4, but no such broker is "
               "registered.");
 }
 
 TEST(replica_assignment, usable_broker_racks_carry_the_registered_rack) {
     metadata_image img;
-    img.brokers[1].id = 1;
-    img.brokers[1].rack = "r1";
-    img.brokers[2].id = 2;
-    img.brokers[2].rack = "r2";
-    img.brokers[2].fenced = true;
-    img.brokers[3].id = 3;
-    EXPECT_EQ(usable_broker_racks(img), (std::vector<broker_rack>{{1, "r1"}, {3, std::nullopt}}));
+    img.brokers[node_id{1}].id = node_id{1};
+    img.brokers[node_id{1}].rack = "r1";
+    img.brokers[node_id{2}].id = node_id{2};
+    img.brokers[node_id{2}].rack = "r2";
+    img.brokers[node_id{2}].fenced = true;
+    img.brokers[node_id{3}].id = node_id{3};
+    EXPECT_EQ(usable_broker_racks(img), racks({{1, "r1"}, {3, std::nullopt}}));
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ class add_offsets_to_txn_test : public group_test {
                         int16_t version = 3) {
         add_offsets_to_txn_request req;
         req.transactional_id = id;
-        req.producer_id = pid;
+        req.producer_id = producer_id{pid};
         req.producer_epoch = epoch;
         req.group_id = group;
         return broker().call<add_offsets_to_txn_response>(req, version).error_code;
@@ -39,7 +39,7 @@ class add_offsets_to_txn_test : public group_test {
         protocol::add_partitions_to_txn_request req;
         auto& t = req.transactions.emplace_back();
         t.transactional_id = id;
-        t.producer_id = pid;
+        t.producer_id = producer_id{pid};
         t.producer_epoch = epoch;
         t.verify_only = true;
         auto& topic = t.topics.emplace_back();
@@ -62,18 +62,20 @@ class add_offsets_to_txn_test : public group_test {
 TEST_F(add_offsets_to_txn_test, adds_the_groups_offsets_partition) {
     const auto id = unique_name("aot-ok");
     auto p = init_txn(broker(), id);
-    EXPECT_ERROR(verify_offsets_partition(id, p.producer_id, p.producer_epoch),
+    EXPECT_ERROR(verify_offsets_partition(id, p.producer_id.value(), p.producer_epoch),
                  error_code::invalid_txn_state);
-    EXPECT_ERROR(add_offsets(id, p.producer_id, p.producer_epoch, unique_name("aot-group")),
+    EXPECT_ERROR(add_offsets(id, p.producer_id.value(), p.producer_epoch, unique_name("aot-group")),
                  error_code::none);
-    EXPECT_ERROR(verify_offsets_partition(id, p.producer_id, p.producer_epoch), error_code::none);
+    EXPECT_ERROR(verify_offsets_partition(id, p.producer_id.value(), p.producer_epoch),
+                 error_code::none);
 }
 
 TEST_F(add_offsets_to_txn_test, wrong_producer_id_is_invalid_producer_id_mapping) {
     const auto id = unique_name("aot-pid");
     auto p = init_txn(broker(), id);
-    EXPECT_ERROR(add_offsets(id, p.producer_id + 1000, p.producer_epoch, unique_name("aot-g")),
-                 error_code::invalid_producer_id_mapping);
+    EXPECT_ERROR(
+        add_offsets(id, p.producer_id.value() + 1000, p.producer_epoch, unique_name("aot-g")),
+        error_code::invalid_producer_id_mapping);
 }
 
 TEST_F(add_offsets_to_txn_test, stale_epoch_is_producer_fenced_from_v2) {
@@ -81,9 +83,9 @@ TEST_F(add_offsets_to_txn_test, stale_epoch_is_producer_fenced_from_v2) {
     auto first = init_txn(broker(), id);
     init_txn(broker(), id);
     const auto group = unique_name("aot-g");
-    EXPECT_ERROR(add_offsets(id, first.producer_id, first.producer_epoch, group, 2),
+    EXPECT_ERROR(add_offsets(id, first.producer_id.value(), first.producer_epoch, group, 2),
                  error_code::producer_fenced);
-    EXPECT_ERROR(add_offsets(id, first.producer_id, first.producer_epoch, group, 1),
+    EXPECT_ERROR(add_offsets(id, first.producer_id.value(), first.producer_epoch, group, 1),
                  error_code::invalid_producer_epoch);
 }
 

@@ -66,7 +66,7 @@ class add_partitions_to_txn_test : public broker_test {
         int16_t version = 3) {
         add_partitions_to_txn_request req;
         req.v3_and_below_transactional_id = id;
-        req.v3_and_below_producer_id = pid;
+        req.v3_and_below_producer_id = producer_id{pid};
         req.v3_and_below_producer_epoch = epoch;
         req.v3_and_below_topics = topics_of(topics);
         auto resp = broker().call<add_partitions_to_txn_response>(req, version);
@@ -79,14 +79,14 @@ class add_partitions_to_txn_test : public broker_test {
 TEST_F(add_partitions_to_txn_test, v3_adds_every_partition) {
     const auto id = unique_name("apt-ok");
     auto init = init_txn(broker(), id);
-    auto r = add_v3(id, init.producer_id, init.producer_epoch, {{_topic, {0, 2}}});
+    auto r = add_v3(id, init.producer_id.value(), init.producer_epoch, {{_topic, {0, 2}}});
     ASSERT_EQ(r.size(), 1u);
     EXPECT_EQ(r[0].name, _topic);
     ASSERT_EQ(r[0].results_by_partition.size(), 2u);
     EXPECT_ERROR(code_of(r, _topic, 0), error_code::none);
     EXPECT_ERROR(code_of(r, _topic, 2), error_code::none);
     // Again: already in the transaction, still NONE.
-    r = add_v3(id, init.producer_id, init.producer_epoch, {{_topic, {0}}});
+    r = add_v3(id, init.producer_id.value(), init.producer_epoch, {{_topic, {0}}});
     EXPECT_ERROR(code_of(r, _topic, 0), error_code::none);
 }
 
@@ -94,7 +94,8 @@ TEST_F(add_partitions_to_txn_test, unknown_partition_fails_it_and_the_others_are
     const auto id = unique_name("apt-unknown");
     auto init = init_txn(broker(), id);
     const auto missing = unique_name("apt-missing");
-    auto r = add_v3(id, init.producer_id, init.producer_epoch, {{_topic, {0, 7}}, {missing, {0}}});
+    auto r = add_v3(id, init.producer_id.value(), init.producer_epoch,
+                    {{_topic, {0, 7}}, {missing, {0}}});
     EXPECT_ERROR(code_of(r, _topic, 0), error_code::operation_not_attempted);
     EXPECT_ERROR(code_of(r, _topic, 7), error_code::unknown_topic_or_partition);
     EXPECT_ERROR(code_of(r, missing, 0), error_code::unknown_topic_or_partition);
@@ -115,7 +116,7 @@ TEST_F(add_partitions_to_txn_test, unknown_partition_fails_it_and_the_others_are
 TEST_F(add_partitions_to_txn_test, wrong_producer_id_is_invalid_producer_id_mapping) {
     const auto id = unique_name("apt-pid");
     auto init = init_txn(broker(), id);
-    auto r = add_v3(id, init.producer_id + 1000, init.producer_epoch, {{_topic, {0}}});
+    auto r = add_v3(id, init.producer_id.value() + 1000, init.producer_epoch, {{_topic, {0}}});
     EXPECT_ERROR(code_of(r, _topic, 0), error_code::invalid_producer_id_mapping);
 }
 
@@ -125,7 +126,7 @@ TEST_F(add_partitions_to_txn_test, stale_epoch_is_producer_fenced_from_v2) {
     auto second = init_txn(broker(), id);
     ASSERT_EQ(second.producer_epoch, first.producer_epoch + 1);
     for (int16_t v : {2, 3}) {
-        auto r = add_v3(id, first.producer_id, first.producer_epoch, {{_topic, {0}}}, v);
+        auto r = add_v3(id, first.producer_id.value(), first.producer_epoch, {{_topic, {0}}}, v);
         EXPECT_ERROR(code_of(r, _topic, 0), error_code::producer_fenced) << "v" << v;
     }
 }
@@ -135,7 +136,7 @@ TEST_F(add_partitions_to_txn_test, stale_epoch_is_invalid_producer_epoch_before_
     auto first = init_txn(broker(), id);
     init_txn(broker(), id);
     for (int16_t v : {0, 1}) {
-        auto r = add_v3(id, first.producer_id, first.producer_epoch, {{_topic, {1}}}, v);
+        auto r = add_v3(id, first.producer_id.value(), first.producer_epoch, {{_topic, {1}}}, v);
         EXPECT_ERROR(code_of(r, _topic, 1), error_code::invalid_producer_epoch) << "v" << v;
     }
 }
@@ -191,9 +192,9 @@ TEST_F(add_partitions_to_txn_test, v4_batches_transactions_and_verify_only_adds_
 TEST_F(add_partitions_to_txn_test, verify_only_answers_each_partition) {
     const auto id = unique_name("apt-verify-each");
     auto init = init_txn(broker(), id);
-    ASSERT_ERROR(
-        code_of(add_v3(id, init.producer_id, init.producer_epoch, {{_topic, {0}}}), _topic, 0),
-        error_code::none);
+    ASSERT_ERROR(code_of(add_v3(id, init.producer_id.value(), init.producer_epoch, {{_topic, {0}}}),
+                         _topic, 0),
+                 error_code::none);
     add_partitions_to_txn_request req;
     auto& t = req.transactions.emplace_back();
     t.transactional_id = id;

@@ -27,13 +27,13 @@ class allocate_producer_ids_test : public broker_test {
   protected:
     int64_t self_epoch() {
         auto image = broker().srv().context().metadata.read();
-        auto it = image->brokers.find(broker().node_id());
+        auto it = image->brokers.find(node_id{broker().node_id()});
         return it == image->brokers.end() ? -1 : it->second.epoch;
     }
 
     allocate_producer_ids_response allocate(int32_t id, int64_t epoch) {
         allocate_producer_ids_request req;
-        req.broker_id = id;
+        req.broker_id = node_id{id};
         req.broker_epoch = epoch;
         return broker().call<allocate_producer_ids_response>(req, 0, listener_kind::controller);
     }
@@ -44,13 +44,14 @@ TEST_F(allocate_producer_ids_test, registered_broker_gets_consecutive_blocks) {
     ASSERT_GE(epoch, 0);
     auto first = allocate(broker().node_id(), epoch);
     ASSERT_ERROR(first.error_code, error_code::none);
-    EXPECT_GE(first.producer_id_start, 0);
+    EXPECT_GE(first.producer_id_start.value(), 0);
     EXPECT_EQ(first.producer_id_len, k_block_size);
     auto second = allocate(broker().node_id(), epoch);
     ASSERT_ERROR(second.error_code, error_code::none);
     EXPECT_EQ(second.producer_id_len, k_block_size);
     // Blocks never overlap; other tests may take blocks in between.
-    EXPECT_GE(second.producer_id_start, first.producer_id_start + first.producer_id_len);
+    EXPECT_GE(second.producer_id_start.value(),
+              first.producer_id_start.value() + first.producer_id_len);
 }
 
 TEST_F(allocate_producer_ids_test, the_next_block_is_recorded_in_the_metadata) {
@@ -58,7 +59,7 @@ TEST_F(allocate_producer_ids_test, the_next_block_is_recorded_in_the_metadata) {
     ASSERT_GE(epoch, 0);
     auto block = allocate(broker().node_id(), epoch);
     ASSERT_ERROR(block.error_code, error_code::none);
-    const int64_t end = block.producer_id_start + block.producer_id_len;
+    const int64_t end = block.producer_id_start.value() + block.producer_id_len;
     // The ProducerIdsRecord commits before the answer; the published image
     // follows the commit.
     bool recorded = broker_fixture::wait_until([&] {

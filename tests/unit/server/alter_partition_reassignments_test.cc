@@ -32,7 +32,9 @@ class alter_partition_reassignments_test : public broker_test {
         t.name = topic;
         auto& p = t.partitions.emplace_back();
         p.partition_index = partition;
-        p.replicas = std::move(replicas);
+        if (replicas) {
+            p.replicas = to_node_ids(*replicas);
+        }
         auto resp = broker().call<alter_partition_reassignments_response>(req, 0);
         EXPECT_ERROR(resp.error_code, error_code::none);
         EXPECT_FALSE(resp.error_message.has_value());
@@ -62,7 +64,7 @@ TEST_F(alter_partition_reassignments_test, the_current_replicas_as_target_change
     auto md = broker().metadata({topic});
     ASSERT_EQ(md.topics.size(), 1u);
     ASSERT_EQ(md.topics[0].partitions.size(), 1u);
-    EXPECT_EQ(md.topics[0].partitions[0].replica_nodes, std::vector<int32_t>{broker().node_id()});
+    EXPECT_EQ(md.topics[0].partitions[0].replica_nodes, to_node_ids({broker().node_id()}));
 }
 
 TEST_F(alter_partition_reassignments_test, an_unknown_topic_is_unknown_topic_or_partition) {
@@ -124,11 +126,11 @@ TEST_F(alter_partition_reassignments_test, each_partition_is_answered_on_its_own
     auto& t = req.topics.emplace_back();
     t.name = topic;
     t.partitions.emplace_back().partition_index = 0;
-    t.partitions.back().replicas = std::vector<int32_t>{broker().node_id()};
+    t.partitions.back().replicas = to_node_ids({broker().node_id()});
     t.partitions.emplace_back().partition_index = 1;
-    t.partitions.back().replicas = std::vector<int32_t>{42};
+    t.partitions.back().replicas = to_node_ids({42});
     t.partitions.emplace_back().partition_index = 5;
-    t.partitions.back().replicas = std::vector<int32_t>{broker().node_id()};
+    t.partitions.back().replicas = to_node_ids({broker().node_id()});
     auto resp = broker().call<alter_partition_reassignments_response>(req, 0);
     EXPECT_ERROR(resp.error_code, error_code::none);
     ASSERT_EQ(resp.responses.size(), 1u);

@@ -33,14 +33,14 @@ class alter_partition_test : public broker_test {
         _topic_id = broker().create_topic(_topic, 1);
         ASSERT_FALSE(_topic_id == uuid{});
         auto image = broker().srv().context().metadata.read();
-        auto self = image->brokers.find(broker().node_id());
+        auto self = image->brokers.find(node_id{broker().node_id()});
         ASSERT_NE(self, image->brokers.end());
         _broker_epoch = self->second.epoch;
         const auto* t = image->topic(_topic_id);
         ASSERT_NE(t, nullptr);
         ASSERT_EQ(t->partitions.size(), 1u);
         _partition = t->partitions[0];
-        ASSERT_EQ(_partition.leader, broker().node_id());
+        ASSERT_EQ(_partition.leader.value(), broker().node_id());
     }
 
     void TearDown() override {
@@ -62,7 +62,7 @@ class alter_partition_test : public broker_test {
     alter_partition_request change(int32_t broker_id, int64_t broker_epoch, int32_t leader_epoch,
                                    int32_t partition_epoch) {
         alter_partition_request req;
-        req.broker_id = broker_id;
+        req.broker_id = node_id{broker_id};
         req.broker_epoch = broker_epoch;
         auto& t = req.topics.emplace_back();
         t.topic_name = _topic;
@@ -72,7 +72,7 @@ class alter_partition_test : public broker_test {
         p.leader_epoch = leader_epoch;
         p.partition_epoch = partition_epoch;
         p.new_isr = _partition.isr;  // v0-v2
-        for (int32_t r : _partition.isr) {
+        for (node_id r : _partition.isr) {
             auto& b = p.new_isr_with_epochs.emplace_back();  // v3
             b.broker_id = r;
             b.broker_epoch = -1;

@@ -34,7 +34,7 @@ class begin_quorum_epoch_test : public quorum_test {
         t.topic_name = topic;
         auto& p = t.partitions.emplace_back();
         p.partition_index = partition;
-        p.leader_id = leader;
+        p.leader_id = node_id{leader};
         p.leader_epoch = epoch;
         return req;
     }
@@ -74,7 +74,7 @@ TEST_F(begin_quorum_epoch_test, epoch_below_current_is_fenced_leader_epoch) {
         const auto* p = only_partition(resp);
         ASSERT_NE(p, nullptr);
         EXPECT_ERROR(p->error_code, error_code::fenced_leader_epoch) << "v" << v;
-        EXPECT_EQ(p->leader_id, broker().node_id()) << "v" << v;
+        EXPECT_EQ(p->leader_id.value(), broker().node_id()) << "v" << v;
         EXPECT_EQ(p->leader_epoch, _epoch) << "v" << v;
     }
 }

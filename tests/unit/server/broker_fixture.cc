@@ -247,8 +247,8 @@ void broker_fixture::start() {
     _started = true;
     bool serving = wait_until([&] {
         auto md = metadata({});
-        return md.controller_id == node_id() && md.brokers.size() == 1 &&
-               md.brokers[0].node_id == node_id() && md.cluster_id == _cluster_id;
+        return md.controller_id.value() == node_id() && md.brokers.size() == 1 &&
+               md.brokers[0].node_id.value() == node_id() && md.cluster_id == _cluster_id;
     });
     if (!serving) {
         _started = false;
@@ -397,7 +397,7 @@ uuid broker_fixture::create_topic(const std::string& name, int32_t partitions, i
             return false;
         }
         for (const auto& p : md.topics[0].partitions) {
-            if (p.error_code != 0 || p.leader_id < 0) {
+            if (p.error_code != 0 || !p.leader_id.is_valid()) {
                 return false;
             }
         }

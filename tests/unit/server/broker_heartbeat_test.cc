@@ -24,7 +24,7 @@ class broker_heartbeat_test : public broker_test {
   protected:
     std::optional<metadata::broker_registration> registration(int32_t id) {
         auto image = broker().srv().context().metadata.read();
-        auto it = image->brokers.find(id);
+        auto it = image->brokers.find(node_id{id});
         if (it == image->brokers.end()) {
             return std::nullopt;
         }
@@ -33,7 +33,7 @@ class broker_heartbeat_test : public broker_test {
 
     static broker_heartbeat_request heartbeat(int32_t id, int64_t epoch) {
         broker_heartbeat_request req;
-        req.broker_id = id;
+        req.broker_id = node_id{id};
         req.broker_epoch = epoch;
         req.current_metadata_offset = 0;
         req.want_fence = false;

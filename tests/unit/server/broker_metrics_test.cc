@@ -69,7 +69,7 @@ TEST_F(broker_metrics_test, produce_and_fetch_move_the_topic_counters_by_what_th
     EXPECT_EQ(value("kafka_log_log_size" + tp), batch);
 
     protocol::fetch_request req;
-    req.replica_id = -1;
+    req.replica_id = no_node;
     req.max_wait_ms = 0;
     req.min_bytes = 0;
     req.max_bytes = 1 << 20;

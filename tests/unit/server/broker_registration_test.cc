@@ -25,7 +25,7 @@ class broker_registration_test : public broker_test {
     // The broker's registration of `id` in the published metadata, if any.
     std::optional<metadata::broker_registration> registration(int32_t id) {
         auto image = broker().srv().context().metadata.read();
-        auto it = image->brokers.find(id);
+        auto it = image->brokers.find(node_id{id});
         if (it == image->brokers.end()) {
             return std::nullopt;
         }
@@ -34,7 +34,7 @@ class broker_registration_test : public broker_test {
 
     broker_registration_request registration_of(int32_t id, uuid incarnation) {
         broker_registration_request req;
-        req.broker_id = id;
+        req.broker_id = node_id{id};
         req.cluster_id = broker().cluster_id();
         req.incarnation_id = incarnation;
         auto& l = req.listeners.emplace_back();
@@ -81,7 +81,7 @@ TEST_F(broker_registration_test, new_broker_is_registered_fenced) {
     EXPECT_TRUE(reg->fenced);
     auto md = broker().metadata({});
     for (const auto& b : md.brokers) {
-        EXPECT_NE(b.node_id, id) << "a fenced broker is listed in Metadata";
+        EXPECT_NE(b.node_id.value(), id) << "a fenced broker is listed in Metadata";
     }
 }
 

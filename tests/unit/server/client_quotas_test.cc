@@ -28,7 +28,7 @@ using protocol::fetch_response;
 // session `session_id` at `epoch` (0, -1: a full fetch with / without one).
 fetch_request consumer_fetch(const uuid& topic_id, int32_t session_id, int32_t epoch) {
     fetch_request req;
-    req.replica_id = -1;
+    req.replica_id = no_node;
     req.max_wait_ms = 0;
     req.min_bytes = 0;
     req.max_bytes = 1 << 20;

@@ -19,8 +19,8 @@ class controller_fetch_test : public broker_test {
     static fetch_request fetch_of(const std::string& topic, int64_t offset,
                                   int32_t current_leader_epoch = -1) {
         fetch_request req;
-        req.replica_id = -1;
-        req.replica_state.replica_id = -1;
+        req.replica_id = no_node;
+        req.replica_state.replica_id = no_node;
         req.max_wait_ms = 0;
         req.min_bytes = 0;
         req.max_bytes = 1 << 20;

@@ -50,7 +50,7 @@ std::vector<controller_api> controller_apis(const std::string& cluster_id) {
         auto& t = r.topics.emplace_back();
         t.topic_name = "__cluster_metadata";
         auto& p = t.partitions.emplace_back();
-        p.leader_id = 2;
+        p.leader_id = node_id{2};
         p.leader_epoch = 0;
         out.push_back(api("BeginQuorumEpoch", 1, r));
     }
@@ -60,7 +60,7 @@ std::vector<controller_api> controller_apis(const std::string& cluster_id) {
         auto& t = r.topics.emplace_back();
         t.topic_name = "__cluster_metadata";
         auto& p = t.partitions.emplace_back();
-        p.leader_id = 2;
+        p.leader_id = node_id{2};
         p.leader_epoch = 0;
         out.push_back(api("EndQuorumEpoch", 1, r));
     }
@@ -75,26 +75,26 @@ std::vector<controller_api> controller_apis(const std::string& cluster_id) {
     }
     {
         protocol::broker_registration_request r;
-        r.broker_id = 7401;
+        r.broker_id = node_id{7401};
         r.cluster_id = other_cluster;
         r.incarnation_id = uuid::random();
         out.push_back(api("BrokerRegistration", 4, r));
     }
     {
         protocol::broker_heartbeat_request r;
-        r.broker_id = 7402;
+        r.broker_id = node_id{7402};
         r.broker_epoch = 0;
         out.push_back(api("BrokerHeartbeat", 1, r));
     }
     {
         protocol::allocate_producer_ids_request r;
-        r.broker_id = 7403;
+        r.broker_id = node_id{7403};
         r.broker_epoch = 0;
         out.push_back(api("AllocateProducerIds", 0, r));
     }
     {
         protocol::alter_partition_request r;
-        r.broker_id = 7404;
+        r.broker_id = node_id{7404};
         r.broker_epoch = 0;
         auto& t = r.topics.emplace_back();
         t.topic_id = uuid::random();
@@ -150,7 +150,7 @@ TEST_F(controller_only_apis_test, client_listener_closes_the_connection) {
     }
     // The listener itself is unharmed.
     auto md = broker().metadata({});
-    EXPECT_EQ(md.controller_id, broker().node_id());
+    EXPECT_EQ(md.controller_id.value(), broker().node_id());
 }
 
 }  // namespace

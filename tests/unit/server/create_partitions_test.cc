@@ -58,7 +58,7 @@ TEST_F(create_partitions_test, explicit_assignment) {
     const auto name = unique_name("cp-assign");
     broker().create_topic(name, 1);
     auto t = grow(name, 2);
-    t.assignments.emplace().emplace_back().broker_ids = {1};
+    t.assignments.emplace().emplace_back().broker_ids = to_node_ids({1});
     EXPECT_ERROR(one(t), error_code::none);
 }
 
@@ -82,7 +82,7 @@ TEST_F(create_partitions_test, assignment_to_unknown_broker_is_invalid_replica_a
     const auto name = unique_name("cp-bad-broker");
     broker().create_topic(name, 1);
     auto t = grow(name, 2);
-    t.assignments.emplace().emplace_back().broker_ids = {42};
+    t.assignments.emplace().emplace_back().broker_ids = to_node_ids({42});
     EXPECT_ERROR(one(t), error_code::invalid_replica_assignment);
 }
 
@@ -90,7 +90,7 @@ TEST_F(create_partitions_test, assignment_count_mismatch_is_invalid_replica_assi
     const auto name = unique_name("cp-count");
     broker().create_topic(name, 1);
     auto t = grow(name, 4);  // three new partitions, one assignment
-    t.assignments.emplace().emplace_back().broker_ids = {1};
+    t.assignments.emplace().emplace_back().broker_ids = to_node_ids({1});
     EXPECT_ERROR(one(t), error_code::invalid_replica_assignment);
 }
 

@@ -129,7 +129,7 @@ TEST_F(create_topics_test, assignment_to_unknown_broker_is_invalid_replica_assig
     auto t = topic(unique_name("ct-assign"), -1, -1);
     auto& a = t.assignments.emplace_back();
     a.partition_index = 0;
-    a.broker_ids = {42};
+    a.broker_ids = to_node_ids({42});
     EXPECT_ERROR(create(t).error_code, error_code::invalid_replica_assignment);
 }
 
@@ -137,7 +137,7 @@ TEST_F(create_topics_test, assignment_with_partition_count_is_invalid_request) {
     auto t = topic(unique_name("ct-assign-count"), 1, -1);
     auto& a = t.assignments.emplace_back();
     a.partition_index = 0;
-    a.broker_ids = {1};
+    a.broker_ids = to_node_ids({1});
     EXPECT_ERROR(create(t).error_code, error_code::invalid_request);
 }
 
@@ -146,7 +146,7 @@ TEST_F(create_topics_test, explicit_assignment_creates_topic) {
     for (int32_t p = 0; p < 2; ++p) {
         auto& a = t.assignments.emplace_back();
         a.partition_index = p;
-        a.broker_ids = {1};
+        a.broker_ids = to_node_ids({1});
     }
     auto r = create(t);
     EXPECT_ERROR(r.error_code, error_code::none);

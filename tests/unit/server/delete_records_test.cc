@@ -37,7 +37,7 @@ class delete_records_test : public broker_test {
     }
     int64_t earliest(const std::string& topic) {
         protocol::list_offsets_request req;
-        req.replica_id = -1;
+        req.replica_id = no_node;
         auto& t = req.topics.emplace_back();
         t.name = topic;
         t.partitions.emplace_back().timestamp = -2;

@@ -31,10 +31,10 @@ TEST_F(describe_cluster_test, brokers_on_client_listener) {
     auto resp = describe(k_brokers);
     EXPECT_ERROR(resp.error_code, error_code::none);
     EXPECT_EQ(resp.cluster_id, broker().cluster_id());
-    EXPECT_EQ(resp.controller_id, broker().node_id());
+    EXPECT_EQ(resp.controller_id.value(), broker().node_id());
     EXPECT_EQ(resp.endpoint_type, k_brokers);
     ASSERT_EQ(resp.brokers.size(), 1u);
-    EXPECT_EQ(resp.brokers[0].broker_id, broker().node_id());
+    EXPECT_EQ(resp.brokers[0].broker_id.value(), broker().node_id());
     EXPECT_EQ(resp.brokers[0].port, broker().port());
 }
 
@@ -60,9 +60,9 @@ TEST_F(describe_cluster_test, controllers_on_controller_listener) {
     EXPECT_ERROR(resp.error_code, error_code::none);
     EXPECT_EQ(resp.endpoint_type, k_controllers);
     EXPECT_EQ(resp.cluster_id, broker().cluster_id());
-    EXPECT_EQ(resp.controller_id, broker().node_id());
+    EXPECT_EQ(resp.controller_id.value(), broker().node_id());
     ASSERT_EQ(resp.brokers.size(), 1u);
-    EXPECT_EQ(resp.brokers[0].broker_id, broker().node_id());
+    EXPECT_EQ(resp.brokers[0].broker_id.value(), broker().node_id());
     EXPECT_EQ(resp.brokers[0].host, "127.0.0.1");
     EXPECT_EQ(resp.brokers[0].port, broker().port(listener_kind::controller));
     EXPECT_EQ(resp.brokers[0].rack, std::nullopt);

@@ -43,7 +43,7 @@ TEST_F(describe_producers_test, idempotent_producer_is_listed) {
         return id.error_code == 0;
     }));
     record::batch_options opts;
-    opts.producer_id = id.producer_id;
+    opts.producer_id = id.producer_id.value();
     opts.producer_epoch = id.producer_epoch;
     opts.base_sequence = 0;
     bytes batch = make_batch(3, opts);

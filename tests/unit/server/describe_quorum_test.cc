@@ -34,11 +34,11 @@ TEST_F(describe_quorum_test, metadata_partition_is_led_by_this_node) {
         ASSERT_EQ(resp.topics[0].partitions.size(), 1u);
         const auto& p = resp.topics[0].partitions[0];
         EXPECT_ERROR(p.error_code, error_code::none);
-        EXPECT_EQ(p.leader_id, broker().node_id());
+        EXPECT_EQ(p.leader_id.value(), broker().node_id());
         EXPECT_GE(p.leader_epoch, 1);
         EXPECT_GT(p.high_watermark, 0);
         ASSERT_EQ(p.current_voters.size(), 1u);
-        EXPECT_EQ(p.current_voters[0].replica_id, broker().node_id());
+        EXPECT_EQ(p.current_voters[0].replica_id.value(), broker().node_id());
         EXPECT_TRUE(p.observers.empty());
     }
 }

@@ -67,12 +67,12 @@ TEST_F(describe_topic_partitions_test, a_named_topic_is_described) {
     ASSERT_EQ(partitions_of(t), (std::vector<int32_t>{0, 1, 2}));
     for (const auto& p : t.partitions) {
         EXPECT_ERROR(p.error_code, error_code::none);
-        EXPECT_EQ(p.leader_id, broker().node_id());
+        EXPECT_EQ(p.leader_id.value(), broker().node_id());
         EXPECT_GE(p.leader_epoch, 0);
-        EXPECT_EQ(p.replica_nodes, std::vector<int32_t>{broker().node_id()});
-        EXPECT_EQ(p.isr_nodes, std::vector<int32_t>{broker().node_id()});
-        EXPECT_EQ(p.eligible_leader_replicas, std::vector<int32_t>{});
-        EXPECT_EQ(p.last_known_elr, std::vector<int32_t>{});
+        EXPECT_EQ(p.replica_nodes, to_node_ids({broker().node_id()}));
+        EXPECT_EQ(p.isr_nodes, to_node_ids({broker().node_id()}));
+        EXPECT_EQ(p.eligible_leader_replicas, std::vector<node_id>{});
+        EXPECT_EQ(p.last_known_elr, std::vector<node_id>{});
         EXPECT_TRUE(p.offline_replicas.empty());
     }
 }

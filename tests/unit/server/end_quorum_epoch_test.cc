@@ -35,11 +35,11 @@ class end_quorum_epoch_test : public quorum_test {
         t.topic_name = topic;
         auto& p = t.partitions.emplace_back();
         p.partition_index = partition;
-        p.leader_id = leader;
+        p.leader_id = node_id{leader};
         p.leader_epoch = epoch;
         p.preferred_successors.push_back(broker().node_id());  // v0
         auto& c = p.preferred_candidates.emplace_back();       // v1
-        c.candidate_id = broker().node_id();
+        c.candidate_id = node_id{broker().node_id()};
         return req;
     }
 
@@ -77,7 +77,7 @@ TEST_F(end_quorum_epoch_test, epoch_below_current_is_fenced_leader_epoch) {
         const auto* p = only_partition(resp);
         ASSERT_NE(p, nullptr);
         EXPECT_ERROR(p->error_code, error_code::fenced_leader_epoch) << "v" << v;
-        EXPECT_EQ(p->leader_id, broker().node_id()) << "v" << v;
+        EXPECT_EQ(p->leader_id.value(), broker().node_id()) << "v" << v;
         EXPECT_EQ(p->leader_epoch, _epoch) << "v" << v;
     }
 }

@@ -59,7 +59,7 @@ class end_txn_test : public broker_test {
         const std::string& id, const protocol::init_producer_id_response& p, int n,
         int32_t base_sequence) {
         record::batch_options o;
-        o.producer_id = p.producer_id;
+        o.producer_id = p.producer_id.value();
         o.producer_epoch = p.producer_epoch;
         o.base_sequence = base_sequence;
         o.transactional = true;
@@ -84,7 +84,7 @@ class end_txn_test : public broker_test {
                 int16_t version = 3) {
         end_txn_request req;
         req.transactional_id = id;
-        req.producer_id = pid;
+        req.producer_id = producer_id{pid};
         req.producer_epoch = epoch;
         req.committed = commit;
         end_txn_response resp;
@@ -97,7 +97,7 @@ class end_txn_test : public broker_test {
     // A read_committed (or read_uncommitted) Fetch v12 of partition 0 from `offset`.
     partition_data fetch(int64_t offset, int8_t isolation = 1) {
         fetch_request req;
-        req.replica_id = -1;
+        req.replica_id = no_node;
         req.max_wait_ms = 0;
         req.min_bytes = 0;
         req.max_bytes = 1 << 20;
@@ -146,7 +146,7 @@ TEST_F(end_txn_test, committed_batch_is_read_committed_once_the_marker_is_writte
     EXPECT_EQ(open.records.size(), 0u);         // nothing below the LSO
     EXPECT_GT(fetch(0, 0).records.size(), 0u);  // read_uncommitted sees it
 
-    EXPECT_ERROR(end(id, p.producer_id, p.producer_epoch, true), error_code::none);
+    EXPECT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, true), error_code::none);
     auto done = fetch_once_stable();
     EXPECT_EQ(done.high_watermark, 4);  // the three records and the COMMIT marker
     EXPECT_EQ(done.last_stable_offset, done.high_watermark);
@@ -155,8 +155,9 @@ TEST_F(end_txn_test, committed_batch_is_read_committed_once_the_marker_is_writte
     EXPECT_TRUE(done.aborted_transactions->empty());
 
     // The retry of a completed commit is NONE; an abort of it INVALID_TXN_STATE.
-    EXPECT_ERROR(end(id, p.producer_id, p.producer_epoch, true), error_code::none);
-    EXPECT_ERROR(end(id, p.producer_id, p.producer_epoch, false), error_code::invalid_txn_state);
+    EXPECT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, true), error_code::none);
+    EXPECT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, false),
+                 error_code::invalid_txn_state);
 }
 
 TEST_F(end_txn_test, aborted_batch_shows_in_aborted_transactions) {
@@ -164,7 +165,7 @@ TEST_F(end_txn_test, aborted_batch_shows_in_aborted_transactions) {
     auto p = init_txn(broker(), id);
     ASSERT_ERROR(add(id, p), error_code::none);
     ASSERT_ERROR(produce(id, p, 2, 0).error_code, error_code::none);
-    EXPECT_ERROR(end(id, p.producer_id, p.producer_epoch, false), error_code::none);
+    EXPECT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, false), error_code::none);
     auto done = fetch_once_stable();
     EXPECT_EQ(done.high_watermark, 3);
     ASSERT_TRUE(done.aborted_transactions.has_value());
@@ -177,12 +178,12 @@ TEST_F(end_txn_test, a_second_transaction_after_a_commit_is_aborted_alone) {
     const auto id = unique_name("et-two");
     auto p = init_txn(broker(), id);
     ASSERT_ERROR(add(id, p), error_code::none);
-    ASSERT_ERROR(produce(id, p, 2, 0).error_code, error_code::none);                 // offsets 0-1
-    ASSERT_ERROR(end(id, p.producer_id, p.producer_epoch, true), error_code::none);  // 2
+    ASSERT_ERROR(produce(id, p, 2, 0).error_code, error_code::none);  // offsets 0-1
+    ASSERT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, true), error_code::none);  // 2
     fetch_once_stable();
     ASSERT_ERROR(add(id, p), error_code::none);
-    ASSERT_ERROR(produce(id, p, 1, 2).error_code, error_code::none);                  // offset 3
-    ASSERT_ERROR(end(id, p.producer_id, p.producer_epoch, false), error_code::none);  // 4
+    ASSERT_ERROR(produce(id, p, 1, 2).error_code, error_code::none);  // offset 3
+    ASSERT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, false), error_code::none);  // 4
     auto done = fetch_once_stable();
     EXPECT_EQ(done.high_watermark, 5);
     ASSERT_TRUE(done.aborted_transactions.has_value());
@@ -194,13 +195,14 @@ TEST_F(end_txn_test, a_second_transaction_after_a_commit_is_aborted_alone) {
 TEST_F(end_txn_test, end_without_a_transaction_is_invalid_txn_state) {
     const auto id = unique_name("et-empty");
     auto p = init_txn(broker(), id);
-    EXPECT_ERROR(end(id, p.producer_id, p.producer_epoch, true), error_code::invalid_txn_state);
+    EXPECT_ERROR(end(id, p.producer_id.value(), p.producer_epoch, true),
+                 error_code::invalid_txn_state);
 }
 
 TEST_F(end_txn_test, wrong_producer_id_is_invalid_producer_id_mapping) {
     const auto id = unique_name("et-pid");
     auto p = init_txn(broker(), id);
-    EXPECT_ERROR(end(id, p.producer_id + 1000, p.producer_epoch, true),
+    EXPECT_ERROR(end(id, p.producer_id.value() + 1000, p.producer_epoch, true),
                  error_code::invalid_producer_id_mapping);
 }
 
@@ -209,9 +211,9 @@ TEST_F(end_txn_test, stale_epoch_is_producer_fenced_from_v2_and_invalid_producer
     auto first = init_txn(broker(), id);
     auto second = init_txn(broker(), id);
     ASSERT_EQ(second.producer_epoch, first.producer_epoch + 1);
-    EXPECT_ERROR(end(id, first.producer_id, first.producer_epoch, true, 2),
+    EXPECT_ERROR(end(id, first.producer_id.value(), first.producer_epoch, true, 2),
                  error_code::producer_fenced);
-    EXPECT_ERROR(end(id, first.producer_id, first.producer_epoch, true, 1),
+    EXPECT_ERROR(end(id, first.producer_id.value(), first.producer_epoch, true, 1),
                  error_code::invalid_producer_epoch);
 }
 

@@ -34,7 +34,7 @@ class fetch_snapshot_test : public quorum_test {
                                  int32_t partition = 0) {
         fetch_snapshot_request req;
         req.cluster_id = broker().cluster_id();
-        req.replica_id = -1;
+        req.replica_id = no_node;
         req.max_bytes = 1 << 20;
         auto& t = req.topics.emplace_back();
         t.name = topic;
@@ -81,7 +81,7 @@ TEST_F(fetch_snapshot_test, leader_epoch_below_current_is_fenced_leader_epoch) {
         const auto* p = only_partition(resp);
         ASSERT_NE(p, nullptr);
         EXPECT_ERROR(p->error_code, error_code::fenced_leader_epoch) << "v" << v;
-        EXPECT_EQ(p->current_leader.leader_id, broker().node_id()) << "v" << v;
+        EXPECT_EQ(p->current_leader.leader_id.value(), broker().node_id()) << "v" << v;
         EXPECT_EQ(p->current_leader.leader_epoch, _epoch) << "v" << v;
     }
 }
@@ -93,7 +93,7 @@ TEST_F(fetch_snapshot_test, unknown_snapshot_id_is_snapshot_not_found) {
         const auto* p = only_partition(resp);
         ASSERT_NE(p, nullptr);
         EXPECT_ERROR(p->error_code, error_code::snapshot_not_found) << "v" << v;
-        EXPECT_EQ(p->current_leader.leader_id, broker().node_id()) << "v" << v;
+        EXPECT_EQ(p->current_leader.leader_id.value(), broker().node_id()) << "v" << v;
         EXPECT_EQ(p->current_leader.leader_epoch, _epoch) << "v" << v;
         EXPECT_EQ(p->unaligned_records.size(), 0u) << "v" << v;
     }

@@ -31,7 +31,7 @@ fetch_request::fetch_topic::fetch_partition part(int32_t partition, int64_t offs
 fetch_request request(const std::string& topic, const uuid& id,
                       fetch_request::fetch_topic::fetch_partition p) {
     fetch_request req;
-    req.replica_id = -1;
+    req.replica_id = no_node;
     req.max_wait_ms = 0;
     req.min_bytes = 0;
     req.max_bytes = 1 << 20;
@@ -161,7 +161,7 @@ TEST_F(fetch_test, wrong_session_epoch_is_invalid_fetch_session_epoch) {
     ASSERT_ERROR(created.error_code, error_code::none);
     ASSERT_NE(created.session_id, 0) << "the broker made no session";
     fetch_request next;
-    next.replica_id = -1;
+    next.replica_id = no_node;
     next.max_bytes = 1 << 20;
     next.session_id = created.session_id;
     next.session_epoch = 7;  // 1 expected
@@ -178,7 +178,7 @@ TEST_F(fetch_test, incremental_fetch_continues_a_session) {
     ASSERT_ERROR(created.error_code, error_code::none);
     ASSERT_NE(created.session_id, 0);
     fetch_request next;
-    next.replica_id = -1;
+    next.replica_id = no_node;
     next.max_bytes = 1 << 20;
     next.session_id = created.session_id;
     next.session_epoch = 1;

@@ -40,7 +40,7 @@ TEST_F(find_coordinator_test, group_coordinator_is_this_node) {
     auto c = find(0, group);
     EXPECT_ERROR(c.error_code, error_code::none);
     EXPECT_EQ(c.key, group);
-    EXPECT_EQ(c.node_id, broker().node_id());
+    EXPECT_EQ(c.node_id.value(), broker().node_id());
     EXPECT_EQ(c.port, broker().port());
 }
 
@@ -51,7 +51,7 @@ TEST_F(find_coordinator_test, transaction_coordinator_is_this_node) {
     auto c = find(1, id);
     EXPECT_ERROR(c.error_code, error_code::none);
     EXPECT_EQ(c.key, id);
-    EXPECT_EQ(c.node_id, broker().node_id());
+    EXPECT_EQ(c.node_id.value(), broker().node_id());
     EXPECT_EQ(c.host, "127.0.0.1");
     EXPECT_EQ(c.port, broker().port());
     auto md = broker().metadata({"__transaction_state"});
@@ -68,7 +68,7 @@ TEST_F(find_coordinator_test, transaction_coordinator_single_key_before_v4) {
     req.key_type = 1;
     auto resp = broker().call<find_coordinator_response>(req, 3);
     EXPECT_ERROR(resp.error_code, error_code::none);
-    EXPECT_EQ(resp.node_id, broker().node_id());
+    EXPECT_EQ(resp.node_id.value(), broker().node_id());
     EXPECT_EQ(resp.port, broker().port());
 }
 
@@ -79,7 +79,7 @@ TEST_F(find_coordinator_test, single_key_before_v4) {
     req.key_type = 0;
     auto resp = broker().call<find_coordinator_response>(req, 3);
     EXPECT_ERROR(resp.error_code, error_code::none);
-    EXPECT_EQ(resp.node_id, broker().node_id());
+    EXPECT_EQ(resp.node_id.value(), broker().node_id());
     EXPECT_EQ(resp.port, broker().port());
 }
 

@@ -22,13 +22,13 @@ using protocol::init_producer_id_response;
 
 class init_producer_id_test : public broker_test {
   protected:
-    init_producer_id_response init(int64_t producer_id = -1, int16_t epoch = -1,
+    init_producer_id_response init(int64_t pid = -1, int16_t epoch = -1,
                                    std::optional<std::string> transactional_id = std::nullopt,
                                    int32_t transaction_timeout_ms = 60000, int16_t version = 4) {
         init_producer_id_request req;
         req.transactional_id = std::move(transactional_id);
         req.transaction_timeout_ms = transaction_timeout_ms;
-        req.producer_id = producer_id;
+        req.producer_id = producer_id{pid};
         req.producer_epoch = epoch;
         init_producer_id_response resp;
         // The first ids come once the controller has handed out a block. A
@@ -57,7 +57,7 @@ class init_producer_id_test : public broker_test {
 TEST_F(init_producer_id_test, idempotent_producer_gets_fresh_ids) {
     auto a = init();
     EXPECT_ERROR(a.error_code, error_code::none);
-    EXPECT_GE(a.producer_id, 0);
+    EXPECT_GE(a.producer_id.value(), 0);
     EXPECT_EQ(a.producer_epoch, 0);
     auto b = init();
     EXPECT_ERROR(b.error_code, error_code::none);
@@ -69,7 +69,7 @@ TEST_F(init_producer_id_test, v0_idempotent_producer) {
     req.transactional_id = std::nullopt;
     auto resp = broker().call<init_producer_id_response>(req, 0);
     EXPECT_ERROR(resp.error_code, error_code::none);
-    EXPECT_GE(resp.producer_id, 0);
+    EXPECT_GE(resp.producer_id.value(), 0);
 }
 
 TEST_F(init_producer_id_test, empty_transactional_id_is_invalid_request) {
@@ -88,7 +88,7 @@ TEST_F(init_producer_id_test, transactional_id_gets_an_id_at_epoch_0_then_the_ne
     const auto id = unique_name("ipid-txn");
     auto a = init(-1, -1, id);
     EXPECT_ERROR(a.error_code, error_code::none);
-    EXPECT_GE(a.producer_id, 0);
+    EXPECT_GE(a.producer_id.value(), 0);
     EXPECT_EQ(a.producer_epoch, 0);
     auto b = init(-1, -1, id);
     EXPECT_ERROR(b.error_code, error_code::none);
@@ -109,13 +109,13 @@ TEST_F(init_producer_id_test, transactional_id_with_its_current_id_and_epoch_bum
     const auto id = unique_name("ipid-txn-kip360");
     auto a = init(-1, -1, id);
     ASSERT_ERROR(a.error_code, error_code::none);
-    auto b = init(a.producer_id, a.producer_epoch, id);
+    auto b = init(a.producer_id.value(), a.producer_epoch, id);
     EXPECT_ERROR(b.error_code, error_code::none);
     EXPECT_EQ(b.producer_id, a.producer_id);
     EXPECT_EQ(b.producer_epoch, a.producer_epoch + 1);
-    EXPECT_ERROR(init(a.producer_id + 1000, 0, id).error_code, error_code::producer_fenced);
+    EXPECT_ERROR(init(a.producer_id.value() + 1000, 0, id).error_code, error_code::producer_fenced);
     // KIP-588: PRODUCER_FENCED came with v4; a v3 client hears INVALID_PRODUCER_EPOCH.
-    EXPECT_ERROR(init(a.producer_id + 1000, 0, id, 60000, 3).error_code,
+    EXPECT_ERROR(init(a.producer_id.value() + 1000, 0, id, 60000, 3).error_code,
                  error_code::invalid_producer_epoch);
 }
 
@@ -125,7 +125,7 @@ TEST_F(init_producer_id_test,
     const auto id = unique_name("ipid-txn-timeout");
     auto r = init(-1, -1, id, 900001);
     EXPECT_ERROR(r.error_code, error_code::invalid_transaction_timeout);
-    EXPECT_EQ(r.producer_id, -1);
+    EXPECT_EQ(r.producer_id, no_producer_id);
     EXPECT_EQ(r.producer_epoch, -1);
     EXPECT_ERROR(init(-1, -1, id, 0).error_code, error_code::invalid_transaction_timeout);
     EXPECT_ERROR(init(-1, -1, id, 900000).error_code, error_code::none);

@@ -25,7 +25,7 @@ class list_offsets_test : public broker_test {
                                int64_t timestamp, int32_t current_leader_epoch = -1,
                                int16_t version = 8) {
         list_offsets_request req;
-        req.replica_id = -1;
+        req.replica_id = no_node;
         auto& t = req.topics.emplace_back();
         t.name = topic;
         for (int32_t p : partitions) {

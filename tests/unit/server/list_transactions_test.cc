@@ -117,7 +117,7 @@ TEST_F(list_transactions_test, a_producer_id_filter_selects) {
     ASSERT_EQ(resp.transaction_states.size(), 1u);
     EXPECT_EQ(resp.transaction_states[0].transactional_id, _empty_id);
 
-    req.producer_id_filters = {-42};
+    req.producer_id_filters = {producer_id{-42}};
     EXPECT_TRUE(list(req).transaction_states.empty());
 }
 

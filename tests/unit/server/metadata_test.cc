@@ -27,9 +27,9 @@ metadata_request named(std::vector<std::string> names, bool auto_create = false)
 TEST_F(metadata_test, lists_this_broker_and_controller) {
     auto resp = broker().metadata({});
     ASSERT_EQ(resp.brokers.size(), 1u);
-    EXPECT_EQ(resp.brokers[0].node_id, broker().node_id());
+    EXPECT_EQ(resp.brokers[0].node_id.value(), broker().node_id());
     EXPECT_EQ(resp.brokers[0].port, broker().port());
-    EXPECT_EQ(resp.controller_id, broker().node_id());
+    EXPECT_EQ(resp.controller_id.value(), broker().node_id());
     EXPECT_EQ(resp.cluster_id, broker().cluster_id());
     EXPECT_TRUE(resp.topics.empty());
 }
@@ -46,9 +46,9 @@ TEST_F(metadata_test, existing_topic_has_leader_and_id) {
     ASSERT_EQ(t.partitions.size(), 3u);
     for (const auto& p : t.partitions) {
         EXPECT_ERROR(p.error_code, error_code::none);
-        EXPECT_EQ(p.leader_id, broker().node_id());
-        EXPECT_EQ(p.replica_nodes, std::vector<int32_t>{broker().node_id()});
-        EXPECT_EQ(p.isr_nodes, std::vector<int32_t>{broker().node_id()});
+        EXPECT_EQ(p.leader_id.value(), broker().node_id());
+        EXPECT_EQ(p.replica_nodes, to_node_ids({broker().node_id()}));
+        EXPECT_EQ(p.isr_nodes, to_node_ids({broker().node_id()}));
     }
 }
 
@@ -134,7 +134,8 @@ TEST_F(metadata_test, auto_creation_creates_the_topic) {
     EXPECT_TRUE(broker_fixture::wait_until([&] {
         auto md = broker().metadata({name});
         return md.topics.size() == 1 && md.topics[0].error_code == 0 &&
-               md.topics[0].partitions.size() == 1 && md.topics[0].partitions[0].leader_id >= 0;
+               md.topics[0].partitions.size() == 1 &&
+               md.topics[0].partitions[0].leader_id.is_valid();
     }));
 }
 

@@ -21,7 +21,7 @@ class offset_for_leader_epoch_test : public broker_test {
     epoch_end_offset ask(const std::string& topic, int32_t partition, int32_t leader_epoch,
                          int32_t current_leader_epoch = -1) {
         offset_for_leader_epoch_request req;
-        req.replica_id = -1;  // a consumer
+        req.replica_id = no_node;  // a consumer
         auto& t = req.topics.emplace_back();
         t.topic = topic;
         auto& p = t.partitions.emplace_back();

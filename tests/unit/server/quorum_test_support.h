@@ -49,7 +49,7 @@ class quorum_test : public broker_test {
             broker().call<protocol::describe_quorum_response>(req, 1, listener_kind::controller);
         quorum_view v;
         if (resp.topics.size() == 1 && resp.topics[0].partitions.size() == 1) {
-            v.leader_id = resp.topics[0].partitions[0].leader_id;
+            v.leader_id = resp.topics[0].partitions[0].leader_id.value();
             v.leader_epoch = resp.topics[0].partitions[0].leader_epoch;
         }
         return v;

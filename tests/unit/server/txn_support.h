@@ -26,7 +26,7 @@ inline protocol::init_producer_id_response init_txn(broker_fixture& b, const std
     protocol::init_producer_id_request req;
     req.transactional_id = id;
     req.transaction_timeout_ms = 60000;
-    req.producer_id = -1;
+    req.producer_id = producer_id{-1};
     req.producer_epoch = -1;
     protocol::init_producer_id_response resp;
     broker_fixture::wait_until([&] {

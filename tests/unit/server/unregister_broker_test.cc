@@ -21,7 +21,7 @@ TEST_F(unregister_broker_test, an_unknown_broker_id_is_not_registered) {
     for (int32_t id : {2, 1000, -1}) {
         SCOPED_TRACE(id);
         unregister_broker_request req;
-        req.broker_id = id;
+        req.broker_id = node_id{id};
         auto resp = broker().call<unregister_broker_response>(req, 0);
         EXPECT_ERROR(resp.error_code, error_code::broker_id_not_registered);
         EXPECT_EQ(resp.error_message.value_or(""),
@@ -29,7 +29,7 @@ TEST_F(unregister_broker_test, an_unknown_broker_id_is_not_registered) {
     }
     auto md = broker().metadata({});
     ASSERT_EQ(md.brokers.size(), 1u);
-    EXPECT_EQ(md.brokers[0].node_id, broker().node_id());
+    EXPECT_EQ(md.brokers[0].node_id.value(), broker().node_id());
 }
 
 }  // namespace

@@ -10,41 +10,41 @@ namespace {
 
 metadata::metadata_image image_with_brokers() {
     metadata::metadata_image image;
-    auto& b1 = image.brokers[1];
-    b1.id = 1;
+    auto& b1 = image.brokers[node_id{1}];
+    b1.id = node_id{1};
     b1.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 9001, 0});
     b1.endpoints.push_back({"SSL", "127.0.0.1", 9101, 1});
-    auto& b2 = image.brokers[2];
-    b2.id = 2;
+    auto& b2 = image.brokers[node_id{2}];
+    b2.id = node_id{2};
     b2.endpoints.push_back({"PLAINTEXT", "127.0.0.1", 9002, 0});
     return image;
 }
 
 TEST(visible_leader_test, a_leader_with_this_listener_is_shown) {
     const auto image = image_with_brokers();
-    auto l = visible_leader_of(image, 2, "PLAINTEXT", true);
-    EXPECT_EQ(l.id, 2);
+    auto l = visible_leader_of(image, node_id{2}, "PLAINTEXT", true);
+    EXPECT_EQ(l.id.value(), 2);
     EXPECT_EQ(l.error, error_code::none);
 }
 
 TEST(visible_leader_test, no_leader_or_an_unregistered_one_is_leader_not_available) {
     const auto image = image_with_brokers();
     for (int32_t leader : {-1, 7}) {
-        auto l = visible_leader_of(image, leader, "PLAINTEXT", true);
-        EXPECT_EQ(l.id, -1);
+        auto l = visible_leader_of(image, node_id{leader}, "PLAINTEXT", true);
+        EXPECT_EQ(l.id.value(), -1);
         EXPECT_EQ(l.error, error_code::leader_not_available);
     }
 }
 
 TEST(visible_leader_test, a_leader_without_this_listener_is_listener_not_found_from_v6) {
     const auto image = image_with_brokers();
-    auto l = visible_leader_of(image, 2, "SSL", true);
-    EXPECT_EQ(l.id, -1);
+    auto l = visible_leader_of(image, node_id{2}, "SSL", true);
+    EXPECT_EQ(l.id.value(), -1);
     EXPECT_EQ(l.error, error_code::listener_not_found);
-    auto old = visible_leader_of(image, 2, "SSL", false);
-    EXPECT_EQ(old.id, -1);
+    auto old = visible_leader_of(image, node_id{2}, "SSL", false);
+    EXPECT_EQ(old.id.value(), -1);
     EXPECT_EQ(old.error, error_code::leader_not_available);
-    EXPECT_EQ(visible_leader_of(image, 1, "SSL", true).id, 1);
+    EXPECT_EQ(visible_leader_of(image, node_id{1}, "SSL", true).id, node_id{1});
 }
 
 }  // namespace

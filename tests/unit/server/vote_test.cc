@@ -38,7 +38,7 @@ class vote_test : public quorum_test {
         auto& p = t.partitions.emplace_back();
         p.partition_index = partition;
         p.candidate_epoch = epoch;
-        p.candidate_id = candidate;
+        p.candidate_id = node_id{candidate};
         p.last_offset_epoch = last_epoch;
         p.last_offset = last_offset;
         return req;
@@ -80,7 +80,7 @@ TEST_F(vote_test, last_epoch_not_below_candidate_epoch_is_invalid_request) {
     ASSERT_NE(p, nullptr);
     EXPECT_ERROR(p->error_code, error_code::invalid_request);
     EXPECT_FALSE(p->vote_granted);
-    EXPECT_EQ(p->leader_id, broker().node_id());
+    EXPECT_EQ(p->leader_id.value(), broker().node_id());
     EXPECT_EQ(p->leader_epoch, _epoch);
 }
 
@@ -113,7 +113,7 @@ TEST_F(vote_test, epoch_above_valid_range_is_refused) {
     ASSERT_NE(p, nullptr);
     EXPECT_ERROR(p->error_code, error_code::invalid_request);
     EXPECT_FALSE(p->vote_granted);
-    EXPECT_EQ(p->leader_id, broker().node_id());
+    EXPECT_EQ(p->leader_id.value(), broker().node_id());
     EXPECT_EQ(p->leader_epoch, _epoch);
 }
 
@@ -131,7 +131,7 @@ TEST_F(vote_test, candidate_epoch_below_current_is_refused) {
         EXPECT_ERROR(p->error_code, error_code::invalid_request);
     }
     EXPECT_FALSE(p->vote_granted);
-    EXPECT_EQ(p->leader_id, broker().node_id());
+    EXPECT_EQ(p->leader_id.value(), broker().node_id());
     EXPECT_EQ(p->leader_epoch, _epoch);
 }
 

@@ -62,7 +62,7 @@ class write_txn_markers_test : public broker_test {
                                        const std::string& topic, std::vector<int32_t> partitions) {
         write_txn_markers_request req;
         auto& m = req.markers.emplace_back();
-        m.producer_id = pid;
+        m.producer_id = producer_id{pid};
         m.producer_epoch = 0;
         m.transaction_result = commit;
         m.coordinator_epoch = coordinator_epoch;
@@ -82,7 +82,7 @@ class write_txn_markers_test : public broker_test {
     }
     partition_data fetch_committed(int32_t p) {
         protocol::fetch_request req;
-        req.replica_id = -1;
+        req.replica_id = no_node;
         req.max_wait_ms = 0;
         req.min_bytes = 0;
         req.max_bytes = 1 << 20;
@@ -115,7 +115,7 @@ TEST_F(write_txn_markers_test, commit_marker_moves_the_last_stable_offset) {
 
     auto r = markers(pid, true, 5, _topic, {0});
     ASSERT_EQ(r.markers.size(), 1u);
-    EXPECT_EQ(r.markers[0].producer_id, pid);
+    EXPECT_EQ(r.markers[0].producer_id.value(), pid);
     ASSERT_EQ(r.markers[0].topics.size(), 1u);
     EXPECT_EQ(r.markers[0].topics[0].name, _topic);
     EXPECT_EQ(r.markers[0].topics[0].partitions[0].partition_index, 0);
@@ -138,7 +138,7 @@ TEST_F(write_txn_markers_test, abort_marker_lists_the_transaction_as_aborted) {
     EXPECT_EQ(after.last_stable_offset, after.high_watermark);
     ASSERT_TRUE(after.aborted_transactions.has_value());
     ASSERT_EQ(after.aborted_transactions->size(), 1u);
-    EXPECT_EQ((*after.aborted_transactions)[0].producer_id, pid);
+    EXPECT_EQ((*after.aborted_transactions)[0].producer_id.value(), pid);
     EXPECT_EQ((*after.aborted_transactions)[0].first_offset, 0);
 }
 
@@ -172,7 +172,7 @@ TEST_F(write_txn_markers_test, several_markers_are_answered_each) {
     write_txn_markers_request req;
     for (auto [pid, p] : {std::pair<int64_t, int32_t>{a, 0}, {b, 1}}) {
         auto& m = req.markers.emplace_back();
-        m.producer_id = pid;
+        m.producer_id = producer_id{pid};
         m.producer_epoch = 0;
         m.transaction_result = true;
         m.coordinator_epoch = 1;
@@ -182,8 +182,8 @@ TEST_F(write_txn_markers_test, several_markers_are_answered_each) {
     }
     auto r = broker().call<write_txn_markers_response>(req, 0);
     ASSERT_EQ(r.markers.size(), 2u);
-    EXPECT_EQ(r.markers[0].producer_id, a);
-    EXPECT_EQ(r.markers[1].producer_id, b);
+    EXPECT_EQ(r.markers[0].producer_id.value(), a);
+    EXPECT_EQ(r.markers[1].producer_id.value(), b);
     for (const auto& m : r.markers) {
         ASSERT_EQ(m.topics.size(), 1u);
         ASSERT_EQ(m.topics[0].partitions.size(), 1u);

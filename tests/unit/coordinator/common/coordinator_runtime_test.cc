@@ -76,13 +76,13 @@ class coordinator_runtime_test : public ::testing::Test {
         o.now_ms = 1000;
         auto l = storage::log::open(o);
         ASSERT_TRUE(l) << l.err().message;
-        partition = std::make_unique<cluster::partition>(o.tp, uuid::random(), 1, *l);
+        partition = std::make_unique<cluster::partition>(o.tp, uuid::random(), node_id{1}, *l);
         metadata::partition_registration reg;
         reg.partition = 0;
-        reg.leader = 1;
+        reg.leader = node_id{1};
         reg.leader_epoch = 0;
-        reg.replicas = {1};
-        reg.isr = {1};
+        reg.replicas = to_node_ids({1});
+        reg.isr = to_node_ids({1});
         partition->update_registration(reg);
         driver =
             std::make_unique<cluster::purgatory_driver>(io.get_executor(), [this] { return now; });

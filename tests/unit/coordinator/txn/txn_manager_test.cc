@@ -206,10 +206,10 @@ TEST_F(txn_manager_test, requests_while_a_state_write_is_pending_are_concurrent)
     auto r = init("a");
     metadata::partition_registration reg;
     reg.partition = 0;
-    reg.leader = 1;
+    reg.leader = node_id{1};
     reg.leader_epoch = 0;
-    reg.replicas = {1, 2};
-    reg.isr = {1, 2};
+    reg.replicas = to_node_ids({1, 2});
+    reg.isr = to_node_ids({1, 2});
     partition->update_registration(reg);
 
     std::optional<error_code> first;

@@ -56,7 +56,7 @@ void populate(protocol::allocate_producer_ids_request& m, int16_t version, int s
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -70,7 +70,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -96,14 +96,14 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         e1.leader_epoch = int32_t(seed + 163352);
                     }
                     if (version <= 2) {
-                        e1.new_isr = std::vector<int32_t>{};
+                        e1.new_isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 812710);
+                            e2 = ::samsa::node_id{int32_t(seed + 812710)};
                         }
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 820629);
+                            e2 = ::samsa::node_id{int32_t(seed + 820629)};
                         }
                     }
                     if (version >= 3) {
@@ -111,7 +111,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 187109);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 187109)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5001256748LL;
@@ -120,7 +120,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 202947);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 202947)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5001466206LL;
@@ -143,14 +143,14 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         e1.leader_epoch = int32_t(seed + 242542);
                     }
                     if (version <= 2) {
-                        e1.new_isr = std::vector<int32_t>{};
+                        e1.new_isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 1604610);
+                            e2 = ::samsa::node_id{int32_t(seed + 1604610)};
                         }
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 1612529);
+                            e2 = ::samsa::node_id{int32_t(seed + 1612529)};
                         }
                     }
                     if (version >= 3) {
@@ -158,7 +158,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 266299);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 266299)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5002304038LL;
@@ -167,7 +167,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 282137);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 282137)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5002513496LL;
@@ -202,14 +202,14 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         e1.leader_epoch = int32_t(seed + 345489);
                     }
                     if (version <= 2) {
-                        e1.new_isr = std::vector<int32_t>{};
+                        e1.new_isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 2634080);
+                            e2 = ::samsa::node_id{int32_t(seed + 2634080)};
                         }
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 2641999);
+                            e2 = ::samsa::node_id{int32_t(seed + 2641999)};
                         }
                     }
                     if (version >= 3) {
@@ -217,7 +217,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 369246);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 369246)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5003665515LL;
@@ -226,7 +226,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 385084);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 385084)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5003874973LL;
@@ -249,14 +249,14 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         e1.leader_epoch = int32_t(seed + 424679);
                     }
                     if (version <= 2) {
-                        e1.new_isr = std::vector<int32_t>{};
+                        e1.new_isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 3425980);
+                            e2 = ::samsa::node_id{int32_t(seed + 3425980)};
                         }
                         {
                             auto& e2 = e1.new_isr.emplace_back();
-                            e2 = int32_t(seed + 3433899);
+                            e2 = ::samsa::node_id{int32_t(seed + 3433899)};
                         }
                     }
                     if (version >= 3) {
@@ -264,7 +264,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 448436);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 448436)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5004712805LL;
@@ -273,7 +273,7 @@ void populate(protocol::alter_partition_request& m, int16_t version, int seed) {
                         {
                             auto& e2 = e1.new_isr_with_epochs.emplace_back();
                             if (true) {
-                                e2.broker_id = int32_t(seed + 464274);
+                                e2.broker_id = ::samsa::node_id{int32_t(seed + 464274)};
                             }
                             if (true) {
                                 e2.broker_epoch = int64_t(seed) + 5004922263LL;
@@ -299,7 +299,7 @@ void populate(protocol::assign_replicas_to_dirs_request& m, int16_t version, int
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -418,7 +418,7 @@ void populate(protocol::broker_registration_request& m, int16_t version, int see
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.cluster_id = std::string("s2-") + std::to_string(seed);
@@ -707,14 +707,14 @@ void populate(protocol::create_topics_request& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 147514);
                     }
                     if (true) {
-                        e1.broker_ids = std::vector<int32_t>{};
+                        e1.broker_ids = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 654330);
+                            e2 = ::samsa::node_id{int32_t(seed + 654330)};
                         }
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 662249);
+                            e2 = ::samsa::node_id{int32_t(seed + 662249)};
                         }
                     }
                 }
@@ -724,14 +724,14 @@ void populate(protocol::create_topics_request& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 163352);
                     }
                     if (true) {
-                        e1.broker_ids = std::vector<int32_t>{};
+                        e1.broker_ids = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 812710);
+                            e2 = ::samsa::node_id{int32_t(seed + 812710)};
                         }
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 820629);
+                            e2 = ::samsa::node_id{int32_t(seed + 820629)};
                         }
                     }
                 }
@@ -781,14 +781,14 @@ void populate(protocol::create_topics_request& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 250461);
                     }
                     if (true) {
-                        e1.broker_ids = std::vector<int32_t>{};
+                        e1.broker_ids = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 1683800);
+                            e2 = ::samsa::node_id{int32_t(seed + 1683800)};
                         }
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 1691719);
+                            e2 = ::samsa::node_id{int32_t(seed + 1691719)};
                         }
                     }
                 }
@@ -798,14 +798,14 @@ void populate(protocol::create_topics_request& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 266299);
                     }
                     if (true) {
-                        e1.broker_ids = std::vector<int32_t>{};
+                        e1.broker_ids = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 1842180);
+                            e2 = ::samsa::node_id{int32_t(seed + 1842180)};
                         }
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 1850099);
+                            e2 = ::samsa::node_id{int32_t(seed + 1850099)};
                         }
                     }
                 }
@@ -1032,7 +1032,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         e1.partition_index = int32_t(seed + 139595);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 147514);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 147514)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 155433);
@@ -1053,7 +1053,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 179190);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 179190)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(11);
@@ -1062,7 +1062,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 195028);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 195028)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(13);
@@ -1076,7 +1076,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         e1.partition_index = int32_t(seed + 210866);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 218785);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 218785)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 226704);
@@ -1097,7 +1097,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 250461);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 250461)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(20);
@@ -1106,7 +1106,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 266299);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 266299)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(22);
@@ -1129,7 +1129,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         e1.partition_index = int32_t(seed + 297975);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 305894);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 305894)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 313813);
@@ -1150,7 +1150,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 337570);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 337570)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(31);
@@ -1159,7 +1159,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 353408);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 353408)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(33);
@@ -1173,7 +1173,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         e1.partition_index = int32_t(seed + 369246);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 377165);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 377165)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 385084);
@@ -1194,7 +1194,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 408841);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 408841)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(40);
@@ -1203,7 +1203,7 @@ void populate(protocol::end_quorum_epoch_request& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.preferred_candidates.emplace_back();
                             if (true) {
-                                e2.candidate_id = int32_t(seed + 424679);
+                                e2.candidate_id = ::samsa::node_id{int32_t(seed + 424679)};
                             }
                             if (true) {
                                 e2.candidate_directory_id = test_uuid(42);
@@ -1280,7 +1280,7 @@ void populate(protocol::find_coordinator_response& m, int16_t version, int seed)
         }
     }
     if (version <= 3) {
-        m.node_id = int32_t(seed + 131676);
+        m.node_id = ::samsa::node_id{int32_t(seed + 131676)};
     }
     if (version <= 3) {
         m.host = std::string("s5-") + std::to_string(seed);
@@ -1296,7 +1296,7 @@ void populate(protocol::find_coordinator_response& m, int16_t version, int seed)
                 e0.key = std::string("s8-") + std::to_string(seed);
             }
             if (true) {
-                e0.node_id = int32_t(seed + 171271);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 171271)};
             }
             if (true) {
                 e0.host = std::string("s10-") + std::to_string(seed);
@@ -1317,7 +1317,7 @@ void populate(protocol::find_coordinator_response& m, int16_t version, int seed)
                 e0.key = std::string("s14-") + std::to_string(seed);
             }
             if (true) {
-                e0.node_id = int32_t(seed + 218785);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 218785)};
             }
             if (true) {
                 e0.host = std::string("s16-") + std::to_string(seed);
@@ -1386,7 +1386,7 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.controller_id = int32_t(seed + 107919);
+        m.controller_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 7) {
         m.is_kraft_controller = true;
@@ -1414,56 +1414,56 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
                 e0.controller_epoch = int32_t(seed + 171271);
             }
             if (true) {
-                e0.leader = int32_t(seed + 179190);
+                e0.leader = ::samsa::node_id{int32_t(seed + 179190)};
             }
             if (true) {
                 e0.leader_epoch = int32_t(seed + 187109);
             }
             if (true) {
-                e0.isr = std::vector<int32_t>{};
+                e0.isr = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 1050280);
+                    e1 = ::samsa::node_id{int32_t(seed + 1050280)};
                 }
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 1058199);
+                    e1 = ::samsa::node_id{int32_t(seed + 1058199)};
                 }
             }
             if (true) {
                 e0.partition_epoch = int32_t(seed + 202947);
             }
             if (true) {
-                e0.replicas = std::vector<int32_t>{};
+                e0.replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 1208660);
+                    e1 = ::samsa::node_id{int32_t(seed + 1208660)};
                 }
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 1216579);
+                    e1 = ::samsa::node_id{int32_t(seed + 1216579)};
                 }
             }
             if (version >= 3) {
-                e0.adding_replicas = std::vector<int32_t>{};
+                e0.adding_replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.adding_replicas.emplace_back();
-                    e1 = int32_t(seed + 1287850);
+                    e1 = ::samsa::node_id{int32_t(seed + 1287850)};
                 }
                 {
                     auto& e1 = e0.adding_replicas.emplace_back();
-                    e1 = int32_t(seed + 1295769);
+                    e1 = ::samsa::node_id{int32_t(seed + 1295769)};
                 }
             }
             if (version >= 3) {
-                e0.removing_replicas = std::vector<int32_t>{};
+                e0.removing_replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.removing_replicas.emplace_back();
-                    e1 = int32_t(seed + 1367040);
+                    e1 = ::samsa::node_id{int32_t(seed + 1367040)};
                 }
                 {
                     auto& e1 = e0.removing_replicas.emplace_back();
-                    e1 = int32_t(seed + 1374959);
+                    e1 = ::samsa::node_id{int32_t(seed + 1374959)};
                 }
             }
             if (version >= 1) {
@@ -1485,56 +1485,56 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
                 e0.controller_epoch = int32_t(seed + 266299);
             }
             if (true) {
-                e0.leader = int32_t(seed + 274218);
+                e0.leader = ::samsa::node_id{int32_t(seed + 274218)};
             }
             if (true) {
                 e0.leader_epoch = int32_t(seed + 282137);
             }
             if (true) {
-                e0.isr = std::vector<int32_t>{};
+                e0.isr = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 2000560);
+                    e1 = ::samsa::node_id{int32_t(seed + 2000560)};
                 }
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 2008479);
+                    e1 = ::samsa::node_id{int32_t(seed + 2008479)};
                 }
             }
             if (true) {
                 e0.partition_epoch = int32_t(seed + 297975);
             }
             if (true) {
-                e0.replicas = std::vector<int32_t>{};
+                e0.replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 2158940);
+                    e1 = ::samsa::node_id{int32_t(seed + 2158940)};
                 }
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 2166859);
+                    e1 = ::samsa::node_id{int32_t(seed + 2166859)};
                 }
             }
             if (version >= 3) {
-                e0.adding_replicas = std::vector<int32_t>{};
+                e0.adding_replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.adding_replicas.emplace_back();
-                    e1 = int32_t(seed + 2238130);
+                    e1 = ::samsa::node_id{int32_t(seed + 2238130)};
                 }
                 {
                     auto& e1 = e0.adding_replicas.emplace_back();
-                    e1 = int32_t(seed + 2246049);
+                    e1 = ::samsa::node_id{int32_t(seed + 2246049)};
                 }
             }
             if (version >= 3) {
-                e0.removing_replicas = std::vector<int32_t>{};
+                e0.removing_replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.removing_replicas.emplace_back();
-                    e1 = int32_t(seed + 2317320);
+                    e1 = ::samsa::node_id{int32_t(seed + 2317320)};
                 }
                 {
                     auto& e1 = e0.removing_replicas.emplace_back();
-                    e1 = int32_t(seed + 2325239);
+                    e1 = ::samsa::node_id{int32_t(seed + 2325239)};
                 }
             }
             if (version >= 1) {
@@ -1569,56 +1569,56 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 393003);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 400922);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 400922)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 408841);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 3267600);
+                            e2 = ::samsa::node_id{int32_t(seed + 3267600)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 3275519);
+                            e2 = ::samsa::node_id{int32_t(seed + 3275519)};
                         }
                     }
                     if (true) {
                         e1.partition_epoch = int32_t(seed + 424679);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 3425980);
+                            e2 = ::samsa::node_id{int32_t(seed + 3425980)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 3433899);
+                            e2 = ::samsa::node_id{int32_t(seed + 3433899)};
                         }
                     }
                     if (version >= 3) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 3505170);
+                            e2 = ::samsa::node_id{int32_t(seed + 3505170)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 3513089);
+                            e2 = ::samsa::node_id{int32_t(seed + 3513089)};
                         }
                     }
                     if (version >= 3) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 3584360);
+                            e2 = ::samsa::node_id{int32_t(seed + 3584360)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 3592279);
+                            e2 = ::samsa::node_id{int32_t(seed + 3592279)};
                         }
                     }
                     if (version >= 1) {
@@ -1640,56 +1640,56 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 488031);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 495950);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 495950)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 503869);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 4217880);
+                            e2 = ::samsa::node_id{int32_t(seed + 4217880)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 4225799);
+                            e2 = ::samsa::node_id{int32_t(seed + 4225799)};
                         }
                     }
                     if (true) {
                         e1.partition_epoch = int32_t(seed + 519707);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 4376260);
+                            e2 = ::samsa::node_id{int32_t(seed + 4376260)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 4384179);
+                            e2 = ::samsa::node_id{int32_t(seed + 4384179)};
                         }
                     }
                     if (version >= 3) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 4455450);
+                            e2 = ::samsa::node_id{int32_t(seed + 4455450)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 4463369);
+                            e2 = ::samsa::node_id{int32_t(seed + 4463369)};
                         }
                     }
                     if (version >= 3) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 4534640);
+                            e2 = ::samsa::node_id{int32_t(seed + 4534640)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 4542559);
+                            e2 = ::samsa::node_id{int32_t(seed + 4542559)};
                         }
                     }
                     if (version >= 1) {
@@ -1723,56 +1723,56 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 606816);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 614735);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 614735)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 622654);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 5405730);
+                            e2 = ::samsa::node_id{int32_t(seed + 5405730)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 5413649);
+                            e2 = ::samsa::node_id{int32_t(seed + 5413649)};
                         }
                     }
                     if (true) {
                         e1.partition_epoch = int32_t(seed + 638492);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 5564110);
+                            e2 = ::samsa::node_id{int32_t(seed + 5564110)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 5572029);
+                            e2 = ::samsa::node_id{int32_t(seed + 5572029)};
                         }
                     }
                     if (version >= 3) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 5643300);
+                            e2 = ::samsa::node_id{int32_t(seed + 5643300)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 5651219);
+                            e2 = ::samsa::node_id{int32_t(seed + 5651219)};
                         }
                     }
                     if (version >= 3) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 5722490);
+                            e2 = ::samsa::node_id{int32_t(seed + 5722490)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 5730409);
+                            e2 = ::samsa::node_id{int32_t(seed + 5730409)};
                         }
                     }
                     if (version >= 1) {
@@ -1794,56 +1794,56 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 701844);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 709763);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 709763)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 717682);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 6356010);
+                            e2 = ::samsa::node_id{int32_t(seed + 6356010)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 6363929);
+                            e2 = ::samsa::node_id{int32_t(seed + 6363929)};
                         }
                     }
                     if (true) {
                         e1.partition_epoch = int32_t(seed + 733520);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 6514390);
+                            e2 = ::samsa::node_id{int32_t(seed + 6514390)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 6522309);
+                            e2 = ::samsa::node_id{int32_t(seed + 6522309)};
                         }
                     }
                     if (version >= 3) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 6593580);
+                            e2 = ::samsa::node_id{int32_t(seed + 6593580)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 6601499);
+                            e2 = ::samsa::node_id{int32_t(seed + 6601499)};
                         }
                     }
                     if (version >= 3) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 6672770);
+                            e2 = ::samsa::node_id{int32_t(seed + 6672770)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 6680689);
+                            e2 = ::samsa::node_id{int32_t(seed + 6680689)};
                         }
                     }
                     if (version >= 1) {
@@ -1861,7 +1861,7 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
         {
             auto& e0 = m.live_leaders.emplace_back();
             if (true) {
-                e0.broker_id = int32_t(seed + 788953);
+                e0.broker_id = ::samsa::node_id{int32_t(seed + 788953)};
             }
             if (true) {
                 e0.host_name = std::string("s88-") + std::to_string(seed);
@@ -1873,7 +1873,7 @@ void populate(protocol::leader_and_isr_request& m, int16_t version, int seed) {
         {
             auto& e0 = m.live_leaders.emplace_back();
             if (true) {
-                e0.broker_id = int32_t(seed + 812710);
+                e0.broker_id = ::samsa::node_id{int32_t(seed + 812710)};
             }
             if (true) {
                 e0.host_name = std::string("s91-") + std::to_string(seed);
@@ -1946,7 +1946,7 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.brokers.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 123757);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 123757)};
             }
             if (true) {
                 e0.host = std::string("s4-") + std::to_string(seed);
@@ -1965,7 +1965,7 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.brokers.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 155433);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 155433)};
             }
             if (true) {
                 e0.host = std::string("s8-") + std::to_string(seed);
@@ -1982,7 +1982,7 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
         m.cluster_id = std::string("s11-") + std::to_string(seed);
     }
     if (version >= 1) {
-        m.controller_id = int32_t(seed + 195028);
+        m.controller_id = ::samsa::node_id{int32_t(seed + 195028)};
     }
     if (true) {
         m.topics = std::vector<protocol::metadata_response::metadata_response_topic>{};
@@ -2015,42 +2015,42 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 258380);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 266299);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 266299)};
                     }
                     if (version >= 7) {
                         e1.leader_epoch = int32_t(seed + 274218);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 1921370);
+                            e2 = ::samsa::node_id{int32_t(seed + 1921370)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 1929289);
+                            e2 = ::samsa::node_id{int32_t(seed + 1929289)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 2000560);
+                            e2 = ::samsa::node_id{int32_t(seed + 2000560)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 2008479);
+                            e2 = ::samsa::node_id{int32_t(seed + 2008479)};
                         }
                     }
                     if (version >= 5) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 2079750);
+                            e2 = ::samsa::node_id{int32_t(seed + 2079750)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 2087669);
+                            e2 = ::samsa::node_id{int32_t(seed + 2087669)};
                         }
                     }
                 }
@@ -2063,42 +2063,42 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 313813);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 321732);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 321732)};
                     }
                     if (version >= 7) {
                         e1.leader_epoch = int32_t(seed + 329651);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 2475700);
+                            e2 = ::samsa::node_id{int32_t(seed + 2475700)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 2483619);
+                            e2 = ::samsa::node_id{int32_t(seed + 2483619)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 2554890);
+                            e2 = ::samsa::node_id{int32_t(seed + 2554890)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 2562809);
+                            e2 = ::samsa::node_id{int32_t(seed + 2562809)};
                         }
                     }
                     if (version >= 5) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 2634080);
+                            e2 = ::samsa::node_id{int32_t(seed + 2634080)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 2641999);
+                            e2 = ::samsa::node_id{int32_t(seed + 2641999)};
                         }
                     }
                 }
@@ -2132,42 +2132,42 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 416760);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 424679);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 424679)};
                     }
                     if (version >= 7) {
                         e1.leader_epoch = int32_t(seed + 432598);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 3505170);
+                            e2 = ::samsa::node_id{int32_t(seed + 3505170)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 3513089);
+                            e2 = ::samsa::node_id{int32_t(seed + 3513089)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 3584360);
+                            e2 = ::samsa::node_id{int32_t(seed + 3584360)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 3592279);
+                            e2 = ::samsa::node_id{int32_t(seed + 3592279)};
                         }
                     }
                     if (version >= 5) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3663550);
+                            e2 = ::samsa::node_id{int32_t(seed + 3663550)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3671469);
+                            e2 = ::samsa::node_id{int32_t(seed + 3671469)};
                         }
                     }
                 }
@@ -2180,42 +2180,42 @@ void populate(protocol::metadata_response& m, int16_t version, int seed) {
                         e1.partition_index = int32_t(seed + 472193);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 480112);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 480112)};
                     }
                     if (version >= 7) {
                         e1.leader_epoch = int32_t(seed + 488031);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 4059500);
+                            e2 = ::samsa::node_id{int32_t(seed + 4059500)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 4067419);
+                            e2 = ::samsa::node_id{int32_t(seed + 4067419)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 4138690);
+                            e2 = ::samsa::node_id{int32_t(seed + 4138690)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 4146609);
+                            e2 = ::samsa::node_id{int32_t(seed + 4146609)};
                         }
                     }
                     if (version >= 5) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 4217880);
+                            e2 = ::samsa::node_id{int32_t(seed + 4217880)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 4225799);
+                            e2 = ::samsa::node_id{int32_t(seed + 4225799)};
                         }
                     }
                 }
@@ -2393,7 +2393,7 @@ void populate(protocol::producer_ids_record& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -2410,7 +2410,7 @@ void populate(protocol::register_broker_record& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 2) {
         m.is_migrating_zk_broker = true;
@@ -2737,7 +2737,7 @@ void populate(protocol::stop_replica_request& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.controller_id = int32_t(seed + 107919);
+        m.controller_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 4) {
         m.is_kraft_controller = true;

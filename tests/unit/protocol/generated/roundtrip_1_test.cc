@@ -83,7 +83,7 @@ void populate(protocol::allocate_producer_ids_response& m, int16_t version, int 
         m.error_code = int16_t(seed + 1002);
     }
     if (true) {
-        m.producer_id_start = int64_t(seed) + 5000314187LL;
+        m.producer_id_start = ::samsa::producer_id{int64_t(seed) + 5000314187LL};
     }
     if (true) {
         m.producer_id_len = int32_t(seed + 131676);
@@ -123,20 +123,20 @@ void populate(protocol::alter_partition_response& m, int16_t version, int seed) 
                         e1.error_code = int16_t(seed + 1008);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 171271);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 171271)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 179190);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 971090);
+                            e2 = ::samsa::node_id{int32_t(seed + 971090)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 979009);
+                            e2 = ::samsa::node_id{int32_t(seed + 979009)};
                         }
                     }
                     if (version >= 1) {
@@ -155,20 +155,20 @@ void populate(protocol::alter_partition_response& m, int16_t version, int seed) 
                         e1.error_code = int16_t(seed + 1015);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 226704);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 226704)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 234623);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 1525420);
+                            e2 = ::samsa::node_id{int32_t(seed + 1525420)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 1533339);
+                            e2 = ::samsa::node_id{int32_t(seed + 1533339)};
                         }
                     }
                     if (version >= 1) {
@@ -199,20 +199,20 @@ void populate(protocol::alter_partition_response& m, int16_t version, int seed) 
                         e1.error_code = int16_t(seed + 1025);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 305894);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 305894)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 313813);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 2317320);
+                            e2 = ::samsa::node_id{int32_t(seed + 2317320)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 2325239);
+                            e2 = ::samsa::node_id{int32_t(seed + 2325239)};
                         }
                     }
                     if (version >= 1) {
@@ -231,20 +231,20 @@ void populate(protocol::alter_partition_response& m, int16_t version, int seed) 
                         e1.error_code = int16_t(seed + 1032);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 361327);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 361327)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 369246);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 2871650);
+                            e2 = ::samsa::node_id{int32_t(seed + 2871650)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 2879569);
+                            e2 = ::samsa::node_id{int32_t(seed + 2879569)};
                         }
                     }
                     if (version >= 1) {
@@ -1091,68 +1091,68 @@ void populate(protocol::describe_topic_partitions_response& m, int16_t version, 
                         e1.partition_index = int32_t(seed + 171271);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 179190);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 179190)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 187109);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 1050280);
+                            e2 = ::samsa::node_id{int32_t(seed + 1050280)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 1058199);
+                            e2 = ::samsa::node_id{int32_t(seed + 1058199)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 1129470);
+                            e2 = ::samsa::node_id{int32_t(seed + 1129470)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 1137389);
+                            e2 = ::samsa::node_id{int32_t(seed + 1137389)};
                         }
                     }
                     if (true) {
-                        e1.eligible_leader_replicas = std::vector<int32_t>{};
+                        e1.eligible_leader_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 1208660);
+                            e2 = ::samsa::node_id{int32_t(seed + 1208660)};
                         }
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 1216579);
+                            e2 = ::samsa::node_id{int32_t(seed + 1216579)};
                         }
                     }
                     if (true) {
                         if (true) {
                             e1.last_known_elr = std::nullopt;
                         } else {
-                            e1.last_known_elr = std::vector<int32_t>{};
+                            e1.last_known_elr = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 1287850);
+                                e2 = ::samsa::node_id{int32_t(seed + 1287850)};
                             }
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 1295769);
+                                e2 = ::samsa::node_id{int32_t(seed + 1295769)};
                             }
                         }
                     }
                     if (true) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 1367040);
+                            e2 = ::samsa::node_id{int32_t(seed + 1367040)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 1374959);
+                            e2 = ::samsa::node_id{int32_t(seed + 1374959)};
                         }
                     }
                 }
@@ -1165,68 +1165,68 @@ void populate(protocol::describe_topic_partitions_response& m, int16_t version, 
                         e1.partition_index = int32_t(seed + 242542);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 250461);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 250461)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 258380);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 1762990);
+                            e2 = ::samsa::node_id{int32_t(seed + 1762990)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 1770909);
+                            e2 = ::samsa::node_id{int32_t(seed + 1770909)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 1842180);
+                            e2 = ::samsa::node_id{int32_t(seed + 1842180)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 1850099);
+                            e2 = ::samsa::node_id{int32_t(seed + 1850099)};
                         }
                     }
                     if (true) {
-                        e1.eligible_leader_replicas = std::vector<int32_t>{};
+                        e1.eligible_leader_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 1921370);
+                            e2 = ::samsa::node_id{int32_t(seed + 1921370)};
                         }
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 1929289);
+                            e2 = ::samsa::node_id{int32_t(seed + 1929289)};
                         }
                     }
                     if (true) {
                         if (true) {
                             e1.last_known_elr = std::nullopt;
                         } else {
-                            e1.last_known_elr = std::vector<int32_t>{};
+                            e1.last_known_elr = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 2000560);
+                                e2 = ::samsa::node_id{int32_t(seed + 2000560)};
                             }
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 2008479);
+                                e2 = ::samsa::node_id{int32_t(seed + 2008479)};
                             }
                         }
                     }
                     if (true) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 2079750);
+                            e2 = ::samsa::node_id{int32_t(seed + 2079750)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 2087669);
+                            e2 = ::samsa::node_id{int32_t(seed + 2087669)};
                         }
                     }
                 }
@@ -1260,68 +1260,68 @@ void populate(protocol::describe_topic_partitions_response& m, int16_t version, 
                         e1.partition_index = int32_t(seed + 361327);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 369246);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 369246)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 377165);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 2950840);
+                            e2 = ::samsa::node_id{int32_t(seed + 2950840)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 2958759);
+                            e2 = ::samsa::node_id{int32_t(seed + 2958759)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 3030030);
+                            e2 = ::samsa::node_id{int32_t(seed + 3030030)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 3037949);
+                            e2 = ::samsa::node_id{int32_t(seed + 3037949)};
                         }
                     }
                     if (true) {
-                        e1.eligible_leader_replicas = std::vector<int32_t>{};
+                        e1.eligible_leader_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 3109220);
+                            e2 = ::samsa::node_id{int32_t(seed + 3109220)};
                         }
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 3117139);
+                            e2 = ::samsa::node_id{int32_t(seed + 3117139)};
                         }
                     }
                     if (true) {
                         if (true) {
                             e1.last_known_elr = std::nullopt;
                         } else {
-                            e1.last_known_elr = std::vector<int32_t>{};
+                            e1.last_known_elr = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 3188410);
+                                e2 = ::samsa::node_id{int32_t(seed + 3188410)};
                             }
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 3196329);
+                                e2 = ::samsa::node_id{int32_t(seed + 3196329)};
                             }
                         }
                     }
                     if (true) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3267600);
+                            e2 = ::samsa::node_id{int32_t(seed + 3267600)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3275519);
+                            e2 = ::samsa::node_id{int32_t(seed + 3275519)};
                         }
                     }
                 }
@@ -1334,68 +1334,68 @@ void populate(protocol::describe_topic_partitions_response& m, int16_t version, 
                         e1.partition_index = int32_t(seed + 432598);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 440517);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 440517)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 448436);
                     }
                     if (true) {
-                        e1.replica_nodes = std::vector<int32_t>{};
+                        e1.replica_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 3663550);
+                            e2 = ::samsa::node_id{int32_t(seed + 3663550)};
                         }
                         {
                             auto& e2 = e1.replica_nodes.emplace_back();
-                            e2 = int32_t(seed + 3671469);
+                            e2 = ::samsa::node_id{int32_t(seed + 3671469)};
                         }
                     }
                     if (true) {
-                        e1.isr_nodes = std::vector<int32_t>{};
+                        e1.isr_nodes = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 3742740);
+                            e2 = ::samsa::node_id{int32_t(seed + 3742740)};
                         }
                         {
                             auto& e2 = e1.isr_nodes.emplace_back();
-                            e2 = int32_t(seed + 3750659);
+                            e2 = ::samsa::node_id{int32_t(seed + 3750659)};
                         }
                     }
                     if (true) {
-                        e1.eligible_leader_replicas = std::vector<int32_t>{};
+                        e1.eligible_leader_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 3821930);
+                            e2 = ::samsa::node_id{int32_t(seed + 3821930)};
                         }
                         {
                             auto& e2 = (*e1.eligible_leader_replicas).emplace_back();
-                            e2 = int32_t(seed + 3829849);
+                            e2 = ::samsa::node_id{int32_t(seed + 3829849)};
                         }
                     }
                     if (true) {
                         if (true) {
                             e1.last_known_elr = std::nullopt;
                         } else {
-                            e1.last_known_elr = std::vector<int32_t>{};
+                            e1.last_known_elr = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 3901120);
+                                e2 = ::samsa::node_id{int32_t(seed + 3901120)};
                             }
                             {
                                 auto& e2 = (*e1.last_known_elr).emplace_back();
-                                e2 = int32_t(seed + 3909039);
+                                e2 = ::samsa::node_id{int32_t(seed + 3909039)};
                             }
                         }
                     }
                     if (true) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3980310);
+                            e2 = ::samsa::node_id{int32_t(seed + 3980310)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3988229);
+                            e2 = ::samsa::node_id{int32_t(seed + 3988229)};
                         }
                     }
                 }
@@ -1447,7 +1447,7 @@ void populate(protocol::end_quorum_epoch_response& m, int16_t version, int seed)
                         e1.error_code = int16_t(seed + 1006);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 155433);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 155433)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 163352);
@@ -1462,7 +1462,7 @@ void populate(protocol::end_quorum_epoch_response& m, int16_t version, int seed)
                         e1.error_code = int16_t(seed + 1010);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 187109);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 187109)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 195028);
@@ -1486,7 +1486,7 @@ void populate(protocol::end_quorum_epoch_response& m, int16_t version, int seed)
                         e1.error_code = int16_t(seed + 1016);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 234623);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 234623)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 242542);
@@ -1501,7 +1501,7 @@ void populate(protocol::end_quorum_epoch_response& m, int16_t version, int seed)
                         e1.error_code = int16_t(seed + 1020);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 266299);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 266299)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 274218);
@@ -1515,7 +1515,7 @@ void populate(protocol::end_quorum_epoch_response& m, int16_t version, int seed)
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 290056);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 290056)};
             }
             if (true) {
                 e0.host = std::string("s25-") + std::to_string(seed);
@@ -1527,7 +1527,7 @@ void populate(protocol::end_quorum_epoch_response& m, int16_t version, int seed)
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 313813);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 313813)};
             }
             if (true) {
                 e0.host = std::string("s28-") + std::to_string(seed);
@@ -1577,7 +1577,7 @@ void populate(protocol::init_producer_id_request& m, int16_t version, int seed) 
         m.transaction_timeout_ms = int32_t(seed + 115838);
     }
     if (version >= 3) {
-        m.producer_id = int64_t(seed) + 5000314187LL;
+        m.producer_id = ::samsa::producer_id{int64_t(seed) + 5000314187LL};
     }
     if (version >= 3) {
         m.producer_epoch = int16_t(seed + 1004);
@@ -1698,7 +1698,7 @@ void populate(protocol::list_offsets_request& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.replica_id = int32_t(seed + 107919);
+        m.replica_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 2) {
         m.isolation_level = int8_t(seed + 3);
@@ -2377,7 +2377,7 @@ void populate(protocol::share_acknowledge_response& m, int16_t version, int seed
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 369246);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 369246)};
             }
             if (true) {
                 e0.host = std::string("s35-") + std::to_string(seed);
@@ -2392,7 +2392,7 @@ void populate(protocol::share_acknowledge_response& m, int16_t version, int seed
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 400922);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 400922)};
             }
             if (true) {
                 e0.host = std::string("s39-") + std::to_string(seed);
@@ -2594,7 +2594,7 @@ void populate(protocol::unfence_broker_record& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.id = int32_t(seed + 107919);
+        m.id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.epoch = int64_t(seed) + 5000209458LL;
@@ -2667,7 +2667,7 @@ void populate(protocol::write_txn_markers_request& m, int16_t version, int seed)
         {
             auto& e0 = m.markers.emplace_back();
             if (true) {
-                e0.producer_id = int64_t(seed) + 5000209458LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5000209458LL};
             }
             if (true) {
                 e0.producer_epoch = int16_t(seed + 1003);
@@ -2719,7 +2719,7 @@ void populate(protocol::write_txn_markers_request& m, int16_t version, int seed)
         {
             auto& e0 = m.markers.emplace_back();
             if (true) {
-                e0.producer_id = int64_t(seed) + 5001152019LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5001152019LL};
             }
             if (true) {
                 e0.producer_epoch = int16_t(seed + 1012);

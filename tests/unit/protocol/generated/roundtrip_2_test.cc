@@ -48,7 +48,7 @@ void populate(protocol::add_offsets_to_txn_request& m, int16_t version, int seed
         m.transactional_id = std::string("s1-") + std::to_string(seed);
     }
     if (true) {
-        m.producer_id = int64_t(seed) + 5000209458LL;
+        m.producer_id = ::samsa::producer_id{int64_t(seed) + 5000209458LL};
     }
     if (true) {
         m.producer_epoch = int16_t(seed + 1003);
@@ -289,7 +289,7 @@ void populate(protocol::begin_quorum_epoch_request& m, int16_t version, int seed
         m.cluster_id = std::string("s1-") + std::to_string(seed);
     }
     if (version >= 1) {
-        m.voter_id = int32_t(seed + 115838);
+        m.voter_id = ::samsa::node_id{int32_t(seed + 115838)};
     }
     if (true) {
         m.topics = std::vector<protocol::begin_quorum_epoch_request::topic_data>{};
@@ -309,7 +309,7 @@ void populate(protocol::begin_quorum_epoch_request& m, int16_t version, int seed
                         e1.voter_directory_id = test_uuid(7);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 163352);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 163352)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 171271);
@@ -324,7 +324,7 @@ void populate(protocol::begin_quorum_epoch_request& m, int16_t version, int seed
                         e1.voter_directory_id = test_uuid(11);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 195028);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 195028)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 202947);
@@ -348,7 +348,7 @@ void populate(protocol::begin_quorum_epoch_request& m, int16_t version, int seed
                         e1.voter_directory_id = test_uuid(17);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 242542);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 242542)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 250461);
@@ -363,7 +363,7 @@ void populate(protocol::begin_quorum_epoch_request& m, int16_t version, int seed
                         e1.voter_directory_id = test_uuid(21);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 274218);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 274218)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 282137);
@@ -687,7 +687,7 @@ void populate(protocol::fence_broker_record& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.id = int32_t(seed + 107919);
+        m.id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.epoch = int64_t(seed) + 5000209458LL;
@@ -758,7 +758,7 @@ void populate(protocol::init_producer_id_response& m, int16_t version, int seed)
         m.error_code = int16_t(seed + 1002);
     }
     if (true) {
-        m.producer_id = int64_t(seed) + 5000314187LL;
+        m.producer_id = ::samsa::producer_id{int64_t(seed) + 5000314187LL};
     }
     if (true) {
         m.producer_epoch = int16_t(seed + 1004);
@@ -775,7 +775,7 @@ void populate(protocol::leader_change_message& m, int16_t version, int seed) {
         m.version_ = int16_t(seed + 1001);
     }
     if (true) {
-        m.leader_id = int32_t(seed + 115838);
+        m.leader_id = ::samsa::node_id{int32_t(seed + 115838)};
     }
     if (true) {
         m.voters = std::vector<protocol::leader_change_message::voter>{};
@@ -990,7 +990,7 @@ void populate(protocol::offset_for_leader_epoch_request& m, int16_t version, int
     (void)version;
     (void)seed;
     if (version >= 3) {
-        m.replica_id = int32_t(seed + 107919);
+        m.replica_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.topics = std::vector<protocol::offset_for_leader_epoch_request::offset_for_leader_topic>{};
@@ -1416,7 +1416,7 @@ void populate(protocol::unregister_broker_record& m, int16_t version, int seed) 
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -1437,7 +1437,7 @@ void populate(protocol::update_raft_voter_response& m, int16_t version, int seed
     }
     if (true) {
         if (true) {
-            m.current_leader.leader_id = int32_t(seed + 131676);
+            m.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 131676)};
         }
         if (true) {
             m.current_leader.leader_epoch = int32_t(seed + 139595);
@@ -1462,7 +1462,7 @@ void populate(protocol::write_txn_markers_response& m, int16_t version, int seed
         {
             auto& e0 = m.markers.emplace_back();
             if (true) {
-                e0.producer_id = int64_t(seed) + 5000209458LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5000209458LL};
             }
             if (true) {
                 e0.topics = std::vector<protocol::write_txn_markers_response::writable_txn_marker_result::writable_txn_marker_topic_result>{};
@@ -1525,7 +1525,7 @@ void populate(protocol::write_txn_markers_response& m, int16_t version, int seed
         {
             auto& e0 = m.markers.emplace_back();
             if (true) {
-                e0.producer_id = int64_t(seed) + 5001675664LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5001675664LL};
             }
             if (true) {
                 e0.topics = std::vector<protocol::write_txn_markers_response::writable_txn_marker_result::writable_txn_marker_topic_result>{};

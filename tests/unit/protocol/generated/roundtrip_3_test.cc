@@ -225,7 +225,7 @@ void populate(protocol::begin_quorum_epoch_response& m, int16_t version, int see
                         e1.error_code = int16_t(seed + 1006);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 155433);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 155433)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 163352);
@@ -240,7 +240,7 @@ void populate(protocol::begin_quorum_epoch_response& m, int16_t version, int see
                         e1.error_code = int16_t(seed + 1010);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 187109);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 187109)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 195028);
@@ -264,7 +264,7 @@ void populate(protocol::begin_quorum_epoch_response& m, int16_t version, int see
                         e1.error_code = int16_t(seed + 1016);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 234623);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 234623)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 242542);
@@ -279,7 +279,7 @@ void populate(protocol::begin_quorum_epoch_response& m, int16_t version, int see
                         e1.error_code = int16_t(seed + 1020);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 266299);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 266299)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 274218);
@@ -293,7 +293,7 @@ void populate(protocol::begin_quorum_epoch_response& m, int16_t version, int see
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 290056);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 290056)};
             }
             if (true) {
                 e0.host = std::string("s25-") + std::to_string(seed);
@@ -305,7 +305,7 @@ void populate(protocol::begin_quorum_epoch_response& m, int16_t version, int see
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 313813);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 313813)};
             }
             if (true) {
                 e0.host = std::string("s28-") + std::to_string(seed);
@@ -607,14 +607,14 @@ void populate(protocol::describe_cluster_response& m, int16_t version, int seed)
         m.cluster_id = std::string("s5-") + std::to_string(seed);
     }
     if (true) {
-        m.controller_id = int32_t(seed + 147514);
+        m.controller_id = ::samsa::node_id{int32_t(seed + 147514)};
     }
     if (true) {
         m.brokers = std::vector<protocol::describe_cluster_response::describe_cluster_broker>{};
         {
             auto& e0 = m.brokers.emplace_back();
             if (true) {
-                e0.broker_id = int32_t(seed + 163352);
+                e0.broker_id = ::samsa::node_id{int32_t(seed + 163352)};
             }
             if (true) {
                 e0.host = std::string("s9-") + std::to_string(seed);
@@ -629,7 +629,7 @@ void populate(protocol::describe_cluster_response& m, int16_t version, int seed)
         {
             auto& e0 = m.brokers.emplace_back();
             if (true) {
-                e0.broker_id = int32_t(seed + 195028);
+                e0.broker_id = ::samsa::node_id{int32_t(seed + 195028)};
             }
             if (true) {
                 e0.host = std::string("s13-") + std::to_string(seed);
@@ -889,7 +889,7 @@ void populate(protocol::describe_transactions_response& m, int16_t version, int 
                 e0.transaction_start_time_ms = int64_t(seed) + 5000733103LL;
             }
             if (true) {
-                e0.producer_id = int64_t(seed) + 5000837832LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5000837832LL};
             }
             if (true) {
                 e0.producer_epoch = int16_t(seed + 1009);
@@ -950,7 +950,7 @@ void populate(protocol::describe_transactions_response& m, int16_t version, int 
                 e0.transaction_start_time_ms = int64_t(seed) + 5001989851LL;
             }
             if (true) {
-                e0.producer_id = int64_t(seed) + 5002094580LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5002094580LL};
             }
             if (true) {
                 e0.producer_epoch = int16_t(seed + 1021);
@@ -1006,7 +1006,7 @@ void populate(protocol::end_txn_request& m, int16_t version, int seed) {
         m.transactional_id = std::string("s1-") + std::to_string(seed);
     }
     if (true) {
-        m.producer_id = int64_t(seed) + 5000209458LL;
+        m.producer_id = ::samsa::producer_id{int64_t(seed) + 5000209458LL};
     }
     if (true) {
         m.producer_epoch = int16_t(seed + 1003);
@@ -1026,11 +1026,11 @@ void populate(protocol::fetch_request& m, int16_t version, int seed) {
         m.cluster_id = std::string("s1-") + std::to_string(seed);
     }
     if (version <= 14) {
-        m.replica_id = int32_t(seed + 115838);
+        m.replica_id = ::samsa::node_id{int32_t(seed + 115838)};
     }
     if (version >= 15) {
         if (true) {
-            m.replica_state.replica_id = int32_t(seed + 131676);
+            m.replica_state.replica_id = ::samsa::node_id{int32_t(seed + 131676)};
         }
         if (true) {
             m.replica_state.replica_epoch = int64_t(seed) + 5000523645LL;
@@ -1974,7 +1974,7 @@ void populate(protocol::share_fetch_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 686006);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 686006)};
             }
             if (true) {
                 e0.host = std::string("s75-") + std::to_string(seed);
@@ -1989,7 +1989,7 @@ void populate(protocol::share_fetch_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 717682);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 717682)};
             }
             if (true) {
                 e0.host = std::string("s79-") + std::to_string(seed);
@@ -2115,7 +2115,7 @@ void populate(protocol::unregister_broker_request& m, int16_t version, int seed)
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 0) {
         m.unknown_tags.push_back({1000, {1, 2, 3}});

@@ -51,7 +51,7 @@ void populate(protocol::add_partitions_to_txn_request& m, int16_t version, int s
                 e0.transactional_id = std::string("s2-") + std::to_string(seed);
             }
             if (true) {
-                e0.producer_id = int64_t(seed) + 5000314187LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5000314187LL};
             }
             if (true) {
                 e0.producer_epoch = int16_t(seed + 1004);
@@ -103,7 +103,7 @@ void populate(protocol::add_partitions_to_txn_request& m, int16_t version, int s
                 e0.transactional_id = std::string("s11-") + std::to_string(seed);
             }
             if (true) {
-                e0.producer_id = int64_t(seed) + 5001256748LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5001256748LL};
             }
             if (true) {
                 e0.producer_epoch = int16_t(seed + 1013);
@@ -154,7 +154,7 @@ void populate(protocol::add_partitions_to_txn_request& m, int16_t version, int s
         m.v3_and_below_transactional_id = std::string("s20-") + std::to_string(seed);
     }
     if (version <= 3) {
-        m.v3_and_below_producer_id = int64_t(seed) + 5002199309LL;
+        m.v3_and_below_producer_id = ::samsa::producer_id{int64_t(seed) + 5002199309LL};
     }
     if (version <= 3) {
         m.v3_and_below_producer_epoch = int16_t(seed + 1022);
@@ -717,7 +717,7 @@ void populate(protocol::end_txn_response& m, int16_t version, int seed) {
         m.error_code = int16_t(seed + 1002);
     }
     if (version >= 5) {
-        m.producer_id = int64_t(seed) + 5000314187LL;
+        m.producer_id = ::samsa::producer_id{int64_t(seed) + 5000314187LL};
     }
     if (version >= 5) {
         m.producer_epoch = int16_t(seed + 1004);
@@ -778,7 +778,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                     }
                     if (version >= 12) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 234623);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 234623)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 242542);
@@ -797,7 +797,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5002408767LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5002408767LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5002513496LL;
@@ -806,7 +806,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5002618225LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5002618225LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5002722954LL;
@@ -814,7 +814,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         }
                     }
                     if (version >= 11) {
-                        e1.preferred_read_replica = int32_t(seed + 313813);
+                        e1.preferred_read_replica = ::samsa::node_id{int32_t(seed + 313813)};
                     }
                     if (true) {
                         e1.records = test_records();
@@ -847,7 +847,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                     }
                     if (version >= 12) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 400922);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 400922)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 408841);
@@ -866,7 +866,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5004608076LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5004608076LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5004712805LL;
@@ -875,7 +875,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5004817534LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5004817534LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5004922263LL;
@@ -883,7 +883,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         }
                     }
                     if (version >= 11) {
-                        e1.preferred_read_replica = int32_t(seed + 480112);
+                        e1.preferred_read_replica = ::samsa::node_id{int32_t(seed + 480112)};
                     }
                     if (true) {
                         e1.records = test_records();
@@ -928,7 +928,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                     }
                     if (version >= 12) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 590978);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 590978)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 598897);
@@ -947,7 +947,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5007121572LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5007121572LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5007226301LL;
@@ -956,7 +956,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5007331030LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5007331030LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5007435759LL;
@@ -964,7 +964,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         }
                     }
                     if (version >= 11) {
-                        e1.preferred_read_replica = int32_t(seed + 670168);
+                        e1.preferred_read_replica = ::samsa::node_id{int32_t(seed + 670168)};
                     }
                     if (true) {
                         e1.records = test_records();
@@ -997,7 +997,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                     }
                     if (version >= 12) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 757277);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 757277)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 765196);
@@ -1016,7 +1016,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5009320881LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5009320881LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5009425610LL;
@@ -1025,7 +1025,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         {
                             auto& e2 = (*e1.aborted_transactions).emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5009530339LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5009530339LL};
                             }
                             if (true) {
                                 e2.first_offset = int64_t(seed) + 5009635068LL;
@@ -1033,7 +1033,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
                         }
                     }
                     if (version >= 11) {
-                        e1.preferred_read_replica = int32_t(seed + 836467);
+                        e1.preferred_read_replica = ::samsa::node_id{int32_t(seed + 836467)};
                     }
                     if (true) {
                         e1.records = test_records();
@@ -1047,7 +1047,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 860224);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 860224)};
             }
             if (true) {
                 e0.host = std::string("s97-") + std::to_string(seed);
@@ -1066,7 +1066,7 @@ void populate(protocol::fetch_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 891900);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 891900)};
             }
             if (true) {
                 e0.host = std::string("s101-") + std::to_string(seed);
@@ -1325,36 +1325,36 @@ void populate(protocol::list_partition_reassignments_response& m, int16_t versio
                         e1.partition_index = int32_t(seed + 155433);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 733520);
+                            e2 = ::samsa::node_id{int32_t(seed + 733520)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 741439);
+                            e2 = ::samsa::node_id{int32_t(seed + 741439)};
                         }
                     }
                     if (true) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 812710);
+                            e2 = ::samsa::node_id{int32_t(seed + 812710)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 820629);
+                            e2 = ::samsa::node_id{int32_t(seed + 820629)};
                         }
                     }
                     if (true) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 891900);
+                            e2 = ::samsa::node_id{int32_t(seed + 891900)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 899819);
+                            e2 = ::samsa::node_id{int32_t(seed + 899819)};
                         }
                     }
                 }
@@ -1364,36 +1364,36 @@ void populate(protocol::list_partition_reassignments_response& m, int16_t versio
                         e1.partition_index = int32_t(seed + 187109);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 1050280);
+                            e2 = ::samsa::node_id{int32_t(seed + 1050280)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 1058199);
+                            e2 = ::samsa::node_id{int32_t(seed + 1058199)};
                         }
                     }
                     if (true) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 1129470);
+                            e2 = ::samsa::node_id{int32_t(seed + 1129470)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 1137389);
+                            e2 = ::samsa::node_id{int32_t(seed + 1137389)};
                         }
                     }
                     if (true) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 1208660);
+                            e2 = ::samsa::node_id{int32_t(seed + 1208660)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 1216579);
+                            e2 = ::samsa::node_id{int32_t(seed + 1216579)};
                         }
                     }
                 }
@@ -1412,36 +1412,36 @@ void populate(protocol::list_partition_reassignments_response& m, int16_t versio
                         e1.partition_index = int32_t(seed + 234623);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 1525420);
+                            e2 = ::samsa::node_id{int32_t(seed + 1525420)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 1533339);
+                            e2 = ::samsa::node_id{int32_t(seed + 1533339)};
                         }
                     }
                     if (true) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 1604610);
+                            e2 = ::samsa::node_id{int32_t(seed + 1604610)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 1612529);
+                            e2 = ::samsa::node_id{int32_t(seed + 1612529)};
                         }
                     }
                     if (true) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 1683800);
+                            e2 = ::samsa::node_id{int32_t(seed + 1683800)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 1691719);
+                            e2 = ::samsa::node_id{int32_t(seed + 1691719)};
                         }
                     }
                 }
@@ -1451,36 +1451,36 @@ void populate(protocol::list_partition_reassignments_response& m, int16_t versio
                         e1.partition_index = int32_t(seed + 266299);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 1842180);
+                            e2 = ::samsa::node_id{int32_t(seed + 1842180)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 1850099);
+                            e2 = ::samsa::node_id{int32_t(seed + 1850099)};
                         }
                     }
                     if (true) {
-                        e1.adding_replicas = std::vector<int32_t>{};
+                        e1.adding_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 1921370);
+                            e2 = ::samsa::node_id{int32_t(seed + 1921370)};
                         }
                         {
                             auto& e2 = e1.adding_replicas.emplace_back();
-                            e2 = int32_t(seed + 1929289);
+                            e2 = ::samsa::node_id{int32_t(seed + 1929289)};
                         }
                     }
                     if (true) {
-                        e1.removing_replicas = std::vector<int32_t>{};
+                        e1.removing_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 2000560);
+                            e2 = ::samsa::node_id{int32_t(seed + 2000560)};
                         }
                         {
                             auto& e2 = e1.removing_replicas.emplace_back();
-                            e2 = int32_t(seed + 2008479);
+                            e2 = ::samsa::node_id{int32_t(seed + 2008479)};
                         }
                     }
                 }
@@ -1573,55 +1573,55 @@ void populate(protocol::partition_change_record& m, int16_t version, int seed) {
         if (true) {
             m.isr = std::nullopt;
         } else {
-            m.isr = std::vector<int32_t>{};
+            m.isr = std::vector<::samsa::node_id>{};
             {
                 auto& e0 = (*m.isr).emplace_back();
-                e0 = int32_t(seed + 337570);
+                e0 = ::samsa::node_id{int32_t(seed + 337570)};
             }
             {
                 auto& e0 = (*m.isr).emplace_back();
-                e0 = int32_t(seed + 345489);
+                e0 = ::samsa::node_id{int32_t(seed + 345489)};
             }
         }
     }
     if (true) {
-        m.leader = int32_t(seed + 131676);
+        m.leader = ::samsa::node_id{int32_t(seed + 131676)};
     }
     if (true) {
-        m.replicas = std::vector<int32_t>{};
+        m.replicas = std::vector<::samsa::node_id>{};
         {
             auto& e0 = (*m.replicas).emplace_back();
-            e0 = int32_t(seed + 495950);
+            e0 = ::samsa::node_id{int32_t(seed + 495950)};
         }
         {
             auto& e0 = (*m.replicas).emplace_back();
-            e0 = int32_t(seed + 503869);
+            e0 = ::samsa::node_id{int32_t(seed + 503869)};
         }
     }
     if (true) {
         if (true) {
             m.removing_replicas = std::nullopt;
         } else {
-            m.removing_replicas = std::vector<int32_t>{};
+            m.removing_replicas = std::vector<::samsa::node_id>{};
             {
                 auto& e0 = (*m.removing_replicas).emplace_back();
-                e0 = int32_t(seed + 575140);
+                e0 = ::samsa::node_id{int32_t(seed + 575140)};
             }
             {
                 auto& e0 = (*m.removing_replicas).emplace_back();
-                e0 = int32_t(seed + 583059);
+                e0 = ::samsa::node_id{int32_t(seed + 583059)};
             }
         }
     }
     if (true) {
-        m.adding_replicas = std::vector<int32_t>{};
+        m.adding_replicas = std::vector<::samsa::node_id>{};
         {
             auto& e0 = (*m.adding_replicas).emplace_back();
-            e0 = int32_t(seed + 654330);
+            e0 = ::samsa::node_id{int32_t(seed + 654330)};
         }
         {
             auto& e0 = (*m.adding_replicas).emplace_back();
-            e0 = int32_t(seed + 662249);
+            e0 = ::samsa::node_id{int32_t(seed + 662249)};
         }
     }
     if (true) {
@@ -1643,25 +1643,25 @@ void populate(protocol::partition_change_record& m, int16_t version, int seed) {
         }
     }
     if (version >= 2) {
-        m.eligible_leader_replicas = std::vector<int32_t>{};
+        m.eligible_leader_replicas = std::vector<::samsa::node_id>{};
         {
             auto& e0 = (*m.eligible_leader_replicas).emplace_back();
-            e0 = int32_t(seed + 891900);
+            e0 = ::samsa::node_id{int32_t(seed + 891900)};
         }
         {
             auto& e0 = (*m.eligible_leader_replicas).emplace_back();
-            e0 = int32_t(seed + 899819);
+            e0 = ::samsa::node_id{int32_t(seed + 899819)};
         }
     }
     if (version >= 2) {
-        m.last_known_elr = std::vector<int32_t>{};
+        m.last_known_elr = std::vector<::samsa::node_id>{};
         {
             auto& e0 = (*m.last_known_elr).emplace_back();
-            e0 = int32_t(seed + 971090);
+            e0 = ::samsa::node_id{int32_t(seed + 971090)};
         }
         {
             auto& e0 = (*m.last_known_elr).emplace_back();
-            e0 = int32_t(seed + 979009);
+            e0 = ::samsa::node_id{int32_t(seed + 979009)};
         }
     }
     if (version >= 0) {
@@ -1834,7 +1834,7 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
         m.cluster_id = std::string("s1-") + std::to_string(seed);
     }
     if (version >= 1) {
-        m.voter_id = int32_t(seed + 115838);
+        m.voter_id = ::samsa::node_id{int32_t(seed + 115838)};
     }
     if (true) {
         m.topics = std::vector<protocol::vote_request::topic_data>{};
@@ -1854,7 +1854,7 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
                         e1.candidate_epoch = int32_t(seed + 155433);
                     }
                     if (true) {
-                        e1.candidate_id = int32_t(seed + 163352);
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 163352)};
                     }
                     if (version >= 1) {
                         e1.candidate_directory_id = test_uuid(9);
@@ -1878,7 +1878,7 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
                         e1.candidate_epoch = int32_t(seed + 210866);
                     }
                     if (true) {
-                        e1.candidate_id = int32_t(seed + 218785);
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 218785)};
                     }
                     if (version >= 1) {
                         e1.candidate_directory_id = test_uuid(16);
@@ -1911,7 +1911,7 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
                         e1.candidate_epoch = int32_t(seed + 282137);
                     }
                     if (true) {
-                        e1.candidate_id = int32_t(seed + 290056);
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 290056)};
                     }
                     if (version >= 1) {
                         e1.candidate_directory_id = test_uuid(25);
@@ -1935,7 +1935,7 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
                         e1.candidate_epoch = int32_t(seed + 337570);
                     }
                     if (true) {
-                        e1.candidate_id = int32_t(seed + 345489);
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 345489)};
                     }
                     if (version >= 1) {
                         e1.candidate_directory_id = test_uuid(32);

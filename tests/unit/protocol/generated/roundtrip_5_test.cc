@@ -326,7 +326,7 @@ void populate(protocol::broker_heartbeat_request& m, int16_t version, int seed) 
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -1108,7 +1108,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5000942561LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5000942561LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 179190);
@@ -1129,7 +1129,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5001570935LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5001570935LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 226704);
@@ -1165,7 +1165,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5002618225LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5002618225LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 305894);
@@ -1186,7 +1186,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5003246599LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5003246599LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 353408);
@@ -1231,7 +1231,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5004503347LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5004503347LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 448436);
@@ -1252,7 +1252,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5005131721LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5005131721LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 495950);
@@ -1292,7 +1292,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5006179011LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5006179011LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 575140);
@@ -1313,7 +1313,7 @@ void populate(protocol::describe_producers_response& m, int16_t version, int see
                         {
                             auto& e2 = e1.active_producers.emplace_back();
                             if (true) {
-                                e2.producer_id = int64_t(seed) + 5006807385LL;
+                                e2.producer_id = ::samsa::producer_id{int64_t(seed) + 5006807385LL};
                             }
                             if (true) {
                                 e2.producer_epoch = int32_t(seed + 622654);
@@ -1459,7 +1459,7 @@ void populate(protocol::fetch_snapshot_request& m, int16_t version, int seed) {
         m.cluster_id = std::string("s1-") + std::to_string(seed);
     }
     if (true) {
-        m.replica_id = int32_t(seed + 115838);
+        m.replica_id = ::samsa::node_id{int32_t(seed + 115838)};
     }
     if (true) {
         m.max_bytes = int32_t(seed + 123757);
@@ -1679,14 +1679,14 @@ void populate(protocol::list_transactions_request& m, int16_t version, int seed)
         }
     }
     if (true) {
-        m.producer_id_filters = std::vector<int64_t>{};
+        m.producer_id_filters = std::vector<::samsa::producer_id>{};
         {
             auto& e0 = m.producer_id_filters.emplace_back();
-            e0 = int64_t(seed) + 5002094580LL;
+            e0 = ::samsa::producer_id{int64_t(seed) + 5002094580LL};
         }
         {
             auto& e0 = m.producer_id_filters.emplace_back();
-            e0 = int64_t(seed) + 5002199309LL;
+            e0 = ::samsa::producer_id{int64_t(seed) + 5002199309LL};
         }
     }
     if (version >= 1) {
@@ -1730,51 +1730,51 @@ void populate(protocol::partition_record& m, int16_t version, int seed) {
         m.topic_id = test_uuid(2);
     }
     if (true) {
-        m.replicas = std::vector<int32_t>{};
+        m.replicas = std::vector<::samsa::node_id>{};
         {
             auto& e0 = m.replicas.emplace_back();
-            e0 = int32_t(seed + 337570);
+            e0 = ::samsa::node_id{int32_t(seed + 337570)};
         }
         {
             auto& e0 = m.replicas.emplace_back();
-            e0 = int32_t(seed + 345489);
+            e0 = ::samsa::node_id{int32_t(seed + 345489)};
         }
     }
     if (true) {
-        m.isr = std::vector<int32_t>{};
+        m.isr = std::vector<::samsa::node_id>{};
         {
             auto& e0 = m.isr.emplace_back();
-            e0 = int32_t(seed + 416760);
+            e0 = ::samsa::node_id{int32_t(seed + 416760)};
         }
         {
             auto& e0 = m.isr.emplace_back();
-            e0 = int32_t(seed + 424679);
+            e0 = ::samsa::node_id{int32_t(seed + 424679)};
         }
     }
     if (true) {
-        m.removing_replicas = std::vector<int32_t>{};
+        m.removing_replicas = std::vector<::samsa::node_id>{};
         {
             auto& e0 = m.removing_replicas.emplace_back();
-            e0 = int32_t(seed + 495950);
+            e0 = ::samsa::node_id{int32_t(seed + 495950)};
         }
         {
             auto& e0 = m.removing_replicas.emplace_back();
-            e0 = int32_t(seed + 503869);
+            e0 = ::samsa::node_id{int32_t(seed + 503869)};
         }
     }
     if (true) {
-        m.adding_replicas = std::vector<int32_t>{};
+        m.adding_replicas = std::vector<::samsa::node_id>{};
         {
             auto& e0 = m.adding_replicas.emplace_back();
-            e0 = int32_t(seed + 575140);
+            e0 = ::samsa::node_id{int32_t(seed + 575140)};
         }
         {
             auto& e0 = m.adding_replicas.emplace_back();
-            e0 = int32_t(seed + 583059);
+            e0 = ::samsa::node_id{int32_t(seed + 583059)};
         }
     }
     if (true) {
-        m.leader = int32_t(seed + 155433);
+        m.leader = ::samsa::node_id{int32_t(seed + 155433)};
     }
     if (true) {
         m.leader_recovery_state = int8_t(seed + 9);
@@ -1800,26 +1800,26 @@ void populate(protocol::partition_record& m, int16_t version, int seed) {
         if (version >= 2) {
             m.eligible_leader_replicas = std::nullopt;
         } else {
-            m.eligible_leader_replicas = std::vector<int32_t>{};
+            m.eligible_leader_replicas = std::vector<::samsa::node_id>{};
             {
                 auto& e0 = (*m.eligible_leader_replicas).emplace_back();
-                e0 = int32_t(seed + 1050280);
+                e0 = ::samsa::node_id{int32_t(seed + 1050280)};
             }
             {
                 auto& e0 = (*m.eligible_leader_replicas).emplace_back();
-                e0 = int32_t(seed + 1058199);
+                e0 = ::samsa::node_id{int32_t(seed + 1058199)};
             }
         }
     }
     if (version >= 2) {
-        m.last_known_elr = std::vector<int32_t>{};
+        m.last_known_elr = std::vector<::samsa::node_id>{};
         {
             auto& e0 = (*m.last_known_elr).emplace_back();
-            e0 = int32_t(seed + 1129470);
+            e0 = ::samsa::node_id{int32_t(seed + 1129470)};
         }
         {
             auto& e0 = (*m.last_known_elr).emplace_back();
-            e0 = int32_t(seed + 1137389);
+            e0 = ::samsa::node_id{int32_t(seed + 1137389)};
         }
     }
     if (version >= 0) {
@@ -2264,7 +2264,7 @@ void populate(protocol::vote_response& m, int16_t version, int seed) {
                         e1.error_code = int16_t(seed + 1006);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 155433);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 155433)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 163352);
@@ -2282,7 +2282,7 @@ void populate(protocol::vote_response& m, int16_t version, int seed) {
                         e1.error_code = int16_t(seed + 1011);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 195028);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 195028)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 202947);
@@ -2309,7 +2309,7 @@ void populate(protocol::vote_response& m, int16_t version, int seed) {
                         e1.error_code = int16_t(seed + 1018);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 250461);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 250461)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 258380);
@@ -2327,7 +2327,7 @@ void populate(protocol::vote_response& m, int16_t version, int seed) {
                         e1.error_code = int16_t(seed + 1023);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 290056);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 290056)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 297975);
@@ -2344,7 +2344,7 @@ void populate(protocol::vote_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 321732);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 321732)};
             }
             if (true) {
                 e0.host = std::string("s29-") + std::to_string(seed);
@@ -2356,7 +2356,7 @@ void populate(protocol::vote_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 345489);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 345489)};
             }
             if (true) {
                 e0.host = std::string("s32-") + std::to_string(seed);

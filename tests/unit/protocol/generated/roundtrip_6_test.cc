@@ -111,14 +111,14 @@ void populate(protocol::alter_partition_reassignments_request& m, int16_t versio
                         if (true) {
                             e1.replicas = std::nullopt;
                         } else {
-                            e1.replicas = std::vector<int32_t>{};
+                            e1.replicas = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = (*e1.replicas).emplace_back();
-                                e2 = int32_t(seed + 575140);
+                                e2 = ::samsa::node_id{int32_t(seed + 575140)};
                             }
                             {
                                 auto& e2 = (*e1.replicas).emplace_back();
-                                e2 = int32_t(seed + 583059);
+                                e2 = ::samsa::node_id{int32_t(seed + 583059)};
                             }
                         }
                     }
@@ -129,14 +129,14 @@ void populate(protocol::alter_partition_reassignments_request& m, int16_t versio
                         e1.partition_index = int32_t(seed + 155433);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = (*e1.replicas).emplace_back();
-                            e2 = int32_t(seed + 733520);
+                            e2 = ::samsa::node_id{int32_t(seed + 733520)};
                         }
                         {
                             auto& e2 = (*e1.replicas).emplace_back();
-                            e2 = int32_t(seed + 741439);
+                            e2 = ::samsa::node_id{int32_t(seed + 741439)};
                         }
                     }
                 }
@@ -158,14 +158,14 @@ void populate(protocol::alter_partition_reassignments_request& m, int16_t versio
                         if (true) {
                             e1.replicas = std::nullopt;
                         } else {
-                            e1.replicas = std::vector<int32_t>{};
+                            e1.replicas = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = (*e1.replicas).emplace_back();
-                                e2 = int32_t(seed + 1050280);
+                                e2 = ::samsa::node_id{int32_t(seed + 1050280)};
                             }
                             {
                                 auto& e2 = (*e1.replicas).emplace_back();
-                                e2 = int32_t(seed + 1058199);
+                                e2 = ::samsa::node_id{int32_t(seed + 1058199)};
                             }
                         }
                     }
@@ -176,14 +176,14 @@ void populate(protocol::alter_partition_reassignments_request& m, int16_t versio
                         e1.partition_index = int32_t(seed + 202947);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = (*e1.replicas).emplace_back();
-                            e2 = int32_t(seed + 1208660);
+                            e2 = ::samsa::node_id{int32_t(seed + 1208660)};
                         }
                         {
                             auto& e2 = (*e1.replicas).emplace_back();
-                            e2 = int32_t(seed + 1216579);
+                            e2 = ::samsa::node_id{int32_t(seed + 1216579)};
                         }
                     }
                 }
@@ -266,7 +266,7 @@ void populate(protocol::controlled_shutdown_request& m, int16_t version, int see
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 2) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -294,28 +294,28 @@ void populate(protocol::create_partitions_request& m, int16_t version, int seed)
                 {
                     auto& e1 = (*e0.assignments).emplace_back();
                     if (true) {
-                        e1.broker_ids = std::vector<int32_t>{};
+                        e1.broker_ids = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 495950);
+                            e2 = ::samsa::node_id{int32_t(seed + 495950)};
                         }
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 503869);
+                            e2 = ::samsa::node_id{int32_t(seed + 503869)};
                         }
                     }
                 }
                 {
                     auto& e1 = (*e0.assignments).emplace_back();
                     if (true) {
-                        e1.broker_ids = std::vector<int32_t>{};
+                        e1.broker_ids = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 575140);
+                            e2 = ::samsa::node_id{int32_t(seed + 575140)};
                         }
                         {
                             auto& e2 = e1.broker_ids.emplace_back();
-                            e2 = int32_t(seed + 583059);
+                            e2 = ::samsa::node_id{int32_t(seed + 583059)};
                         }
                     }
                 }
@@ -337,28 +337,28 @@ void populate(protocol::create_partitions_request& m, int16_t version, int seed)
                     {
                         auto& e1 = (*e0.assignments).emplace_back();
                         if (true) {
-                            e1.broker_ids = std::vector<int32_t>{};
+                            e1.broker_ids = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = e1.broker_ids.emplace_back();
-                                e2 = int32_t(seed + 891900);
+                                e2 = ::samsa::node_id{int32_t(seed + 891900)};
                             }
                             {
                                 auto& e2 = e1.broker_ids.emplace_back();
-                                e2 = int32_t(seed + 899819);
+                                e2 = ::samsa::node_id{int32_t(seed + 899819)};
                             }
                         }
                     }
                     {
                         auto& e1 = (*e0.assignments).emplace_back();
                         if (true) {
-                            e1.broker_ids = std::vector<int32_t>{};
+                            e1.broker_ids = std::vector<::samsa::node_id>{};
                             {
                                 auto& e2 = e1.broker_ids.emplace_back();
-                                e2 = int32_t(seed + 971090);
+                                e2 = ::samsa::node_id{int32_t(seed + 971090)};
                             }
                             {
                                 auto& e2 = e1.broker_ids.emplace_back();
-                                e2 = int32_t(seed + 979009);
+                                e2 = ::samsa::node_id{int32_t(seed + 979009)};
                             }
                         }
                     }
@@ -608,7 +608,7 @@ void populate(protocol::fetch_snapshot_response& m, int16_t version, int seed) {
                     }
                     if (true) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 195028);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 195028)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 202947);
@@ -642,7 +642,7 @@ void populate(protocol::fetch_snapshot_response& m, int16_t version, int seed) {
                     }
                     if (true) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 282137);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 282137)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 290056);
@@ -685,7 +685,7 @@ void populate(protocol::fetch_snapshot_response& m, int16_t version, int seed) {
                     }
                     if (true) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 385084);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 385084)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 393003);
@@ -719,7 +719,7 @@ void populate(protocol::fetch_snapshot_response& m, int16_t version, int seed) {
                     }
                     if (true) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 472193);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 472193)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 480112);
@@ -743,7 +743,7 @@ void populate(protocol::fetch_snapshot_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 519707);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 519707)};
             }
             if (true) {
                 e0.host = std::string("s54-") + std::to_string(seed);
@@ -755,7 +755,7 @@ void populate(protocol::fetch_snapshot_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 543464);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 543464)};
             }
             if (true) {
                 e0.host = std::string("s57-") + std::to_string(seed);
@@ -900,7 +900,7 @@ void populate(protocol::list_transactions_response& m, int16_t version, int seed
                 e0.transactional_id = std::string("s5-") + std::to_string(seed);
             }
             if (true) {
-                e0.producer_id = int64_t(seed) + 5000628374LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5000628374LL};
             }
             if (true) {
                 e0.transaction_state = std::string("s7-") + std::to_string(seed);
@@ -912,7 +912,7 @@ void populate(protocol::list_transactions_response& m, int16_t version, int seed
                 e0.transactional_id = std::string("s8-") + std::to_string(seed);
             }
             if (true) {
-                e0.producer_id = int64_t(seed) + 5000942561LL;
+                e0.producer_id = ::samsa::producer_id{int64_t(seed) + 5000942561LL};
             }
             if (true) {
                 e0.transaction_state = std::string("s10-") + std::to_string(seed);
@@ -1310,7 +1310,7 @@ void populate(protocol::voters_record& m, int16_t version, int seed) {
         {
             auto& e0 = m.voters.emplace_back();
             if (true) {
-                e0.voter_id = int32_t(seed + 123757);
+                e0.voter_id = ::samsa::node_id{int32_t(seed + 123757)};
             }
             if (true) {
                 e0.voter_directory_id = test_uuid(4);
@@ -1354,7 +1354,7 @@ void populate(protocol::voters_record& m, int16_t version, int seed) {
         {
             auto& e0 = m.voters.emplace_back();
             if (true) {
-                e0.voter_id = int32_t(seed + 218785);
+                e0.voter_id = ::samsa::node_id{int32_t(seed + 218785)};
             }
             if (true) {
                 e0.voter_directory_id = test_uuid(16);

@@ -264,7 +264,7 @@ void populate(protocol::broker_registration_change_record& m, int16_t version, i
     (void)version;
     (void)seed;
     if (true) {
-        m.broker_id = int32_t(seed + 107919);
+        m.broker_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (true) {
         m.broker_epoch = int64_t(seed) + 5000209458LL;
@@ -1051,7 +1051,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         e1.error_message = std::string("s8-") + std::to_string(seed);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 171271);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 171271)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 179190);
@@ -1064,7 +1064,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 202947);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 202947)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(14);
@@ -1082,7 +1082,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 242542);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 242542)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(19);
@@ -1103,7 +1103,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 290056);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 290056)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(25);
@@ -1121,7 +1121,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 329651);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 329651)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(30);
@@ -1154,7 +1154,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         }
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 393003);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 393003)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 400922);
@@ -1167,7 +1167,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 424679);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 424679)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(42);
@@ -1185,7 +1185,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 464274);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 464274)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(47);
@@ -1206,7 +1206,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 511788);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 511788)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(53);
@@ -1224,7 +1224,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 551383);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 551383)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(58);
@@ -1266,7 +1266,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         }
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 630573);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 630573)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 638492);
@@ -1279,7 +1279,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 662249);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 662249)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(72);
@@ -1297,7 +1297,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 701844);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 701844)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(77);
@@ -1318,7 +1318,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 749358);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 749358)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(83);
@@ -1336,7 +1336,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 788953);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 788953)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(88);
@@ -1365,7 +1365,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         e1.error_message = std::string("s94-") + std::to_string(seed);
                     }
                     if (true) {
-                        e1.leader_id = int32_t(seed + 852305);
+                        e1.leader_id = ::samsa::node_id{int32_t(seed + 852305)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 860224);
@@ -1378,7 +1378,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 883981);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 883981)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(100);
@@ -1396,7 +1396,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.current_voters.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 923576);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 923576)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(105);
@@ -1417,7 +1417,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 971090);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 971090)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(111);
@@ -1435,7 +1435,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
                         {
                             auto& e2 = e1.observers.emplace_back();
                             if (true) {
-                                e2.replica_id = int32_t(seed + 1010685);
+                                e2.replica_id = ::samsa::node_id{int32_t(seed + 1010685)};
                             }
                             if (version >= 2) {
                                 e2.replica_directory_id = test_uuid(116);
@@ -1460,7 +1460,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
         {
             auto& e0 = m.nodes.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 1058199);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 1058199)};
             }
             if (true) {
                 e0.listeners = std::vector<protocol::describe_quorum_response::node::listener>{};
@@ -1493,7 +1493,7 @@ void populate(protocol::describe_quorum_response& m, int16_t version, int seed) 
         {
             auto& e0 = m.nodes.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 1121551);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 1121551)};
             }
             if (true) {
                 e0.listeners = std::vector<protocol::describe_quorum_response::node::listener>{};
@@ -1946,7 +1946,7 @@ void populate(protocol::produce_response& m, int16_t version, int seed) {
                     }
                     if (version >= 10) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 226704);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 226704)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 234623);
@@ -2000,7 +2000,7 @@ void populate(protocol::produce_response& m, int16_t version, int seed) {
                     }
                     if (version >= 10) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 337570);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 337570)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 345489);
@@ -2059,7 +2059,7 @@ void populate(protocol::produce_response& m, int16_t version, int seed) {
                     }
                     if (version >= 10) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 464274);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 464274)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 472193);
@@ -2113,7 +2113,7 @@ void populate(protocol::produce_response& m, int16_t version, int seed) {
                     }
                     if (version >= 10) {
                         if (true) {
-                            e1.current_leader.leader_id = int32_t(seed + 575140);
+                            e1.current_leader.leader_id = ::samsa::node_id{int32_t(seed + 575140)};
                         }
                         if (true) {
                             e1.current_leader.leader_epoch = int32_t(seed + 583059);
@@ -2131,7 +2131,7 @@ void populate(protocol::produce_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 606816);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 606816)};
             }
             if (true) {
                 e0.host = std::string("s65-") + std::to_string(seed);
@@ -2146,7 +2146,7 @@ void populate(protocol::produce_response& m, int16_t version, int seed) {
         {
             auto& e0 = m.node_endpoints.emplace_back();
             if (true) {
-                e0.node_id = int32_t(seed + 638492);
+                e0.node_id = ::samsa::node_id{int32_t(seed + 638492)};
             }
             if (true) {
                 e0.host = std::string("s69-") + std::to_string(seed);
@@ -2657,7 +2657,7 @@ void populate(protocol::txn_offset_commit_request& m, int16_t version, int seed)
         m.group_id = std::string("s2-") + std::to_string(seed);
     }
     if (true) {
-        m.producer_id = int64_t(seed) + 5000314187LL;
+        m.producer_id = ::samsa::producer_id{int64_t(seed) + 5000314187LL};
     }
     if (true) {
         m.producer_epoch = int16_t(seed + 1004);
@@ -2769,7 +2769,7 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
     (void)version;
     (void)seed;
     if (true) {
-        m.controller_id = int32_t(seed + 107919);
+        m.controller_id = ::samsa::node_id{int32_t(seed + 107919)};
     }
     if (version >= 8) {
         m.is_kraft_controller = true;
@@ -2797,45 +2797,45 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
                 e0.controller_epoch = int32_t(seed + 171271);
             }
             if (true) {
-                e0.leader = int32_t(seed + 179190);
+                e0.leader = ::samsa::node_id{int32_t(seed + 179190)};
             }
             if (true) {
                 e0.leader_epoch = int32_t(seed + 187109);
             }
             if (true) {
-                e0.isr = std::vector<int32_t>{};
+                e0.isr = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 1050280);
+                    e1 = ::samsa::node_id{int32_t(seed + 1050280)};
                 }
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 1058199);
+                    e1 = ::samsa::node_id{int32_t(seed + 1058199)};
                 }
             }
             if (true) {
                 e0.zk_version = int32_t(seed + 202947);
             }
             if (true) {
-                e0.replicas = std::vector<int32_t>{};
+                e0.replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 1208660);
+                    e1 = ::samsa::node_id{int32_t(seed + 1208660)};
                 }
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 1216579);
+                    e1 = ::samsa::node_id{int32_t(seed + 1216579)};
                 }
             }
             if (version >= 4) {
-                e0.offline_replicas = std::vector<int32_t>{};
+                e0.offline_replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.offline_replicas.emplace_back();
-                    e1 = int32_t(seed + 1287850);
+                    e1 = ::samsa::node_id{int32_t(seed + 1287850)};
                 }
                 {
                     auto& e1 = e0.offline_replicas.emplace_back();
-                    e1 = int32_t(seed + 1295769);
+                    e1 = ::samsa::node_id{int32_t(seed + 1295769)};
                 }
             }
         }
@@ -2851,45 +2851,45 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
                 e0.controller_epoch = int32_t(seed + 242542);
             }
             if (true) {
-                e0.leader = int32_t(seed + 250461);
+                e0.leader = ::samsa::node_id{int32_t(seed + 250461)};
             }
             if (true) {
                 e0.leader_epoch = int32_t(seed + 258380);
             }
             if (true) {
-                e0.isr = std::vector<int32_t>{};
+                e0.isr = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 1762990);
+                    e1 = ::samsa::node_id{int32_t(seed + 1762990)};
                 }
                 {
                     auto& e1 = e0.isr.emplace_back();
-                    e1 = int32_t(seed + 1770909);
+                    e1 = ::samsa::node_id{int32_t(seed + 1770909)};
                 }
             }
             if (true) {
                 e0.zk_version = int32_t(seed + 274218);
             }
             if (true) {
-                e0.replicas = std::vector<int32_t>{};
+                e0.replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 1921370);
+                    e1 = ::samsa::node_id{int32_t(seed + 1921370)};
                 }
                 {
                     auto& e1 = e0.replicas.emplace_back();
-                    e1 = int32_t(seed + 1929289);
+                    e1 = ::samsa::node_id{int32_t(seed + 1929289)};
                 }
             }
             if (version >= 4) {
-                e0.offline_replicas = std::vector<int32_t>{};
+                e0.offline_replicas = std::vector<::samsa::node_id>{};
                 {
                     auto& e1 = e0.offline_replicas.emplace_back();
-                    e1 = int32_t(seed + 2000560);
+                    e1 = ::samsa::node_id{int32_t(seed + 2000560)};
                 }
                 {
                     auto& e1 = e0.offline_replicas.emplace_back();
-                    e1 = int32_t(seed + 2008479);
+                    e1 = ::samsa::node_id{int32_t(seed + 2008479)};
                 }
             }
         }
@@ -2918,45 +2918,45 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 345489);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 353408);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 353408)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 361327);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 2792460);
+                            e2 = ::samsa::node_id{int32_t(seed + 2792460)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 2800379);
+                            e2 = ::samsa::node_id{int32_t(seed + 2800379)};
                         }
                     }
                     if (true) {
                         e1.zk_version = int32_t(seed + 377165);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 2950840);
+                            e2 = ::samsa::node_id{int32_t(seed + 2950840)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 2958759);
+                            e2 = ::samsa::node_id{int32_t(seed + 2958759)};
                         }
                     }
                     if (version >= 4) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3030030);
+                            e2 = ::samsa::node_id{int32_t(seed + 3030030)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3037949);
+                            e2 = ::samsa::node_id{int32_t(seed + 3037949)};
                         }
                     }
                 }
@@ -2972,45 +2972,45 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 416760);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 424679);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 424679)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 432598);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 3505170);
+                            e2 = ::samsa::node_id{int32_t(seed + 3505170)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 3513089);
+                            e2 = ::samsa::node_id{int32_t(seed + 3513089)};
                         }
                     }
                     if (true) {
                         e1.zk_version = int32_t(seed + 448436);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 3663550);
+                            e2 = ::samsa::node_id{int32_t(seed + 3663550)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 3671469);
+                            e2 = ::samsa::node_id{int32_t(seed + 3671469)};
                         }
                     }
                     if (version >= 4) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3742740);
+                            e2 = ::samsa::node_id{int32_t(seed + 3742740)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 3750659);
+                            e2 = ::samsa::node_id{int32_t(seed + 3750659)};
                         }
                     }
                 }
@@ -3038,45 +3038,45 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 511788);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 519707);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 519707)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 527626);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 4455450);
+                            e2 = ::samsa::node_id{int32_t(seed + 4455450)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 4463369);
+                            e2 = ::samsa::node_id{int32_t(seed + 4463369)};
                         }
                     }
                     if (true) {
                         e1.zk_version = int32_t(seed + 543464);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 4613830);
+                            e2 = ::samsa::node_id{int32_t(seed + 4613830)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 4621749);
+                            e2 = ::samsa::node_id{int32_t(seed + 4621749)};
                         }
                     }
                     if (version >= 4) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 4693020);
+                            e2 = ::samsa::node_id{int32_t(seed + 4693020)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 4700939);
+                            e2 = ::samsa::node_id{int32_t(seed + 4700939)};
                         }
                     }
                 }
@@ -3092,45 +3092,45 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
                         e1.controller_epoch = int32_t(seed + 583059);
                     }
                     if (true) {
-                        e1.leader = int32_t(seed + 590978);
+                        e1.leader = ::samsa::node_id{int32_t(seed + 590978)};
                     }
                     if (true) {
                         e1.leader_epoch = int32_t(seed + 598897);
                     }
                     if (true) {
-                        e1.isr = std::vector<int32_t>{};
+                        e1.isr = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 5168160);
+                            e2 = ::samsa::node_id{int32_t(seed + 5168160)};
                         }
                         {
                             auto& e2 = e1.isr.emplace_back();
-                            e2 = int32_t(seed + 5176079);
+                            e2 = ::samsa::node_id{int32_t(seed + 5176079)};
                         }
                     }
                     if (true) {
                         e1.zk_version = int32_t(seed + 614735);
                     }
                     if (true) {
-                        e1.replicas = std::vector<int32_t>{};
+                        e1.replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 5326540);
+                            e2 = ::samsa::node_id{int32_t(seed + 5326540)};
                         }
                         {
                             auto& e2 = e1.replicas.emplace_back();
-                            e2 = int32_t(seed + 5334459);
+                            e2 = ::samsa::node_id{int32_t(seed + 5334459)};
                         }
                     }
                     if (version >= 4) {
-                        e1.offline_replicas = std::vector<int32_t>{};
+                        e1.offline_replicas = std::vector<::samsa::node_id>{};
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 5405730);
+                            e2 = ::samsa::node_id{int32_t(seed + 5405730)};
                         }
                         {
                             auto& e2 = e1.offline_replicas.emplace_back();
-                            e2 = int32_t(seed + 5413649);
+                            e2 = ::samsa::node_id{int32_t(seed + 5413649)};
                         }
                     }
                 }
@@ -3142,7 +3142,7 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
         {
             auto& e0 = m.live_brokers.emplace_back();
             if (true) {
-                e0.id = int32_t(seed + 646411);
+                e0.id = ::samsa::node_id{int32_t(seed + 646411)};
             }
             if (version <= 0) {
                 e0.v0_host = std::string("s70-") + std::to_string(seed);
@@ -3194,7 +3194,7 @@ void populate(protocol::update_metadata_request& m, int16_t version, int seed) {
         {
             auto& e0 = m.live_brokers.emplace_back();
             if (true) {
-                e0.id = int32_t(seed + 749358);
+                e0.id = ::samsa::node_id{int32_t(seed + 749358)};
             }
             if (version <= 0) {
                 e0.v0_host = std::string("s83-") + std::to_string(seed);
