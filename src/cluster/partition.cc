@@ -126,12 +126,13 @@ error_code partition::check_leader_epoch(int32_t current_leader_epoch) const {
     return error_code::none;
 }
 
-std::optional<uint64_t> partition::txn_verification_needed(int64_t producer_id, int16_t epoch) {
-    const auto* e = _log->producer_state().find(producer_id);
-    if (e && e->current_txn_first_offset && e->producer_epoch == epoch) {
+std::optional<uint64_t> partition::txn_verification_needed(producer_id producer,
+                                                           producer_epoch epoch) {
+    const auto* e = _log->producer_state().find(producer.value());
+    if (e && e->current_txn_first_offset && e->producer_epoch == epoch.value()) {
         return std::nullopt;
     }
-    return _log->begin_txn_verification(producer_id);
+    return _log->begin_txn_verification(producer.value());
 }
 
 produce_outcome partition::append_records(std::span<uint8_t> records, int16_t produce_version,
@@ -339,13 +340,13 @@ fetch_outcome partition::read(kafka_offset fetch_offset, int64_t max_bytes,
 }
 
 list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level isolation,
-                                             int32_t current_leader_epoch) const {
+                                             samsa::leader_epoch current_leader_epoch) const {
     list_offsets_outcome out;
     if (!is_leader()) {
         out.error = error_code::not_leader_or_follower;
         return out;
     }
-    if (auto ec = check_leader_epoch(current_leader_epoch); ec != error_code::none) {
+    if (auto ec = check_leader_epoch(current_leader_epoch.value()); ec != error_code::none) {
         out.error = ec;
         return out;
     }
@@ -399,18 +400,18 @@ list_offsets_outcome partition::list_offsets(int64_t timestamp, isolation_level 
     return out;
 }
 
-epoch_end_offset_outcome partition::end_offset_for_epoch(int32_t current_leader_epoch,
-                                                         int32_t leader_epoch) const {
+epoch_end_offset_outcome partition::end_offset_for_epoch(samsa::leader_epoch current_leader_epoch,
+                                                         samsa::leader_epoch epoch) const {
     epoch_end_offset_outcome out;
     if (!is_leader()) {
         out.error = error_code::not_leader_or_follower;
         return out;
     }
-    if (auto ec = check_leader_epoch(current_leader_epoch); ec != error_code::none) {
+    if (auto ec = check_leader_epoch(current_leader_epoch.value()); ec != error_code::none) {
         out.error = ec;
         return out;
     }
-    auto e = _log->leader_epochs().end_offset_for(leader_epoch, _log->log_end_offset());
+    auto e = _log->leader_epochs().end_offset_for(epoch.value(), _log->log_end_offset());
     out.leader_epoch = e.epoch;
     out.end_offset = e.start_offset;
     return out;

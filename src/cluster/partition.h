@@ -130,7 +130,7 @@ class partition {
     // KIP-890: whether a transactional first batch of `producer_id` (epoch
     // `epoch`) needs verifying here: the producer has no transaction open on
     // this partition under that epoch. Takes the guard when it does.
-    std::optional<uint64_t> txn_verification_needed(int64_t producer_id, int16_t epoch);
+    std::optional<uint64_t> txn_verification_needed(producer_id producer, producer_epoch epoch);
 
     // Appends a batch written by this broker itself (the group and transaction
     // coordinators: __consumer_offsets, __transaction_state, control batches).
@@ -151,12 +151,12 @@ class partition {
     // ListOffsets for a consumer: earliest (-2), latest (-1), max timestamp (-3),
     // or the first offset with a timestamp >= `timestamp`.
     list_offsets_outcome list_offsets(int64_t timestamp, isolation_level isolation,
-                                      int32_t current_leader_epoch) const;
+                                      samsa::leader_epoch current_leader_epoch) const;
 
     // OffsetForLeaderEpoch (KIP-101/KIP-320): the end offset of the largest
     // epoch <= `leader_epoch`, for truncation after a leader change.
-    epoch_end_offset_outcome end_offset_for_epoch(int32_t current_leader_epoch,
-                                                  int32_t leader_epoch) const;
+    epoch_end_offset_outcome end_offset_for_epoch(samsa::leader_epoch current_leader_epoch,
+                                                  samsa::leader_epoch epoch) const;
 
     // DeleteRecords: offset -1 means the high watermark. Returns the new low
     // watermark (log start offset); POLICY_VIOLATION when cleanup.policy does
@@ -176,20 +176,20 @@ class partition {
     // takes the leader's high watermark, bounded by the local log end.
     status append_as_follower(bytes_view batches, int64_t leader_high_watermark, int64_t now_ms);
     // Follower: drops the log from `offset` on.
-    status truncate_to(int64_t offset, int64_t now_ms);
+    status truncate_to(kafka_offset offset, int64_t now_ms);
     // Follower: the leader says our log diverges; `diverging` is the largest
     // epoch it has at or below our last one, and where it ends there.
     // Truncates to where our logs agree, as Kafka's fetcher does: our own end
     // of that epoch when we have it (and never past the leader's end of it),
     // else the end of our largest epoch below it. Returns the new log end.
     result<int64_t> truncate_to_diverging_epoch(epoch_end_offset diverging, int64_t now_ms);
-    // The epoch of the last batch in the local log (-1 when empty).
-    int32_t last_log_epoch() const;
+    // The epoch of the last batch in the local log (none when empty).
+    samsa::leader_epoch last_log_epoch() const;
     // acks=all: `done(code)` on this shard once the high watermark reaches
     // `end_offset`: NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is
     // then smaller than min.insync.replicas; NOT_LEADER_OR_FOLLOWER when this
     // replica stops leading first.
-    void when_replicated(int64_t end_offset, std::function<void(error_code)> done);
+    void when_replicated(kafka_offset end_offset, std::function<void(error_code)> done);
     // replica.lag.time.max.ms, and where ISR changes are sent.
     void set_replication(int64_t replica_lag_time_max_ms, isr_proposer proposer);
     // Leader, every replica.lag.time.max.ms / 2: proposes to drop the ISR

@@ -71,12 +71,12 @@ void partition::fail_replication_waiters(error_code code) {
     }
 }
 
-void partition::when_replicated(int64_t end_offset, std::function<void(error_code)> done) {
+void partition::when_replicated(kafka_offset end_offset, std::function<void(error_code)> done) {
     if (!is_leader()) {
         done(error_code::not_leader_or_follower);
         return;
     }
-    _replication_waiters.emplace_back(end_offset, std::move(done));
+    _replication_waiters.emplace_back(end_offset.value(), std::move(done));
     maybe_advance_high_watermark();
 }
 
@@ -274,11 +274,11 @@ status partition::append_as_follower(bytes_view batches, int64_t leader_high_wat
     return {};
 }
 
-status partition::truncate_to(int64_t offset, int64_t now_ms) {
+status partition::truncate_to(kafka_offset offset, int64_t now_ms) {
     if (is_leader()) {
         return error(error_code::not_leader_or_follower, "a leader does not truncate");
     }
-    return _log->truncate_to(offset, now_ms);
+    return _log->truncate_to(offset.value(), now_ms);
 }
 
 result<int64_t> partition::truncate_to_diverging_epoch(epoch_end_offset diverging, int64_t now_ms) {
@@ -290,14 +290,14 @@ result<int64_t> partition::truncate_to_diverging_epoch(epoch_end_offset divergin
     // largest one below it: the next fetch compares again from there).
     const int64_t target = mine.epoch < 0 ? std::min(end_offset, _log->log_start_offset())
                                           : std::min(end_offset, mine.start_offset);
-    if (auto st = truncate_to(target, now_ms); !st) {
+    if (auto st = truncate_to(kafka_offset{target}, now_ms); !st) {
         return st.err();
     }
     return _log->log_end_offset();
 }
 
-int32_t partition::last_log_epoch() const {
-    return _log->leader_epochs().latest_epoch().value_or(-1);
+samsa::leader_epoch partition::last_log_epoch() const {
+    return samsa::leader_epoch{_log->leader_epochs().latest_epoch().value_or(-1)};
 }
 
 }  // namespace samsa::cluster

@@ -159,7 +159,7 @@ asio::awaitable<void> replica_fetcher::run() {
                     }
                     pos[i] = {true,
                               p->log()->log_end_offset(),
-                              p->last_log_epoch(),
+                              p->last_log_epoch().value(),
                               p->log()->log_start_offset(),
                               p->follower_throttled(),
                               p->in_isr(node_id{_cfg.node_id})};
@@ -268,7 +268,7 @@ asio::awaitable<void> replica_fetcher::run() {
                         if (pos[i].fetch_offset < pd->log_start_offset) {
                             (void)p->log()->truncate_fully_and_start_at(pd->log_start_offset, now);
                         } else {
-                            (void)p->truncate_to(pd->high_watermark, now);
+                            (void)p->truncate_to(kafka_offset{pd->high_watermark}, now);
                         }
                         failed = true;
                         continue;

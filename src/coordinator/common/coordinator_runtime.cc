@@ -234,7 +234,7 @@ void coordinator_runtime::when_replicated(int32_t partition, std::function<void(
         }
     });
     _driver.schedule(*waiting->timeout, std::max(1, _config.append_timeout_ms));
-    p->when_replicated(p->log()->log_end_offset(), [waiting](error_code ec) {
+    p->when_replicated(kafka_offset{p->log()->log_end_offset()}, [waiting](error_code ec) {
         waiting->timeout->cancel();
         waiting->finish(ec);
     });

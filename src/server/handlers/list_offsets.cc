@@ -80,7 +80,7 @@ asio::awaitable<list_offsets_response> handle(request_context& ctx, list_offsets
             it.result.error = error_code::not_leader_or_follower;
             return;
         }
-        it.result = p->list_offsets(it.timestamp, isolation, it.current_leader_epoch);
+        it.result = p->list_offsets(it.timestamp, isolation, leader_epoch{it.current_leader_epoch});
     };
     co_await dispatch_to_shards(rm, items, on_shard);
     for (auto& it : items) {

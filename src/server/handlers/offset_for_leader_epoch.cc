@@ -68,7 +68,8 @@ asio::awaitable<offset_for_leader_epoch_response> handle(request_context& ctx,
             it.result.error = error_code::not_leader_or_follower;
             return;
         }
-        it.result = p->end_offset_for_epoch(it.current_leader_epoch, it.leader_epoch);
+        it.result = p->end_offset_for_epoch(leader_epoch{it.current_leader_epoch},
+                                            leader_epoch{it.leader_epoch});
     };
     co_await dispatch_to_shards(rm, items, on_shard);
     for (const auto& it : items) {

@@ -252,7 +252,8 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             if (!h.is_transactional() || !h.has_producer_id()) {
                 return;
             }
-            if (auto guard = p->txn_verification_needed(h.producer_id, h.producer_epoch)) {
+            if (auto guard = p->txn_verification_needed(producer_id{h.producer_id},
+                                                        producer_epoch{h.producer_epoch})) {
                 it.verify = true;
                 it.producer_epoch = h.producer_epoch;
                 it.verification = {h.producer_id, *guard};
@@ -293,15 +294,16 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
             // member has it (docs/architecture.md, "Produce" and "Replication").
             ++need_replicated;
             const size_t i = it.index;
-            p->when_replicated(it.result.last_offset + 1, [replicated, i](error_code ec) {
-                auto& w = *replicated;
-                // On the partition's shard; the latch hops to the handler's.
-                asio::post(w.latch->executor(), [replicated, i, ec] {
-                    replicated->codes[i] = ec;
-                    replicated->done[i] = true;
-                });
-                w.latch->count_down();
-            });
+            p->when_replicated(kafka_offset{it.result.last_offset + 1},
+                               [replicated, i](error_code ec) {
+                                   auto& w = *replicated;
+                                   // On the partition's shard; the latch hops to the handler's.
+                                   asio::post(w.latch->executor(), [replicated, i, ec] {
+                                       replicated->codes[i] = ec;
+                                       replicated->done[i] = true;
+                                   });
+                                   w.latch->count_down();
+                               });
         }
     };
     // A connection's Produce requests overlap, but append in the order they

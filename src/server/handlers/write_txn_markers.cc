@@ -93,13 +93,14 @@ asio::awaitable<write_txn_markers_response> handle(request_context& ctx,
         it.waiting = true;
         ++waiting;
         const size_t i = size_t(&it - todo.data());
-        p->when_replicated(out.last_offset + 1, [latch, codes, done, i](error_code ec) {
-            asio::post(latch->executor(), [codes, done, i, ec] {
-                (*codes)[i] = ec;
-                (*done)[i] = true;
-            });
-            latch->count_down();
-        });
+        p->when_replicated(kafka_offset{out.last_offset + 1},
+                           [latch, codes, done, i](error_code ec) {
+                               asio::post(latch->executor(), [codes, done, i, ec] {
+                                   (*codes)[i] = ec;
+                                   (*done)[i] = true;
+                               });
+                               latch->count_down();
+                           });
     };
     co_await dispatch_to_shards(replicas, todo, append);
     if (waiting > 0) {

@@ -39,8 +39,8 @@ shard_read read_on_shard(const cluster::partition* p, const browse_request& req)
     out.high_watermark = p->high_watermark();
     int64_t offset = req.offset.value_or(out.log_start_offset);
     if (req.timestamp) {
-        const auto found =
-            p->list_offsets(*req.timestamp, cluster::isolation_level::read_uncommitted, -1);
+        const auto found = p->list_offsets(
+            *req.timestamp, cluster::isolation_level::read_uncommitted, no_leader_epoch);
         if (found.error.code != error_code::none) {
             out.error = found.error.code;
             out.message = found.error.message;

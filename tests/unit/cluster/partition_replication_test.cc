@@ -92,7 +92,7 @@ TEST_F(replication_test, high_watermark_is_the_smallest_isr_position) {
 TEST_F(replication_test, acks_all_completes_when_the_isr_has_the_batch) {
     const int64_t end = produce(3);
     std::vector<error_code> done;
-    _leader->when_replicated(end, [&](error_code ec) { done.push_back(ec); });
+    _leader->when_replicated(kafka_offset{end}, [&](error_code ec) { done.push_back(ec); });
     follower_fetch(2, end);
     EXPECT_TRUE(done.empty());
     follower_fetch(3, end);
@@ -100,7 +100,7 @@ TEST_F(replication_test, acks_all_completes_when_the_isr_has_the_batch) {
     EXPECT_EQ(done[0], error_code::none);
     // A waiter of a leader that stops leading hears NOT_LEADER_OR_FOLLOWER.
     const int64_t more = produce(1);
-    _leader->when_replicated(more, [&](error_code ec) { done.push_back(ec); });
+    _leader->when_replicated(kafka_offset{more}, [&](error_code ec) { done.push_back(ec); });
     lead(_leader.get(), {1, 2, 3}, {1, 2, 3}, 6, 2);
     ASSERT_EQ(done.size(), 2u);
     EXPECT_EQ(done[1], error_code::not_leader_or_follower);
@@ -242,8 +242,8 @@ TEST_F(replication_test, the_follower_appends_what_the_leader_sent_and_keeps_its
     ASSERT_TRUE(_follower->append_as_follower(data, end, wall_clock_ms()));
     EXPECT_EQ(_follower->log()->log_end_offset(), end);
     EXPECT_EQ(_follower->high_watermark(), end);
-    EXPECT_EQ(_follower->last_log_epoch(), 5);
-    ASSERT_TRUE(_follower->truncate_to(2, wall_clock_ms()));
+    EXPECT_EQ(_follower->last_log_epoch(), leader_epoch{5});
+    ASSERT_TRUE(_follower->truncate_to(kafka_offset{2}, wall_clock_ms()));
     EXPECT_EQ(_follower->log()->log_end_offset(), 0);  // the whole batch holding 2 goes
 }
 
@@ -271,14 +271,14 @@ TEST_F(replication_test, diverging_truncation_stops_where_the_logs_agree) {
     ASSERT_EQ(_follower->append_records(*batch, 9, 1, wall_clock_ms()).error.code,
               error_code::none);
     ASSERT_EQ(_follower->log()->log_end_offset(), end + 3);
-    ASSERT_EQ(_follower->last_log_epoch(), 8);
+    ASSERT_EQ(_follower->last_log_epoch(), leader_epoch{8});
     // Back to following leader 1, whose epoch 5 went on to offset 9.
     lead(_follower.get(), {1, 2, 3}, {1, 3}, 9, 1);
     auto cut =
         _follower->truncate_to_diverging_epoch({leader_epoch{5}, kafka_offset{9}}, wall_clock_ms());
     ASSERT_TRUE(cut);
     EXPECT_EQ(*cut, end);
-    EXPECT_EQ(_follower->last_log_epoch(), 5);
+    EXPECT_EQ(_follower->last_log_epoch(), leader_epoch{5});
 }
 
 // KIP-207: while a new leader's high watermark lags the offset its epoch began
@@ -292,15 +292,15 @@ TEST_F(replication_test, a_new_epoch_answers_offset_not_available_until_the_hw_c
     const int64_t end = produce(3);  // not yet replicated: the high watermark stays at `first`
     lead(_leader.get(), {1, 2, 3}, {1, 2, 3}, 6);
     ASSERT_EQ(_leader->high_watermark(), first);
-    auto latest =
-        _leader->list_offsets(storage::latest_timestamp, isolation_level::read_uncommitted, 6);
+    auto latest = _leader->list_offsets(storage::latest_timestamp,
+                                        isolation_level::read_uncommitted, leader_epoch{6});
     EXPECT_EQ(latest.error.code, error_code::offset_not_available) << latest.error.message;
-    auto later =
-        _leader->list_offsets(wall_clock_ms() + 60'000, isolation_level::read_uncommitted, 6);
+    auto later = _leader->list_offsets(wall_clock_ms() + 60'000, isolation_level::read_uncommitted,
+                                       leader_epoch{6});
     EXPECT_EQ(later.error.code, error_code::offset_not_available);
     // The start of the log is there to read.
-    auto earliest =
-        _leader->list_offsets(storage::earliest_timestamp, isolation_level::read_uncommitted, 6);
+    auto earliest = _leader->list_offsets(storage::earliest_timestamp,
+                                          isolation_level::read_uncommitted, leader_epoch{6});
     EXPECT_EQ(earliest.error.code, error_code::none);
     EXPECT_EQ(earliest.offset, 0);
     auto fetch6 = [&](int32_t replica, int64_t offset) {
@@ -310,7 +310,8 @@ TEST_F(replication_test, a_new_epoch_answers_offset_not_available_until_the_hw_c
     fetch6(2, end);
     fetch6(3, end);
     ASSERT_EQ(_leader->high_watermark(), end);
-    latest = _leader->list_offsets(storage::latest_timestamp, isolation_level::read_uncommitted, 6);
+    latest = _leader->list_offsets(storage::latest_timestamp, isolation_level::read_uncommitted,
+                                   leader_epoch{6});
     EXPECT_EQ(latest.error.code, error_code::none);
     EXPECT_EQ(latest.offset, end);
 }

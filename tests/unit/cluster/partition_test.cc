@@ -123,17 +123,17 @@ TEST_F(partition_test, list_offsets_earliest_latest_and_by_timestamp) {
     auto b2 = batch(2, 2000);
     produce(b1);
     produce(b2);
-    auto earliest = _p->list_offsets(-2, isolation_level::read_uncommitted, -1);
+    auto earliest = _p->list_offsets(-2, isolation_level::read_uncommitted, no_leader_epoch);
     EXPECT_EQ(earliest.offset, 0);
-    auto latest = _p->list_offsets(-1, isolation_level::read_uncommitted, -1);
+    auto latest = _p->list_offsets(-1, isolation_level::read_uncommitted, no_leader_epoch);
     EXPECT_EQ(latest.offset, 4);
     EXPECT_EQ(latest.leader_epoch, 3);
-    auto by_ts = _p->list_offsets(1500, isolation_level::read_uncommitted, -1);
+    auto by_ts = _p->list_offsets(1500, isolation_level::read_uncommitted, no_leader_epoch);
     EXPECT_EQ(by_ts.offset, 2);
     EXPECT_EQ(by_ts.timestamp, 2000);
-    auto none = _p->list_offsets(5000, isolation_level::read_uncommitted, -1);
+    auto none = _p->list_offsets(5000, isolation_level::read_uncommitted, no_leader_epoch);
     EXPECT_EQ(none.offset, -1);
-    auto max_ts = _p->list_offsets(-3, isolation_level::read_uncommitted, -1);
+    auto max_ts = _p->list_offsets(-3, isolation_level::read_uncommitted, no_leader_epoch);
     EXPECT_EQ(max_ts.timestamp, 2000);
 }
 
@@ -183,12 +183,12 @@ TEST_F(partition_test, producer_id_expiration_follows_the_config) {
 TEST_F(partition_test, latest_tiered_offset_is_none_without_tiered_storage) {
     auto b = batch(3, wall_clock_ms());
     ASSERT_EQ(produce(b).error.code, error_code::none);
-    auto r = _p->list_offsets(-5, isolation_level::read_uncommitted, -1);  // KIP-1005
+    auto r = _p->list_offsets(-5, isolation_level::read_uncommitted, no_leader_epoch);  // KIP-1005
     EXPECT_EQ(r.error.code, error_code::none);
     EXPECT_EQ(r.offset, -1);
     EXPECT_EQ(r.timestamp, -1);
     // Earliest-local is the log start: all of the log is local.
-    auto local = _p->list_offsets(-4, isolation_level::read_uncommitted, -1);
+    auto local = _p->list_offsets(-4, isolation_level::read_uncommitted, no_leader_epoch);
     EXPECT_EQ(local.offset, 0);
 }
 
@@ -240,17 +240,19 @@ TEST_F(partition_test, end_offset_for_epoch_follows_the_leader_epoch_cache) {
     _p->update_registration(reg);
     auto b2 = batch(3, wall_clock_ms());
     produce(b2);
-    auto e3 = _p->end_offset_for_epoch(-1, 3);
+    auto e3 = _p->end_offset_for_epoch(leader_epoch{-1}, leader_epoch{3});
     EXPECT_EQ(e3.error, error_code::none);
     EXPECT_EQ(e3.leader_epoch, 3);
     EXPECT_EQ(e3.end_offset, 2);
-    auto e4 = _p->end_offset_for_epoch(-1, 4);  // unknown epoch: the largest below it
+    auto e4 = _p->end_offset_for_epoch(leader_epoch{-1},
+                                       leader_epoch{4});  // unknown epoch: the largest below it
     EXPECT_EQ(e4.leader_epoch, 3);
     EXPECT_EQ(e4.end_offset, 2);
-    auto e5 = _p->end_offset_for_epoch(5, 5);
+    auto e5 = _p->end_offset_for_epoch(leader_epoch{5}, leader_epoch{5});
     EXPECT_EQ(e5.leader_epoch, 5);
     EXPECT_EQ(e5.end_offset, 5);
-    EXPECT_EQ(_p->end_offset_for_epoch(4, 5).error, error_code::fenced_leader_epoch);
+    EXPECT_EQ(_p->end_offset_for_epoch(leader_epoch{4}, leader_epoch{5}).error,
+              error_code::fenced_leader_epoch);
 }
 
 }  // namespace
