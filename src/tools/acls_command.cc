@@ -357,7 +357,7 @@ int remove_acls(const acls_options& o, const net::blocking_target& to) {
             continue;
         }
         protocol::delete_acls_request req;
-        auto add_filter = [&](const std::optional<entry>& e) {
+        auto add_filter = [&req, &r = r](const std::optional<entry>& e) {
             auto& f = req.filters.emplace_back();
             f.resource_type_filter = int8_t(r.type);
             f.resource_name_filter = r.name;

@@ -263,7 +263,8 @@ int run_list_with_types(const groups_options& o) {
     for (const auto& l : *listed) {
         width = std::max(width, l.group_id.size());
     }
-    std::vector<table_column> cols = {{"GROUP", width + 10}, {"TYPE", with_state ? 20 : 0}};
+    std::vector<table_column> cols = {{"GROUP", width + 10},
+                                      {"TYPE", with_state ? size_t(20) : size_t(0)}};
     if (with_state) {
         cols.push_back({"STATE", 0});
     }

@@ -40,7 +40,7 @@ result<std::set<partition_replica>> alter_on(const net::blocking_target& to, int
             continue;
         }
         auto d = std::find_if(req.dirs.begin(), req.dirs.end(),
-                              [&](const auto& x) { return x.path == dir; });
+                              [&dir = dir](const auto& x) { return x.path == dir; });
         if (d == req.dirs.end()) {
             d = req.dirs.emplace(req.dirs.end());
             d->path = dir;

@@ -151,7 +151,7 @@ asio::awaitable<void> replica_fetcher::run() {
             by_shard[parts[i].shard].push_back(i);
         }
         for (auto& [shard, indexes] : by_shard) {
-            auto read = [this, shard = shard, &indexes, &parts, &pos]() {
+            auto read = [this, shard = shard, &indexes = indexes, &parts, &pos]() {
                 for (size_t i : indexes) {
                     cluster::partition* p = _rm.get(shard, parts[i].tp);
                     if (!p || p->is_leader()) {
@@ -241,7 +241,7 @@ asio::awaitable<void> replica_fetcher::run() {
         }
         const int64_t now = wall_clock_ms();
         for (auto& [shard, items] : work) {
-            auto apply = [this, shard = shard, &items, &parts, &pos, now]() {
+            auto apply = [this, shard = shard, &items = items, &parts, &pos, now]() {
                 bool failed = false;
                 for (auto& [i, pd] : items) {
                     cluster::partition* p = _rm.get(shard, parts[i].tp);

@@ -195,7 +195,7 @@ void txn_manager::write_state(int32_t partition, transaction_metadata next, call
     it->second.pending = true;
     std::vector<coordinator_record> records;
     records.push_back({encode_transaction_log_key(id), encode_transaction_log_value(next)});
-    auto finish = [this, partition, id, fresh](error_code ec) {
+    auto finish = [this, partition, id, fresh = fresh](error_code ec) {
         auto* s = shard_of(partition);
         if (!s) {
             return error_code::not_coordinator;

@@ -73,7 +73,7 @@ asio::awaitable<describe_topic_partitions_response> handle(request_context& ctx,
         }
         if (remaining == 0) {
             // The next response starts at this topic.
-            auto& c = resp.next_cursor.emplace();
+            auto& c = resp.next_cursor.emplace(decltype(resp.next_cursor)::value_type());
             c.topic_name = name;
             c.partition_index = 0;
             break;
@@ -111,7 +111,7 @@ asio::awaitable<describe_topic_partitions_response> handle(request_context& ctx,
             po.offline_replicas = reg.offline_replicas;
         }
         if (p < count) {
-            auto& c = resp.next_cursor.emplace();
+            auto& c = resp.next_cursor.emplace(decltype(resp.next_cursor)::value_type());
             c.topic_name = name;
             c.partition_index = p;
             break;

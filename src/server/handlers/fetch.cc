@@ -58,8 +58,8 @@ asio::awaitable<int64_t> read_targets(cluster::replica_manager& rm,
     }
     read_budget budget{std::max<int64_t>(0, max_bytes), 0};
     for (auto& [shard, indexes] : by_shard) {
-        auto read_shard = [&rm, shard = shard, &indexes, &targets, &out, budget, isolation,
-                           replica_id, &moved]() mutable {
+        auto read_shard = [&rm, shard = shard, &indexes = indexes, &targets, &out, budget,
+                           isolation, replica_id, &moved]() mutable {
             const int64_t now = wall_clock_ms();
             for (size_t i : indexes) {
                 const auto& t = targets[i];

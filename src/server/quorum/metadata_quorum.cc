@@ -294,7 +294,7 @@ void metadata_quorum::flush_outbox() {
         const int16_t key = w.api_key;
         const int16_t version = w.api_version;
         client->call(key, version, std::move(w.body),
-                     [this, to, key, version, corr](result<net::rpc_answer> r) {
+                     [this, to = to, key, version, corr](result<net::rpc_answer> r) {
                          if (_stopped || !_started) {
                              return;
                          }
