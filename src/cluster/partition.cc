@@ -329,6 +329,19 @@ fetch_outcome partition::read(kafka_offset fetch_offset, int64_t max_bytes,
     auto r = _log->read(fetch_offset, max_bytes, kafka_offset{bound}, min_one_message);
     if (!r) {
         out.error = r.err();
+        if (out.error.code == error_code::offset_out_of_range && is_leader() &&
+            offset > _log->log_end_offset() && _lease && !_lease->held()) {
+            // Most likely read from a leader the controller elected while
+            // this broker could not hear of it (cluster/leadership_lease.h):
+            // a retriable answer, where OFFSET_OUT_OF_RANGE would reset the
+            // consumer to auto.offset.reset.
+            out.error = error(error_code::not_leader_or_follower,
+                              fmt::format("This broker's leadership of {} is not confirmed: no "
+                                          "heartbeat acknowledged within "
+                                          "broker.session.timeout.ms, and offset {} is above "
+                                          "its log end {}",
+                                          _tp_name, offset, _log->log_end_offset()));
+        }
         return out;
     }
     out.records = std::move(r->records);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/leadership_lease.h"
 #include "cluster/partition_config.h"
 #include "common/kafka_types.h"
 #include "common/result.h"
@@ -95,6 +96,8 @@ class partition {
     // same records, offsets and producer state in a new log object.
     void replace_log(std::shared_ptr<storage::log> log) { _log = std::move(log); }
     bool is_leader() const { return _leader == _local_node_id; }
+    // This broker's lease (cluster/leadership_lease.h); nullptr: always held.
+    void set_leadership_lease(const leadership_lease* lease) { _lease = lease; }
     int32_t leader_epoch() const { return _leader_epoch; }
     int64_t high_watermark() const { return _log->high_watermark(); }
     // The last stable offset: below it no transaction is open (KIP-98).
@@ -247,6 +250,7 @@ class partition {
     uuid _topic_id;
     node_id _local_node_id;
     bool _leader_throttled = false;
+    const leadership_lease* _lease = nullptr;
     bool _follower_throttled = false;
     std::shared_ptr<storage::log> _log;
     partition_config _config;

@@ -90,6 +90,7 @@ void replica_manager::ensure_partition(shard_state& s, const metadata::topic_ima
             return;
         }
         auto p = std::make_shared<partition>(tp, topic.id, _local_node, std::move(*log));
+        p->set_leadership_lease(&_lease);
         const size_t shard = index_of(s);
         p->set_replication(_cfg.replica_lag_time_max_ms, [this, shard](const isr_proposal& pr) {
             if (_isr_sink) {

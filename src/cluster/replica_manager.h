@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/leadership_lease.h"
 #include "cluster/log_dir_mover.h"
 #include "cluster/partition.h"
 #include "cluster/replication_quota.h"
@@ -47,6 +48,8 @@ class replica_manager {
 
     size_t shard_count() const { return _shards.size(); }
     samsa::node_id local_node() const { return _local_node; }
+    // Renewed by the broker's heartbeats, read by every partition it holds.
+    leadership_lease& lease() { return _lease; }
     size_t shard_of(const uuid& topic_id, int32_t partition) const;
     asio::io_context& shard_context(size_t shard) { return *_shards[shard]->ctx; }
 
@@ -169,6 +172,7 @@ class replica_manager {
     void remove_partition(shard_state& s, const storage::topic_partition& tp, bool delete_log);
 
     samsa::node_id _local_node;
+    leadership_lease _lease;
     std::vector<std::unique_ptr<shard_state>> _shards;
     storage::log_manager& _logs;
     const config::broker_config& _cfg;

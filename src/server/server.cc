@@ -204,6 +204,7 @@ status server::start() {
         _lifecycle = std::make_unique<quorum::broker_lifecycle>(
             _cfg, *_channel, *_quorum, _controller->io().get_executor(), self_registration());
         _lifecycle->set_fence_wanted([this] { return _data.replicas().logs().all_dirs_offline(); });
+        _lifecycle->set_leadership_lease(_data.replicas().lease());
         _lifecycle->start();
     }
     // Served while the broker catches up, so that a readiness probe can tell.

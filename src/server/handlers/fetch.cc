@@ -434,7 +434,13 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
         if (version >= 16 && (results[i].error.code == error_code::not_leader_or_follower ||
                               results[i].error.code == error_code::fenced_leader_epoch)) {
             // KIP-951: where to go instead, without a metadata round trip.
-            const auto leader = current_leader_of(*image, t.key.topic, t.key.partition);
+            auto leader = current_leader_of(*image, t.key.topic, t.key.partition);
+            if (leader.id == node_id{ctx.broker->settings.node_id}) {
+                // This broker, which just refused to lead: its image is
+                // behind (cluster/leadership_lease.h). Naming no leader sends
+                // the client to refresh its metadata.
+                leader = {};
+            }
             pd.current_leader.leader_id = leader.id;
             pd.current_leader.leader_epoch = leader.epoch;
             add_leader_endpoint(resp.node_endpoints, *image, leader.id, ctx.listener_name);

@@ -31,7 +31,8 @@ broker_lifecycle::broker_lifecycle(const config::broker_config& cfg, controller_
       _quorum(quorum),
       _ex(ex),
       _registration(std::move(registration)),
-      _timer(ex) {}
+      _timer(ex),
+      _lease_timer(ex) {}
 
 void broker_lifecycle::start() {
     asio::co_spawn(
@@ -40,7 +41,10 @@ void broker_lifecycle::start() {
 
 void broker_lifecycle::stop() {
     _stopped = true;
-    asio::post(_ex, [this] { _timer.cancel(); });
+    asio::post(_ex, [this] {
+        _timer.cancel();
+        _lease_timer.cancel();
+    });
 }
 
 status broker_lifecycle::wait_until_unfenced(std::chrono::milliseconds timeout,
@@ -72,6 +76,48 @@ void broker_lifecycle::controlled_shutdown(std::chrono::milliseconds timeout) {
     while (!_shut_down_agreed.load() && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+}
+
+void broker_lifecycle::keep_lease(const protocol::broker_heartbeat_response* answer,
+                                  cluster::leadership_lease::clock::time_point sent) {
+    if (!_lease) {
+        return;
+    }
+    const bool fenced = answer && (answer->error_code == to_wire(error_code::stale_broker_epoch) ||
+                                   (answer->error_code == 0 && answer->is_fenced));
+    if (answer && answer->error_code == 0 && !answer->is_fenced) {
+        const auto session = std::chrono::milliseconds(_cfg.broker_session_timeout_ms);
+        _lease->extend(sent, session);
+        _lease_timer.expires_at(sent + session);
+        _lease_timer.async_wait([this](std::error_code ec) {
+            if (!ec && !_stopped.load()) {
+                log_lease(false);
+            }
+        });
+    } else if (fenced) {
+        _lease->revoke();
+    }
+    log_lease(fenced);
+}
+
+void broker_lifecycle::log_lease(bool fenced) {
+    const bool held = _lease->held();
+    if (held == _lease_held) {
+        return;
+    }
+    _lease_held = held;
+    if (held) {
+        logging::server().info("event=leadership_lease_held node_id={} broker_epoch={}",
+                               _cfg.node_id, _epoch.load());
+        return;
+    }
+    logging::server().warn(
+        "event=leadership_lease_lost node_id={} broker_epoch={} reason=\"{}\"", _cfg.node_id,
+        _epoch.load(),
+        fenced ? "the controller answered that this broker is fenced"
+               : "no heartbeat acknowledged within broker.session.timeout.ms; consumers "
+                 "fetching above the log end of a partition led here get "
+                 "NOT_LEADER_OR_FOLLOWER");
 }
 
 asio::awaitable<void> broker_lifecycle::run() {
@@ -115,7 +161,9 @@ asio::awaitable<void> broker_lifecycle::run() {
                     _cfg.node_id);
             }
             hb.want_shut_down = _want_shut_down.load();
+            const auto sent = cluster::leadership_lease::clock::now();
             auto answer = co_await _channel.heartbeat(hb);
+            keep_lease(answer ? &*answer : nullptr, sent);
             if (answer && answer->error_code == to_wire(error_code::stale_broker_epoch)) {
                 logging::server().warn(
                     "event=broker_epoch_stale node_id={} broker_epoch={} action=register",

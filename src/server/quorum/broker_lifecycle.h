@@ -15,8 +15,10 @@
 #include <chrono>
 #include <functional>
 
+#include "cluster/leadership_lease.h"
 #include "common/config/broker_config.h"
 #include "common/result.h"
+#include "protocol/generated/broker_heartbeat_response.h"
 #include "protocol/generated/broker_registration_request.h"
 
 namespace samsa::server::quorum {
@@ -46,12 +48,24 @@ class broker_lifecycle {
     // controller moves its leaderships to other in-sync replicas (used when no
     // log dir takes writes any more, KIP-112). Set before start().
     void set_fence_wanted(std::function<bool()> wanted) { _fence_wanted = std::move(wanted); }
+    // Kept by this loop from the controller's answers (cluster/
+    // leadership_lease.h), enforced from then on. Set before start().
+    void set_leadership_lease(cluster::leadership_lease& lease) {
+        _lease = &lease;
+        lease.enforce();
+    }
 
     bool unfenced() const { return _unfenced.load(); }
     int64_t broker_epoch() const { return _epoch.load(); }
 
   private:
     asio::awaitable<void> run();
+    // After each heartbeat: extends or revokes the lease, and logs when it
+    // is lost or held again.
+    void keep_lease(const protocol::broker_heartbeat_response* answer,
+                    cluster::leadership_lease::clock::time_point sent);
+    // Logs a change of the lease; `fenced`: the controller said so.
+    void log_lease(bool fenced);
 
     const config::broker_config& _cfg;
     controller_frontend& _channel;
@@ -59,6 +73,9 @@ class broker_lifecycle {
     asio::any_io_executor _ex;
     protocol::broker_registration_request _registration;
     asio::steady_timer _timer;
+    // Fires when the lease runs out, so that its loss is logged while the
+    // heartbeat that did not come back is still waiting.
+    asio::steady_timer _lease_timer;
     std::atomic<int64_t> _epoch{-1};
     std::atomic<bool> _unfenced{false};
     std::atomic<bool> _want_shut_down{false};
@@ -67,6 +84,8 @@ class broker_lifecycle {
     std::function<bool()> _fence_wanted;
     bool _fence_requested = false;       // loop only: logged once
     bool _refused_as_duplicate = false;  // loop only: logged once per streak
+    cluster::leadership_lease* _lease = nullptr;
+    bool _lease_held = false;  // loop only: what was logged last
 };
 
 }  // namespace samsa::server::quorum

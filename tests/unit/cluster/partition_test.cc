@@ -79,6 +79,37 @@ TEST_F(partition_test, produce_assigns_offsets_and_stamps_the_leader_epoch) {
     EXPECT_EQ(_p->high_watermark(), 5);
 }
 
+// cluster/leadership_lease.h: a leader whose lease ran out answers a fetch
+// above its log end NOT_LEADER_OR_FOLLOWER, not OFFSET_OUT_OF_RANGE (which
+// would reset the consumer); what it holds is served as before.
+TEST_F(partition_test, a_leader_without_its_lease_refuses_fetches_above_its_log_end) {
+    auto b = batch(3, wall_clock_ms());
+    ASSERT_EQ(produce(b).error.code, error_code::none);
+    leadership_lease lease;
+    _p->set_leadership_lease(&lease);
+    auto fetch = [this](int64_t offset) {
+        return _p->read(kafka_offset{offset}, 1 << 20, isolation_level::read_uncommitted, true,
+                        leader_epoch{3});
+    };
+    // Not enforced (no heartbeat loop): Kafka's answer.
+    EXPECT_EQ(fetch(7).error.code, error_code::offset_out_of_range);
+    lease.enforce();
+    lease.extend(leadership_lease::clock::now(), std::chrono::milliseconds(60000));
+    EXPECT_EQ(fetch(7).error.code, error_code::offset_out_of_range);
+
+    lease.revoke();
+    const auto above = fetch(7);
+    EXPECT_EQ(above.error.code, error_code::not_leader_or_follower);
+    EXPECT_NE(above.error.message.find("broker.session.timeout.ms"), std::string::npos);
+    const auto held = fetch(0);
+    ASSERT_EQ(held.error.code, error_code::none);
+    EXPECT_FALSE(held.records.empty());
+    EXPECT_EQ(fetch(3).error.code, error_code::none);  // at the log end: waits, as before
+    // Below the log start is no sign of another leader.
+    ASSERT_TRUE(_p->delete_records(2, wall_clock_ms()));
+    EXPECT_EQ(fetch(1).error.code, error_code::offset_out_of_range);
+}
+
 TEST_F(partition_test, fetch_returns_the_batches_from_an_offset) {
     auto now = wall_clock_ms();
     auto b1 = batch(3, now);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "broker_fixture.h"
+#include "cluster/replica_manager.h"
 #include "metadata/metadata_image.h"
 #include "protocol/generated/broker_registration_request.h"
 #include "protocol/generated/broker_registration_response.h"
@@ -61,6 +62,14 @@ TEST_F(broker_registration_test, the_fixture_broker_is_registered) {
     ASSERT_TRUE(self.has_value());
     EXPECT_GE(self->epoch, 0);
     EXPECT_FALSE(self->fenced);
+}
+
+// cluster/leadership_lease.h: the heartbeat loop enforces the lease and the
+// controller's unfenced answers keep it held.
+TEST_F(broker_registration_test, the_unfenced_broker_holds_its_leadership_lease) {
+    auto& lease = broker().srv().context().replicas->lease();
+    EXPECT_TRUE(lease.enforced());
+    EXPECT_TRUE(lease.held());
 }
 
 TEST_F(broker_registration_test, new_broker_is_registered_fenced) {
