@@ -71,6 +71,44 @@ result<std::unique_ptr<index_file>> index_file::open(const std::string& path, si
     return out;
 }
 
+size_t index_file::next_data_slot(size_t from) const {
+    const size_t slots = file_slots();
+    if (from >= slots) {
+        return slots;
+    }
+    const off_t at = ::lseek(_file.fd(), off_t(from * _entry_size), SEEK_DATA);
+    if (at < 0) {
+        return errno == ENXIO ? slots : from;  // ENXIO: nothing but holes after it
+    }
+    return std::min(slots, std::max(from, size_t(at) / _entry_size));
+}
+
+size_t index_file::data_end_slot(size_t from) const {
+    const size_t slots = file_slots();
+    if (from >= slots) {
+        return slots;
+    }
+    const off_t at = ::lseek(_file.fd(), off_t(from * _entry_size), SEEK_HOLE);
+    if (at < 0) {
+        return slots;
+    }
+    return std::min(slots, (size_t(at) + _entry_size - 1) / _entry_size);
+}
+
+std::optional<size_t> index_file::first_nonzero_slot(size_t from) const {
+    const size_t slots = file_slots();
+    for (size_t i = next_data_slot(from); i < slots; i = next_data_slot(i)) {
+        const size_t end = std::max(i + 1, data_end_slot(i));
+        for (; i < end; ++i) {
+            const uint8_t* p = entry_ptr(i);
+            if (std::any_of(p, p + _entry_size, [](uint8_t b) { return b != 0; })) {
+                return i;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 status index_file::push_back(const uint8_t* entry) {
     const int64_t end = int64_t((_entries + 1) * _entry_size);
     if (end > _allocated) {

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/result.h"
@@ -53,6 +54,17 @@ class index_file {
     const uint8_t* entry_ptr(size_t i) const { return _map + i * _entry_size; }
     // Slots the file currently holds, valid or not.
     size_t file_slots() const { return size_t(_file_size) / _entry_size; }
+    // Validation skips the holes of a sparse file (they read as zeros): on
+    // tmpfs, reading a hole through the mapping allocates memory, and on a
+    // full one that is a SIGBUS. The first slot at or after `from` that has
+    // data (file_slots() if none), and the first after it that does not
+    // (rounded up to a whole slot). Without SEEK_DATA/SEEK_HOLE every slot
+    // has data.
+    size_t next_data_slot(size_t from) const;
+    size_t data_end_slot(size_t from) const;
+    // The first slot at or after `from` whose bytes are not all zero, if
+    // any (holes skipped).
+    std::optional<size_t> first_nonzero_slot(size_t from) const;
 
     // Appends one entry (entry_size bytes). The caller checked !is_full().
     // KAFKA_STORAGE_ERROR when no disk block could be reserved for it (the

@@ -1,5 +1,6 @@
 #include "storage/offset_index.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "common/bytes.h"
@@ -31,7 +32,8 @@ result<std::unique_ptr<offset_index>> offset_index::open(const std::string& path
     size_t n = 0;
     int64_t prev_rel = -1;
     int64_t prev_pos = 0;
-    for (; n < slots; ++n) {
+    const size_t leading = std::min(slots, file.data_end_slot(0));  // not into holes
+    for (; n < leading; ++n) {
         const uint8_t* p = file.entry_ptr(n);
         int64_t rel = int32_t(load_be32(p));
         int64_t pos = int32_t(load_be32(p + 4));
@@ -41,11 +43,8 @@ result<std::unique_ptr<offset_index>> offset_index::open(const std::string& path
         prev_rel = rel;
         prev_pos = pos;
     }
-    for (size_t i = n; i < slots; ++i) {
-        const uint8_t* p = file.entry_ptr(i);
-        if (load_be64(p) != 0) {
-            return corrupt(path, "entry " + std::to_string(i) + " is out of order");
-        }
+    if (auto bad = n < slots ? file.first_nonzero_slot(n) : std::nullopt; bad && *bad < slots) {
+        return corrupt(path, "entry " + std::to_string(*bad) + " is out of order");
     }
     file.set_entries(n);
     auto idx = std::unique_ptr<offset_index>(new offset_index(std::move(*f), base_offset));

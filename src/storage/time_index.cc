@@ -1,5 +1,6 @@
 #include "storage/time_index.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "common/bytes.h"
@@ -36,7 +37,8 @@ result<std::unique_ptr<time_index>> time_index::open(const std::string& path, in
     size_t n = 0;
     int64_t prev_ts = -1;
     int64_t prev_rel = 0;
-    for (; n < slots; ++n) {
+    const size_t leading = std::min(slots, file.data_end_slot(0));  // not into holes
+    for (; n < leading; ++n) {
         const uint8_t* p = file.entry_ptr(n);
         int64_t ts = ts_at(p);
         int64_t rel = rel_at(p);
@@ -47,11 +49,8 @@ result<std::unique_ptr<time_index>> time_index::open(const std::string& path, in
         prev_ts = ts;
         prev_rel = rel;
     }
-    for (size_t i = n; i < slots; ++i) {
-        const uint8_t* p = file.entry_ptr(i);
-        if (ts_at(p) != 0 || rel_at(p) != 0) {
-            return corrupt(path, "entry " + std::to_string(i) + " is out of order");
-        }
+    if (auto bad = n < slots ? file.first_nonzero_slot(n) : std::nullopt; bad && *bad < slots) {
+        return corrupt(path, "entry " + std::to_string(*bad) + " is out of order");
     }
     file.set_entries(n);
     auto idx = std::unique_ptr<time_index>(new time_index(std::move(*f), base_offset));

@@ -51,8 +51,9 @@ NODE_PROPERTIES = {
     "transaction.state.log.replication.factor": 3,
     "transaction.state.log.min.isr": 2,
     "auto.create.topics.enable": "false",
-    # Fewer and smaller preallocated indexes: each data dir is a small tmpfs,
-    # where reading an index's unwritten pages (log recovery does) takes memory.
+    # Fewer and smaller preallocated indexes: each data dir is a small tmpfs.
+    # (Log recovery reads only an index's written pages: on tmpfs a read of a
+    # hole through the mapping takes memory, and on a full one is a SIGBUS.)
     "offsets.topic.num.partitions": 6,
     # KIP-848 members heartbeat every second (Kafka's 5 s is long for runs of
     # seconds), as tests/clients runs them.

@@ -197,5 +197,38 @@ TEST(offset_index, preallocation_is_sparse_and_disk_follows_the_entries) {
     }
 }
 
+// Recovery reads neither the holes of a preallocated index (on tmpfs each
+// page read through the mapping takes memory, and on a full one it is a
+// SIGBUS) nor misses data behind them.
+TEST(offset_index, reopening_skips_holes_but_finds_entries_behind_them) {
+    temp_dir dir;
+    const int64_t ten_mib = 10 * 1024 * 1024;
+    auto path = dir.file("00000000000000000000.index");
+    {
+        auto idx = open_index(path, 0, true, ten_mib);
+        ASSERT_TRUE(idx->append(1, 4096));
+        ASSERT_TRUE(idx->append(2, 8192));
+        ASSERT_TRUE(idx->flush());  // no close: the crash leaves it 10 MiB
+    }
+    {
+        auto idx = open_index(path, 0, true, ten_mib);
+        EXPECT_EQ(idx->entries(), 2u);
+    }
+    EXPECT_LT(disk_bytes(path), 64 * 1024);
+    // A stray entry 5 MiB in, behind a hole of megabytes.
+    {
+        uint8_t raw[8];
+        store_be32(raw, 7), store_be32(raw + 4, 100);
+        std::fstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+        out.seekp(5 * 1024 * 1024);
+        out.write(reinterpret_cast<char*>(raw), sizeof raw);
+    }
+    auto idx = offset_index::open(path, 0, ten_mib, true);
+    ASSERT_FALSE(idx);
+    EXPECT_EQ(idx.err().code, error_code::corrupt_message);
+    EXPECT_NE(idx.err().message.find("entry 655360 is out of order"), std::string::npos)
+        << idx.err().message;
+}
+
 }  // namespace
 }  // namespace samsa::storage
