@@ -56,7 +56,10 @@ import collections
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-KINDS = ("lost", "duplicate", "inconsistent", "order", "nonmonotonic", "skip", "committed")
+KINDS = ("lost", "duplicate", "inconsistent", "order", "nonmonotonic", "skip", "committed",
+         # The transactional workload's (txn_checker.py).
+         "aborted-read", "dirty-read", "txn-lost", "partial", "txn-duplicate",
+         "eos-duplicate", "eos-mismatch", "eos-lost", "eos-ahead")
 FINAL = "final"
 
 
@@ -290,6 +293,10 @@ def check(history: list) -> Result:
         last[key] = i
 
     anomalies += check_commits(history)
+    import txn_checker  # it imports this module
+    txn_anomalies, txn_errors, txn_stats = txn_checker.check_transactions(history)
+    anomalies += txn_anomalies
+    errors += txn_errors
 
     acked_n = len(acks)
     stats = {
@@ -311,6 +318,7 @@ def check(history: list) -> Result:
                               and e["type"] in ("send", "ack")]) for p in partitions]
             or [0.0]), 3),
     }
+    stats.update(txn_stats)
     anomalies.sort(key=lambda a: (KINDS.index(a.kind), a.t or 0.0))
     return Result(anomalies, errors, stats)
 
@@ -367,6 +375,11 @@ def summary(result: Result, history: list, limit: int = 20) -> str:
                  f"final read {s['final_reads']} values, "
                  f"longest gap between acks {s['longest_ack_gap']:.1f}s "
                  f"({s['longest_partition_gap']:.1f}s in one partition)")
+    if "txn_committed" in s:
+        lines.append(f"transactions: committed {s['txn_committed']}, aborted "
+                     f"{s['txn_aborted']}, unknown {s['txn_unknown']}; copier: "
+                     f"{s['eos_commits']} commits, {s['eos_aborts']} aborts, "
+                     f"{s['eos_copies']} copies read")
     counts = result.counts()
     lines.append("anomalies: " + ", ".join(f"{k} {n}" for k, n in counts.items())
                  + f" (total {len(result.anomalies)})")

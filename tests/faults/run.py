@@ -37,6 +37,7 @@ import checker  # noqa: E402
 import netns  # noqa: E402
 import nemesis as nem  # noqa: E402
 import report  # noqa: E402
+import txn_workload  # noqa: E402
 import workload  # noqa: E402
 from fault_cluster import FaultCluster  # noqa: E402
 from samsa_harness import samsa_bin  # noqa: E402
@@ -220,6 +221,11 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
 
     cluster.wait_healthy(timeout=120)
     workload.create_topic(cluster.bootstrap, topic, partitions, 3, 2)
+    # The transactional workload's: its transactions, and the copies of
+    # `topic` made by consume-transform-produce.
+    txn_topic, eos_topic, eos_group = f"{topic}-txn", f"{topic}-copies", f"{topic}-eos"
+    workload.create_topic(cluster.bootstrap, txn_topic, partitions, 3, 2)
+    workload.create_topic(cluster.bootstrap, eos_topic, partitions, 3, 2)
 
     history = workload.History()
     watch = _Watch(cluster, history)
@@ -230,6 +236,8 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     # And one producer on kafkajs, its own protocol code.
     workers.append(workload.KafkajsProducerWorker("k0", cluster.bootstrap, topic, partitions,
                                                   history, stop, rate, limit))
+    workers.append(txn_workload.TxnProducer("t0", cluster.bootstrap, txn_topic, partitions,
+                                            history, stop, seed, limit))
     reader_stop = threading.Event()
     readers = [workload.LiveReader("c0", cluster.bootstrap, topic, partitions, history,
                                    reader_stop)]
@@ -248,6 +256,10 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
             f"n{i}", cluster.bootstrap, topic, f"{topic}-kip848", history, reader_stop,
             rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
             for i in range(GROUP_MEMBERS)]
+    readers.append(txn_workload.TxnReader("c1", cluster.bootstrap, txn_topic, partitions,
+                                          history, reader_stop))
+    readers.append(txn_workload.EosCopier("e0", cluster.bootstrap, topic, eos_topic, eos_group,
+                                          history, reader_stop))
     for w in workers:
         w.start()
     for r in readers:
@@ -292,6 +304,13 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
         errors += getattr(r, "errors", [])
     workload.wait_settled(cluster.bootstrap, topic, partitions, history)
     workload.final_read(cluster.bootstrap, topic, partitions, history)
+    txn_workload.committed_offsets(cluster.bootstrap, eos_group, topic, partitions, history,
+                                   eos_topic)
+    for t, event in ((txn_topic, "txn-read"), (eos_topic, "eos-read")):
+        if txn_workload.seal(cluster.bootstrap, t, partitions, history):
+            txn_workload.final_read_committed(cluster.bootstrap, t, partitions, history, event)
+        else:
+            errors.append(f"could not commit the seal of {t}")
     errors += watch.errors
 
     events = history.snapshot()

@@ -3,7 +3,8 @@ three-node cluster in network namespaces, each checked for anomalies
 (test_separate_roles.py runs with the controllers apart); and two runs that
 lose acknowledged writes on purpose, which the checker must report as lost: a
 one-replica partition's data deleted, and acks=1 records that only the leader
-had when a follower took over.
+had when a follower took over; and one that reads aborted transactions on
+purpose (read_uncommitted), which it must report as aborted reads.
 
 Needs root (network namespaces, nftables): without it every test here fails
 with the reason, so that a run that cannot test faults is not taken for one
@@ -21,6 +22,7 @@ import kafka_wire as kw
 import nemesis as nem
 import netns
 import run as runner
+import txn_workload
 import workload
 from samsa_harness import wait_until
 
@@ -176,3 +178,62 @@ def test_checker_reports_acks1_writes_lost_to_a_leader_change(harness):
     assert lost == acked_values - survived, text
     assert len(lost) >= 25, text
     assert len(lost) == len(result.anomalies), text
+
+
+def test_checker_reports_aborted_transactions_read_uncommitted(harness):
+    """Transactions of which some abort after their records reached the log,
+    read by a read_committed and a read_uncommitted consumer: the checker
+    must report every aborted value the second one got, and nothing of the
+    first."""
+    c = harness.cluster
+    c.wait_healthy(timeout=120)
+    topic = "faults-aborted-reads"
+    workload.create_topic(c.bootstrap, topic, 2, 3, 2)
+    history = workload.History()
+    stop = threading.Event()
+    readers = [txn_workload.TxnReader(name, c.bootstrap, topic, 2, history, stop, isolation)
+               for name, isolation in (("rc", "read_committed"), ("ru", "read_uncommitted"))]
+    for r in readers:
+        r.start()
+    p = txn_workload.Producer(dict(txn_workload._CLIENT, **{
+        "bootstrap.servers": c.bootstrap, "transactional.id": topic,
+        "logger": workload.quiet_logger()}))
+    p.init_transactions(60)
+    for n in range(6):
+        name = f"x-t{n}"
+        p.begin_transaction()
+        for i in range(2):
+            history.add(type="txn-send", txn=name, topic=topic, value=f"{name}-{i}", partition=i)
+            p.produce(topic, value=f"{name}-{i}".encode(), partition=i)
+        p.flush(30)  # in the log before the outcome
+        if n % 2:
+            history.add(type="txn-abort-try", txn=name)
+            p.abort_transaction(60)
+            history.add(type="txn-abort", txn=name)
+        else:
+            history.add(type="txn-commit-try", txn=name)
+            p.commit_transaction(60)
+            history.add(type="txn-commit", txn=name)
+    aborted = {f"x-t{n}-{i}" for n in (1, 3, 5) for i in range(2)}
+
+    def ru_read_all():
+        got = {e["value"] for e in history.snapshot()
+               if e["type"] == "txn-read" and e["consumer"] == "ru"}
+        return aborted <= got
+    wait_until(ru_read_all, 60, "the read_uncommitted reader to get the aborted records")
+    assert txn_workload.seal(c.bootstrap, topic, 2, history)
+    txn_workload.final_read_committed(c.bootstrap, topic, 2, history, "txn-read")
+    stop.set()
+    for r in readers:
+        r.join(timeout=30)
+    events = history.snapshot()
+    result = checker.check(events)
+    text = checker.summary(result, events, limit=3)
+    found = [a for a in result.anomalies if a.kind == "aborted-read"]
+    assert {events[a.events[-1]]["value"] for a in found} == aborted, text
+    assert len(found) == len(aborted), text
+    # The read_uncommitted reader may also get a committed record before its
+    # commit was asked (a dirty read); the read_committed one gets nothing wrong.
+    assert all(events[a.events[0 if a.kind == "dirty-read" else -1]]["consumer"] == "ru"
+               and a.kind in ("aborted-read", "dirty-read") for a in result.anomalies), text
+    assert result.stats["txn_committed"] == 3 and not result.errors, text
