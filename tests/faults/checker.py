@@ -14,7 +14,7 @@ seconds since the run started):
     {"type": "final-end", "t", "partition", "high", "complete"}
     {"type": "nemesis", "t", "phase": "start" | "heal", "fault", "detail"}
 
-A member of a consumer group (workload.GroupReader) also records
+A member of a consumer group (group_workload.GroupReader) also records
 
     {"type": "assign", "t", "consumer", "group", "partitions"}
     {"type": "revoke", "t", "consumer", "group", "partitions", "lost"}

@@ -34,6 +34,7 @@ for d in (HERE, HERE.parent / "integration", HERE.parent / "cluster"):
         sys.path.insert(0, str(d))
 
 import checker  # noqa: E402
+import group_workload  # noqa: E402
 import netns  # noqa: E402
 import nemesis as nem  # noqa: E402
 import report  # noqa: E402
@@ -80,7 +81,7 @@ class Harness:
         """`nodes` brokers; `controllers` > 0 adds that many controller-only
         nodes (separate roles), else every node is both."""
         why = (netns.can_create_namespaces() or workload.kafkajs_problem()
-               or workload.librdkafka_next_problem())
+               or group_workload.librdkafka_next_problem())
         if why:
             raise RuntimeError(why)
         self.binary = Path(binary or samsa_bin())
@@ -243,7 +244,7 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
                                    reader_stop)]
     # A consumer group of GROUP_MEMBERS members, committing as they read; the
     # last leaves and joins again every GROUP_REJOIN_S, moving partitions.
-    readers += [workload.GroupReader(
+    readers += [group_workload.GroupReader(
         f"g{i}", cluster.bootstrap, topic, f"{topic}-group", history, reader_stop,
         rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
         for i in range(GROUP_MEMBERS)]
@@ -252,7 +253,7 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
     # out of order after a partition was revoked and given back to it (an
     # open finding, docs/faults.md), and the quick runs gate make test.
     if full:
-        readers += [workload.Kip848GroupReader(
+        readers += [group_workload.Kip848GroupReader(
             f"n{i}", cluster.bootstrap, topic, f"{topic}-kip848", history, reader_stop,
             rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
             for i in range(GROUP_MEMBERS)]

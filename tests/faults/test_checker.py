@@ -245,7 +245,7 @@ def test_ack_without_offset_counts_for_loss_only():
     assert kinds(check(h2.events)) == ["lost"]
 
 
-# --- a consumer group's members (workload.GroupReader) ----------------------
+# --- a consumer group's members (group_workload.GroupReader) ---------------
 
 def _group(h, kind, consumer="g0", **fields):
     return h._add(type=kind, consumer=consumer, group="grp", **fields)
