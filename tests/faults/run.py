@@ -248,15 +248,11 @@ def run_one(h: Harness, kinds: list, seed: int, duration: float, name: str,
         f"g{i}", cluster.bootstrap, topic, f"{topic}-group", history, reader_stop,
         rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
         for i in range(GROUP_MEMBERS)]
-    # The same on the KIP-848 consumer protocol (librdkafka 2.15.1), in the
-    # full runs only: in a 5-minute pause run its member delivered offsets
-    # out of order after a partition was revoked and given back to it (an
-    # open finding, docs/faults.md), and the quick runs gate make test.
-    if full:
-        readers += [group_workload.Kip848GroupReader(
-            f"n{i}", cluster.bootstrap, topic, f"{topic}-kip848", history, reader_stop,
-            rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
-            for i in range(GROUP_MEMBERS)]
+    # The same on the KIP-848 consumer protocol (librdkafka 2.15.1).
+    readers += [group_workload.Kip848GroupReader(
+        f"n{i}", cluster.bootstrap, topic, f"{topic}-kip848", history, reader_stop,
+        rejoin_every=GROUP_REJOIN_S if i == GROUP_MEMBERS - 1 else None)
+        for i in range(GROUP_MEMBERS)]
     readers.append(txn_workload.TxnReader("c1", cluster.bootstrap, txn_topic, partitions,
                                           history, reader_stop))
     readers.append(txn_workload.EosCopier("e0", cluster.bootstrap, topic, eos_topic, eos_group,

@@ -18,6 +18,8 @@ CLOCK_MONOTONIC time, comparable across the processes of one machine):
     lost      {"parts": ...}            partitions lost (never reassigned by us)
     records   {"recs": [[topic, p, offset, value]]}   consumed, in order, each
                                         reported before its offset is committed
+                                        and before the next assigned, revoked
+                                        or lost event
     commit_try {"offsets": [[topic, p, next_offset]], "where"}   a commit sent
     committed {"offsets": [[topic, p, next_offset]], "where"}
     commit_failed {"error", "where", "offsets"}
@@ -81,10 +83,15 @@ class Driver:
     def on_error(self, err):
         emit("error", error=str(err), code=err.code(), fatal=err.fatal())
 
+    # Each callback first reports the records consumed before it: a record
+    # returned by poll() before a partition was lost, reported only after
+    # its reassignment, would look read under the new assignment.
     def on_assign(self, consumer, partitions):
+        self.report()
         emit("assigned", parts=tps(partitions))
 
     def on_revoke(self, consumer, partitions):
+        self.report()
         revoked = {(p.topic, p.partition) for p in partitions}
         result = None
         if self.manual:
@@ -95,6 +102,7 @@ class Driver:
         emit("revoked", parts=tps(partitions), commit=result)
 
     def on_lost(self, consumer, partitions):
+        self.report()
         for p in partitions:
             self.position.pop((p.topic, p.partition), None)
             self.dirty.discard((p.topic, p.partition))
