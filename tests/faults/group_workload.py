@@ -14,7 +14,7 @@ from typing import Optional
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from workload import History, consumer_logger
+from workload import History, Worker, consumer_logger
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def librdkafka_next_problem() -> Optional[str]:
     return None
 
 
-class GroupMember(threading.Thread):
+class GroupMember(Worker):
     """A member of consumer group `group` reading `topic`, one membership
     after another until `stop`: with `rejoin_every`, each closes (leaving the
     group) after that many seconds and the next joins `away` seconds later,
@@ -47,16 +47,11 @@ class GroupMember(threading.Thread):
     def __init__(self, name: str, kind: str, bootstrap: str, topic: str, group: str,
                  history: History, stop: threading.Event, rejoin_every: Optional[float],
                  away: float):
-        super().__init__(name=f"{kind}-{name}", daemon=True)
+        super().__init__(f"{kind}-{name}", bootstrap, history, stop, topic)
         self.cname = name
-        self.bootstrap = bootstrap
-        self.topic = topic
         self.group = group
-        self.history = history
-        self.stop_event = stop
         self.rejoin_every = rejoin_every
         self.away = away
-        self.errors: list = []
 
     def run(self) -> None:
         while not self.stop_event.is_set():

@@ -34,7 +34,7 @@ from typing import Callable, Optional
 from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaException,
                              Producer, TopicPartition)
 
-from workload import History, MESSAGE_TIMEOUT_MS, consumer_logger, quiet_logger
+from workload import History, MESSAGE_TIMEOUT_MS, Worker, consumer_logger, quiet_logger
 
 TXN_SIZE = 3          # values per transaction, one per partition in turn
 ABORT_EVERY = 5       # one transaction in this many is aborted on purpose
@@ -72,20 +72,14 @@ def retrying(op: Callable[[], None], stop_when: float) -> Optional[KafkaError]:
             time.sleep(0.2)
 
 
-class TxnProducer(threading.Thread):
+class TxnProducer(Worker):
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event, seed: int, limit: int):
-        super().__init__(name=f"txn-{name}", daemon=True)
+        super().__init__(f"txn-{name}", bootstrap, history, stop, topic, partitions)
         self.base = name
-        self.bootstrap = bootstrap
-        self.topic = topic
-        self.partitions = partitions
-        self.history = history
-        self.stop_event = stop
         self.rng = random.Random(seed)
         self.limit = limit
         self.sessions = 0
-        self.errors: list = []
 
     def _new_producer(self) -> Optional[Producer]:
         """A new instance of the transactional id; its InitProducerId ends
@@ -175,20 +169,15 @@ def _read_committed(bootstrap: str, name: str, history: Optional[History], **ext
     return Consumer(conf)
 
 
-class TxnReader(threading.Thread):
+class TxnReader(Worker):
     """Reads the transactions topic while the run goes on."""
 
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event,
                  isolation: str = "read_committed"):
-        super().__init__(name=f"txn-reader-{name}", daemon=True)
+        super().__init__(f"txn-reader-{name}", bootstrap, history, stop, topic, partitions)
         self.cname = name
         self.isolation = isolation  # read_uncommitted: what the checker must catch
-        self.bootstrap = bootstrap
-        self.topic = topic
-        self.partitions = partitions
-        self.history = history
-        self.stop_event = stop
 
     def run(self) -> None:
         c = _read_committed(self.bootstrap, self.cname, self.history,
@@ -207,22 +196,18 @@ class TxnReader(threading.Thread):
             c.close()
 
 
-class EosCopier(threading.Thread):
+class EosCopier(Worker):
     """Consume-transform-produce from `source` to `sink` in transactions that
     commit the group's offsets with the copies (KIP-98, KIP-447)."""
 
     def __init__(self, name: str, bootstrap: str, source: str, sink: str, group: str,
                  history: History, stop: threading.Event):
-        super().__init__(name=f"eos-{name}", daemon=True)
+        super().__init__(f"eos-{name}", bootstrap, history, stop)
         self.cname = name
-        self.bootstrap = bootstrap
         self.source = source
         self.sink = sink
         self.group = group
-        self.history = history
-        self.stop_event = stop
         self.sessions = 0
-        self.errors: list = []
 
     def _instances(self):
         self.sessions += 1

@@ -205,7 +205,24 @@ def _node_knows(host: str, port: int, topic: str, partitions: int) -> bool:
     return False
 
 
-class ProducerWorker(threading.Thread):
+class Worker(threading.Thread):
+    """A client thread of the workload: the cluster it talks to, the topic
+    (and its partition count) it works on, the history it records into, the
+    event that stops it, and the errors of its run (not anomalies)."""
+
+    def __init__(self, thread_name: str, bootstrap: str, history: "History",
+                 stop: threading.Event, topic: Optional[str] = None,
+                 partitions: Optional[int] = None):
+        super().__init__(name=thread_name, daemon=True)
+        self.bootstrap = bootstrap
+        self.history = history
+        self.stop_event = stop
+        self.topic = topic
+        self.partitions = partitions
+        self.errors: list = []
+
+
+class ProducerWorker(Worker):
     """One producer name; a fatal client error (which ends an idempotent
     producer) starts a new instance, named <name>.<n>, so that the order
     check compares only values of one producer session."""
@@ -213,13 +230,8 @@ class ProducerWorker(threading.Thread):
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event, rate: float, limit: int,
                  max_outstanding: int = 200, acks: str = "all", idempotent: bool = True):
-        super().__init__(name=f"producer-{name}", daemon=True)
+        super().__init__(f"producer-{name}", bootstrap, history, stop, topic, partitions)
         self.base = name
-        self.bootstrap = bootstrap
-        self.topic = topic
-        self.partitions = partitions
-        self.history = history
-        self.stop_event = stop
         self.rate = rate
         self.limit = limit
         self.max_outstanding = max_outstanding
@@ -227,7 +239,6 @@ class ProducerWorker(threading.Thread):
         self.idempotent = idempotent
         self.sessions = 0
         self.fatal = threading.Event()
-        self.errors: list = []
 
     def _new_producer(self) -> Producer:
         self.sessions += 1
@@ -328,22 +339,16 @@ def kafkajs_problem() -> Optional[str]:
     return None
 
 
-class KafkajsProducerWorker(threading.Thread):
+class KafkajsProducerWorker(Worker):
     """A kafkajs producer (kafkajs_producer.js under node), its sends, acks
     and failures recorded as the librdkafka producers' are."""
 
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event, rate: float, limit: int):
-        super().__init__(name=f"kafkajs-{name}", daemon=True)
+        super().__init__(f"kafkajs-{name}", bootstrap, history, stop, topic, partitions)
         self.base = name
-        self.bootstrap = bootstrap
-        self.topic = topic
-        self.partitions = partitions
-        self.history = history
-        self.stop_event = stop
         self.rate = rate
         self.limit = limit
-        self.errors: list = []
 
     def run(self) -> None:
         env = dict(os.environ, NODE_PATH=str(kafkajs_modules()))
@@ -392,18 +397,13 @@ def _consumer(bootstrap: str, name: str, history: Optional["History"] = None) ->
     })
 
 
-class LiveReader(threading.Thread):
+class LiveReader(Worker):
     """Reads every partition from the beginning while the run goes on."""
 
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event):
-        super().__init__(name=f"reader-{name}", daemon=True)
+        super().__init__(f"reader-{name}", bootstrap, history, stop, topic, partitions)
         self.cname = name
-        self.bootstrap = bootstrap
-        self.topic = topic
-        self.partitions = partitions
-        self.history = history
-        self.stop_event = stop
 
     def run(self) -> None:
         c = _consumer(self.bootstrap, self.cname, self.history)
