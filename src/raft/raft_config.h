@@ -44,9 +44,11 @@ struct raft_config {
     // fetched in its epoch yet.
     raft_ms begin_quorum_epoch_retry{500};
 
-    // KIP-996 pre-vote. It needs VoteRequest v2 (PreVote) on the wire; with an
-    // older schema, turn it off: a voter whose election timer fires then
-    // stands as candidate at once (KIP-595 as first shipped).
+    // KIP-996 pre-vote (VoteRequest v2's PreVote on the wire): a voter whose
+    // election timer fires first asks whether it could win, without bumping
+    // the epoch, so a voter cut off from the quorum does not depose its
+    // leader when it comes back. Off: it stands as candidate at once
+    // (KIP-595 as first shipped; the unit tests of that path turn it off).
     bool pre_vote = true;
 
     bool is_voter(node_id id) const {

@@ -25,7 +25,8 @@ constexpr int16_t k_fetch_snapshot = 59;
 // The versions our requests go out in: the first flexible ones, which every
 // KRaft replica reads. Fetch v13 names the partition by topic id and carries
 // the KRaft tagged fields (diverging epoch, current leader, snapshot id).
-constexpr int16_t k_out_vote = 0;
+// Vote v2 carries PreVote (KIP-996).
+constexpr int16_t k_out_vote = 2;
 constexpr int16_t k_out_begin = 0;
 constexpr int16_t k_out_end = 0;
 constexpr int16_t k_out_fetch = 13;
@@ -162,6 +163,7 @@ wire_request encode_raft_request(const raft_message& m, const std::string& clust
         p.candidate_id = v->candidate_id;
         p.last_offset_epoch = v->last_offset.epoch.value();
         p.last_offset = v->last_offset.offset.value();
+        p.pre_vote = v->pre_vote;
         out.api_version = k_out_vote;
         out.body = encode(w, out.api_version);
     } else if (auto* b = std::get_if<begin_quorum_epoch_request>(&m)) {
@@ -329,6 +331,7 @@ result<raft_message> decode_raft_request(int16_t api_key, int16_t version, bytes
             out.candidate_epoch = raft_epoch{p->candidate_epoch};
             out.candidate_id = node_id{p->candidate_id};
             out.last_offset = {raft_offset{p->last_offset}, raft_epoch{p->last_offset_epoch}};
+            out.pre_vote = p->pre_vote;
             return raft_message(out);
         }
         case k_begin: {

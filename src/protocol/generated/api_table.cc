@@ -58,7 +58,7 @@ constexpr api_schema_info k_apis[] = {
     {49, "AlterClientQuotas", 0, 1, 1, 1, true, true},
     {50, "DescribeUserScramCredentials", 0, 0, 0, 0, true, true},
     {51, "AlterUserScramCredentials", 0, 0, 0, 0, true, true},
-    {52, "Vote", 0, 1, 0, 1, false, true},
+    {52, "Vote", 0, 2, 0, 2, false, true},
     {53, "BeginQuorumEpoch", 0, 1, 1, 1, false, true},
     {54, "EndQuorumEpoch", 0, 1, 1, 1, false, true},
     {55, "DescribeQuorum", 0, 2, 0, 2, true, true},

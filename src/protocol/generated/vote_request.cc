@@ -62,6 +62,9 @@ void vote_request::topic_data::partition_data::encode(writer& w, int16_t version
     }
     w.write_int32(last_offset_epoch);
     w.write_int64(last_offset);
+    if (version >= 2) {
+        w.write_bool(pre_vote);
+    }
     if (flexible) {
         size_t n = unknown_tags.size();
         w.write_uvarint(uint32_t(n));
@@ -86,6 +89,9 @@ void vote_request::topic_data::partition_data::decode(reader& r, int16_t version
     }
     last_offset_epoch = r.read_int32();
     last_offset = r.read_int64();
+    if (version >= 2) {
+        pre_vote = r.read_bool();
+    }
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
             r.store_unknown_tag(unknown_tags, tag, size);

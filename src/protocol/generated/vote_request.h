@@ -19,7 +19,7 @@ namespace samsa::protocol {
 struct vote_request {
     static constexpr int16_t api_key = 52;
     static constexpr int16_t min_version = 0;
-    static constexpr int16_t max_version = 1;
+    static constexpr int16_t max_version = 2;
     // First flexible version (KIP-482), or -1 if none.
     static constexpr int16_t first_flexible_version = 0;
 
@@ -32,6 +32,7 @@ struct vote_request {
             ::samsa::uuid voter_directory_id;
             int32_t last_offset_epoch{0};
             int64_t last_offset{0};
+            bool pre_vote{false};
             unknown_tagged_fields unknown_tags;
 
             void encode(writer& w, int16_t version) const;

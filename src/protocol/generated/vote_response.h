@@ -19,7 +19,7 @@ namespace samsa::protocol {
 struct vote_response {
     static constexpr int16_t api_key = 52;
     static constexpr int16_t min_version = 0;
-    static constexpr int16_t max_version = 1;
+    static constexpr int16_t max_version = 2;
     // First flexible version (KIP-482), or -1 if none.
     static constexpr int16_t first_flexible_version = 0;
 

@@ -50,9 +50,6 @@ raft::raft_config raft_config_of(const config::broker_config& cfg) {
     c.request_timeout = raft::raft_ms{cfg.quorum_request_timeout_ms};
     c.retry_backoff = raft::raft_ms{cfg.quorum_retry_backoff_ms};
     c.append_linger = raft::raft_ms{cfg.quorum_append_linger_ms};
-    // VoteRequest v2 (PreVote, KIP-996) is not in the schemas this build
-    // speaks: a voter whose timer fires stands at once (KIP-595 as shipped).
-    c.pre_vote = false;
     return c;
 }
 

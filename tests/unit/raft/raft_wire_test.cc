@@ -17,6 +17,7 @@ bytes value(std::string_view s) {
 TEST(raft_wire, requests_round_trip) {
     std::vector<raft_message> requests = {
         vote_request{0, raft_epoch{7}, node_id{2}, {raft_offset{40}, raft_epoch{6}}, false},
+        vote_request{0, raft_epoch{8}, node_id{2}, {raft_offset{40}, raft_epoch{6}}, true},
         begin_quorum_epoch_request{0, {node_id{3}, raft_epoch{9}}},
         end_quorum_epoch_request{0, {node_id{1}, raft_epoch{4}}, {node_id{2}, node_id{3}}},
         fetch_snapshot_request{
@@ -106,6 +107,30 @@ TEST(raft_wire, a_response_level_error_reaches_the_core) {
     ASSERT_NE(v, nullptr);
     EXPECT_EQ(v->error, error_code::inconsistent_cluster_id);
     EXPECT_EQ(v->correlation_id, 9);
+}
+
+// KIP-996: a pre-vote needs VoteRequest v2; an older version has no PreVote
+// field, so whatever comes in it is a vote.
+TEST(raft_wire, votes_go_out_in_v2_and_older_versions_are_votes) {
+    vote_request pre{0, raft_epoch{8}, node_id{2}, {raft_offset{40}, raft_epoch{6}}, true};
+    auto w = encode_raft_request(pre, "c");
+    EXPECT_EQ(w.api_version, 2);
+    protocol::vote_request v1;
+    v1.cluster_id = "c";
+    auto& t = v1.topics.emplace_back();
+    t.topic_name = "__cluster_metadata";
+    auto& p = t.partitions.emplace_back();
+    p.candidate_epoch = 8;
+    p.candidate_id = ::samsa::node_id{2};
+    p.pre_vote = true;  // not in v1: not written
+    protocol::writer out;
+    v1.encode(out, 1);
+    std::optional<std::string> cluster;
+    auto back = decode_raft_request(52, 1, out.buffer(), cluster);
+    ASSERT_TRUE(back);
+    auto* v = std::get_if<vote_request>(&*back);
+    ASSERT_NE(v, nullptr);
+    EXPECT_FALSE(v->pre_vote);
 }
 
 TEST(raft_wire, another_partition_or_garbage_is_refused) {

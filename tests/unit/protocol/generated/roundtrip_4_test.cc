@@ -1868,29 +1868,35 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
                     if (true) {
                         e1.last_offset = int64_t(seed) + 5001256748LL;
                     }
+                    if (version >= 2) {
+                        e1.pre_vote = true;
+                    }
                 }
                 {
                     auto& e1 = e0.partitions.emplace_back();
                     if (true) {
-                        e1.partition_index = int32_t(seed + 202947);
+                        e1.partition_index = int32_t(seed + 210866);
                     }
                     if (true) {
-                        e1.candidate_epoch = int32_t(seed + 210866);
+                        e1.candidate_epoch = int32_t(seed + 218785);
                     }
                     if (true) {
-                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 218785)};
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 226704)};
                     }
                     if (version >= 1) {
-                        e1.candidate_directory_id = test_uuid(16);
+                        e1.candidate_directory_id = test_uuid(17);
                     }
                     if (version >= 1) {
-                        e1.voter_directory_id = test_uuid(17);
+                        e1.voter_directory_id = test_uuid(18);
                     }
                     if (true) {
-                        e1.last_offset_epoch = int32_t(seed + 242542);
+                        e1.last_offset_epoch = int32_t(seed + 250461);
                     }
                     if (true) {
-                        e1.last_offset = int64_t(seed) + 5001989851LL;
+                        e1.last_offset = int64_t(seed) + 5002094580LL;
+                    }
+                    if (version >= 2) {
+                        e1.pre_vote = true;
                     }
                 }
             }
@@ -1898,56 +1904,62 @@ void populate(protocol::vote_request& m, int16_t version, int seed) {
         {
             auto& e0 = m.topics.emplace_back();
             if (true) {
-                e0.topic_name = std::string("s20-") + std::to_string(seed);
+                e0.topic_name = std::string("s22-") + std::to_string(seed);
             }
             if (true) {
                 e0.partitions = std::vector<protocol::vote_request::topic_data::partition_data>{};
                 {
                     auto& e1 = e0.partitions.emplace_back();
                     if (true) {
-                        e1.partition_index = int32_t(seed + 274218);
+                        e1.partition_index = int32_t(seed + 290056);
                     }
                     if (true) {
-                        e1.candidate_epoch = int32_t(seed + 282137);
+                        e1.candidate_epoch = int32_t(seed + 297975);
                     }
                     if (true) {
-                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 290056)};
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 305894)};
                     }
                     if (version >= 1) {
-                        e1.candidate_directory_id = test_uuid(25);
+                        e1.candidate_directory_id = test_uuid(27);
                     }
                     if (version >= 1) {
-                        e1.voter_directory_id = test_uuid(26);
+                        e1.voter_directory_id = test_uuid(28);
                     }
                     if (true) {
-                        e1.last_offset_epoch = int32_t(seed + 313813);
+                        e1.last_offset_epoch = int32_t(seed + 329651);
                     }
                     if (true) {
-                        e1.last_offset = int64_t(seed) + 5002932412LL;
+                        e1.last_offset = int64_t(seed) + 5003141870LL;
+                    }
+                    if (version >= 2) {
+                        e1.pre_vote = true;
                     }
                 }
                 {
                     auto& e1 = e0.partitions.emplace_back();
                     if (true) {
-                        e1.partition_index = int32_t(seed + 329651);
+                        e1.partition_index = int32_t(seed + 353408);
                     }
                     if (true) {
-                        e1.candidate_epoch = int32_t(seed + 337570);
+                        e1.candidate_epoch = int32_t(seed + 361327);
                     }
                     if (true) {
-                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 345489)};
+                        e1.candidate_id = ::samsa::node_id{int32_t(seed + 369246)};
                     }
                     if (version >= 1) {
-                        e1.candidate_directory_id = test_uuid(32);
+                        e1.candidate_directory_id = test_uuid(35);
                     }
                     if (version >= 1) {
-                        e1.voter_directory_id = test_uuid(33);
+                        e1.voter_directory_id = test_uuid(36);
                     }
                     if (true) {
-                        e1.last_offset_epoch = int32_t(seed + 369246);
+                        e1.last_offset_epoch = int32_t(seed + 393003);
                     }
                     if (true) {
-                        e1.last_offset = int64_t(seed) + 5003665515LL;
+                        e1.last_offset = int64_t(seed) + 5003979702LL;
+                    }
+                    if (version >= 2) {
+                        e1.pre_vote = true;
                     }
                 }
             }
