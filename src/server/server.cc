@@ -408,6 +408,9 @@ status server::open_quorum() {
         _cfg, _cfg.is_controller() ? _controller.get() : nullptr, *_quorum,
         _controller->io().get_executor(), _controller_security);
     _context.controller = _channel.get();
+    _quorum->on_leader_change([this](raft::leader_and_epoch leader, bool) {
+        _channel->leader_changed(leader.leader.value());
+    });
     // The replica manager creates and deletes local logs as images change.
     _quorum->subscribe([this](std::shared_ptr<const metadata::metadata_image> prev,
                               std::shared_ptr<const metadata::metadata_image> next) {

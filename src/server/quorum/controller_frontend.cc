@@ -37,6 +37,15 @@ controller_frontend::~controller_frontend() {
     }
 }
 
+void controller_frontend::leader_changed(int32_t leader) {
+    std::lock_guard lock(_mutex);
+    for (auto& [id, c] : _clients) {
+        if (id != leader) {
+            c->close();
+        }
+    }
+}
+
 bool controller_frontend::local_is_active() const {
     return _local && _quorum.is_local_leader();
 }

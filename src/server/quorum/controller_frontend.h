@@ -49,6 +49,13 @@ class controller_frontend {
 
     // Whether operations run here (this node leads the quorum).
     bool local_is_active() const;
+    // The quorum has a new leader (or none, -1): what is in flight to any
+    // other node fails now, and is sent again to the new one, rather than
+    // waiting out request.timeout.ms on a controller that may be cut off.
+    // A heartbeat stuck so outlived the broker's session (docs/faults.md),
+    // as Kafka's channel to the controller drops the old one for the same
+    // reason.
+    void leader_changed(int32_t leader);
     metadata::controller* local() const { return _local; }
 
     // An admin API of metadata/controller_apis.h, run here or forwarded (in
