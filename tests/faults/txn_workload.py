@@ -34,7 +34,8 @@ from typing import Callable, Optional
 from confluent_kafka import (OFFSET_BEGINNING, Consumer, KafkaError, KafkaException,
                              Producer, TopicPartition)
 
-from workload import History, MESSAGE_TIMEOUT_MS, Worker, consumer_logger, quiet_logger
+from workload import (History, LiveReader, MESSAGE_TIMEOUT_MS, Worker, consumer_logger,
+                      quiet_logger)
 
 TXN_SIZE = 3          # values per transaction, one per partition in turn
 ABORT_EVERY = 5       # one transaction in this many is aborted on purpose
@@ -169,31 +170,20 @@ def _read_committed(bootstrap: str, name: str, history: Optional[History], **ext
     return Consumer(conf)
 
 
-class TxnReader(Worker):
+class TxnReader(LiveReader):
     """Reads the transactions topic while the run goes on."""
+
+    event = "txn-read"
 
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
                  history: History, stop: threading.Event,
                  isolation: str = "read_committed"):
-        super().__init__(f"txn-reader-{name}", bootstrap, history, stop, topic, partitions)
-        self.cname = name
+        super().__init__(name, bootstrap, topic, partitions, history, stop, "txn-reader")
         self.isolation = isolation  # read_uncommitted: what the checker must catch
 
-    def run(self) -> None:
-        c = _read_committed(self.bootstrap, self.cname, self.history,
-                            **{"isolation.level": self.isolation})
-        try:
-            c.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING)
-                      for p in range(self.partitions)])
-            while not self.stop_event.is_set():
-                for m in c.consume(num_messages=500, timeout=0.2):
-                    if m.error():
-                        continue
-                    self.history.add(type="txn-read", consumer=self.cname,
-                                     partition=m.partition(), offset=m.offset(),
-                                     value=m.value().decode())
-        finally:
-            c.close()
+    def _open(self) -> Consumer:
+        return _read_committed(self.bootstrap, self.cname, self.history,
+                               **{"isolation.level": self.isolation})
 
 
 class EosCopier(Worker):

@@ -398,15 +398,21 @@ def _consumer(bootstrap: str, name: str, history: Optional["History"] = None) ->
 
 
 class LiveReader(Worker):
-    """Reads every partition from the beginning while the run goes on."""
+    """Reads every partition from the beginning while the run goes on, each
+    record an `event` event."""
+
+    event = "read"
 
     def __init__(self, name: str, bootstrap: str, topic: str, partitions: int,
-                 history: History, stop: threading.Event):
-        super().__init__(f"reader-{name}", bootstrap, history, stop, topic, partitions)
+                 history: History, stop: threading.Event, kind: str = "reader"):
+        super().__init__(f"{kind}-{name}", bootstrap, history, stop, topic, partitions)
         self.cname = name
 
+    def _open(self) -> Consumer:
+        return _consumer(self.bootstrap, self.cname, self.history)
+
     def run(self) -> None:
-        c = _consumer(self.bootstrap, self.cname, self.history)
+        c = self._open()
         try:
             c.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING)
                       for p in range(self.partitions)])
@@ -414,8 +420,9 @@ class LiveReader(Worker):
                 for m in c.consume(num_messages=500, timeout=0.2):
                     if m.error():
                         continue
-                    self.history.add(type="read", consumer=self.cname, partition=m.partition(),
-                                     offset=m.offset(), value=m.value().decode())
+                    self.history.add(type=self.event, consumer=self.cname,
+                                     partition=m.partition(), offset=m.offset(),
+                                     value=m.value().decode())
         finally:
             c.close()
 
