@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 import subprocess
 import time
 import uuid

@@ -128,7 +128,7 @@ def remove_stale(prefix: str = PREFIX) -> list[str]:
 def enter(ns: str) -> Iterator[None]:
     """Moves the calling thread into network namespace `ns` (threads it starts
     inherit it) and back to where it was at the end."""
-    with open(f"/proc/thread-self/ns/net") as home, open(f"{NETNS_DIR}/{ns}") as target:
+    with open("/proc/thread-self/ns/net") as home, open(f"{NETNS_DIR}/{ns}") as target:
         if _libc.setns(target.fileno(), CLONE_NEWNET) != 0:
             err = ctypes.get_errno()
             raise NetnsError(f"setns into {ns}: {os.strerror(err)}")
