@@ -96,6 +96,12 @@ class partition {
     // same records, offsets and producer state in a new log object.
     void replace_log(std::shared_ptr<storage::log> log) { _log = std::move(log); }
     bool is_leader() const { return _leader == _local_node_id; }
+    // A bug on purpose, for the fault harness only (docs/faults.md): acks=all
+    // is answered at the leader's log end, without waiting for the ISR, so
+    // acknowledged records can be lost. Set from the environment variable
+    // SAMSA_UNSAFE_TEST_ACK_AT_LOG_END=1 at startup, never from a config key.
+    static void set_unsafe_ack_at_log_end(bool on);
+    static bool unsafe_ack_at_log_end();
     // This broker's lease (cluster/leadership_lease.h); nullptr: always held.
     void set_leadership_lease(const leadership_lease* lease) { _lease = lease; }
     int32_t leader_epoch() const { return _leader_epoch; }

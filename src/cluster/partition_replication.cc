@@ -2,6 +2,7 @@
 // watermark rules with Kafka's later leader-epoch fixes). Part of the
 // partition class (partition.h); runs on the partition's shard.
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "cluster/partition.h"
@@ -71,9 +72,25 @@ void partition::fail_replication_waiters(error_code code) {
     }
 }
 
+namespace {
+std::atomic<bool> g_unsafe_ack_at_log_end{false};
+}  // namespace
+
+void partition::set_unsafe_ack_at_log_end(bool on) {
+    g_unsafe_ack_at_log_end = on;
+}
+
+bool partition::unsafe_ack_at_log_end() {
+    return g_unsafe_ack_at_log_end.load(std::memory_order_relaxed);
+}
+
 void partition::when_replicated(kafka_offset end_offset, std::function<void(error_code)> done) {
     if (!is_leader()) {
         done(error_code::not_leader_or_follower);
+        return;
+    }
+    if (unsafe_ack_at_log_end()) {
+        done(error_code::none);  // the bug on purpose: see set_unsafe_ack_at_log_end
         return;
     }
     _replication_waiters.emplace_back(end_offset.value(), std::move(done));

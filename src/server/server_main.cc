@@ -7,9 +7,12 @@
 #include <asio/io_context.hpp>
 #include <asio/signal_set.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
+#include "cluster/partition.h"
 #include "common/config/broker_config.h"
 #include "common/config/config_help.h"
 #include "common/config/meta_properties.h"
@@ -143,6 +146,16 @@ int run_server_command(const server_command& cmd) {
         cfg.node_id, identity->cluster_id, join_listeners(cfg.listeners),
         fmt::join(cfg.log_dirs, ","));
 
+    // The fault harness's bug on purpose (cluster/partition.h): only from the
+    // environment, and loud, so no configuration can turn it on by mistake.
+    if (const char* unsafe = std::getenv("SAMSA_UNSAFE_TEST_ACK_AT_LOG_END");
+        unsafe && std::string_view(unsafe) == "1") {
+        cluster::partition::set_unsafe_ack_at_log_end(true);
+        logging::server().error(
+            "event=unsafe_test_switch name=SAMSA_UNSAFE_TEST_ACK_AT_LOG_END reason=\"acks=all is "
+            "answered at the leader's log end: acknowledged records can be lost; for the fault "
+            "harness only\"");
+    }
     server srv(cfg, identity->cluster_id);
     // A signal may come while start() still waits for the quorum or for this
     // broker's registration: it interrupts that wait.

@@ -73,6 +73,9 @@ class NetnsBroker(Broker):
         super().__init__(host=ip, node_id=node_id, binary=binary, properties=properties,
                          port=CLIENT_PORT, cluster_id=cluster_id)
         self.ns = ns
+        # Environment variables the process gets beside the harness's own
+        # (the broker's bug on purpose, SAMSA_UNSAFE_TEST_ACK_AT_LOG_END).
+        self.extra_env: dict = {}
         # The data dir is a small tmpfs of its own, so that the disk nemesis
         # can fill it (ENOSPC) without touching any other file system. Its
         # source names the namespace, for netns.remove_stale().
@@ -113,12 +116,12 @@ class NetnsBroker(Broker):
         return self.role != "controller"
 
     def command(self) -> list[str]:
-        env = []
+        env = [f"{k}={v}" for k, v in sorted(self.extra_env.items())]
         if self.faketime_file is not None:
-            env = ["env", f"LD_PRELOAD={FAKETIME_LIB}",
-                   f"FAKETIME_TIMESTAMP_FILE={self.faketime_file}",
-                   "FAKETIME_CACHE_DURATION=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"]
-        return ["ip", "netns", "exec", self.ns] + env + super().command()
+            env += [f"LD_PRELOAD={FAKETIME_LIB}", f"FAKETIME_TIMESTAMP_FILE={self.faketime_file}",
+                    "FAKETIME_CACHE_DURATION=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"]
+        return ["ip", "netns", "exec", self.ns] + (["env"] + env if env else []) + \
+            super().command()
 
     def set_clock_offset(self, seconds: int) -> None:
         """Moves this node's wall clock `seconds` away from the real one
@@ -172,7 +175,8 @@ class NetnsBroker(Broker):
 
 class FaultCluster(Cluster):
     def __init__(self, net: Net, binary: Optional[Path] = None,
-                 properties: Optional[Mapping[str, object]] = None, controllers: int = 0):
+                 properties: Optional[Mapping[str, object]] = None, controllers: int = 0,
+                 env: Optional[Mapping[str, str]] = None):
         """`controllers` > 0: separate roles, nodes 1..controllers the quorum
         and the rest brokers only; 0: every node both."""
         # Not Cluster.__init__: the nodes differ (namespaces, fixed ports).
@@ -193,6 +197,7 @@ class FaultCluster(Cluster):
         quorum = ",".join(f"{b.node_id}@{b.host}:{b.controller_port}" for b in voters)
         for b in self.nodes:
             b.extra_properties["controller.quorum.voters"] = quorum
+            b.extra_env.update(env or {})
             b._write_properties()
 
     @property

@@ -77,9 +77,11 @@ class Harness:
     """Namespaces and a started cluster, with this thread inside the client
     namespace; everything is removed on close(), pass or fail."""
 
-    def __init__(self, nodes: int = 3, binary: Optional[Path] = None, controllers: int = 0):
+    def __init__(self, nodes: int = 3, binary: Optional[Path] = None, controllers: int = 0,
+                 env: Optional[dict] = None):
         """`nodes` brokers; `controllers` > 0 adds that many controller-only
-        nodes (separate roles), else every node is both."""
+        nodes (separate roles), else every node is both; `env`: environment
+        variables of the nodes' processes."""
         why = (netns.can_create_namespaces() or workload.kafkajs_problem()
                or group_workload.librdkafka_next_problem())
         if why:
@@ -90,6 +92,7 @@ class Harness:
                                "(cmake --build build --target samsa) or set SAMSA_BIN")
         self.net = netns.Net(nodes + controllers)
         self.controllers = controllers
+        self.env = env
         self._stack = contextlib.ExitStack()
         self.cluster: Optional[FaultCluster] = None
         self.nemesis: Optional[nem.Nemesis] = None
@@ -100,7 +103,7 @@ class Harness:
             self._stack.callback(self.net.destroy)
             self._stack.enter_context(netns.enter(self.net.client_ns))
             self.cluster = FaultCluster(self.net, binary=self.binary,
-                                        controllers=self.controllers)
+                                        controllers=self.controllers, env=self.env)
             self._stack.callback(self.cluster.cleanup)
             self.nemesis = nem.Nemesis(self.cluster)
             self._stack.callback(self.nemesis.heal_all)

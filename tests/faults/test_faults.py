@@ -237,3 +237,30 @@ def test_checker_reports_aborted_transactions_read_uncommitted(harness):
     assert all(events[a.events[0 if a.kind == "dirty-read" else -1]]["consumer"] == "ru"
                and a.kind in ("aborted-read", "dirty-read") for a in result.anomalies), text
     assert result.stats["txn_committed"] == 3 and not result.errors, text
+
+
+def test_checker_reports_writes_acknowledged_at_the_leaders_log_end():
+    """The broker's bug on purpose (SAMSA_UNSAFE_TEST_ACK_AT_LOG_END=1):
+    acks=all answered at the leader's log end. A leader cut off from the
+    others keeps acknowledging what no follower has; the controller elects
+    another, and the cut-off leader truncates when it comes back. The
+    checker must report those writes lost (the issue's own acceptance test)."""
+    why = netns.can_create_namespaces()
+    if why:
+        pytest.fail(f"tests/faults cannot run: {why}", pytrace=False)
+    h = runner.Harness(3, env={"SAMSA_UNSAFE_TEST_ACK_AT_LOG_END": "1"})
+    h.open()
+    try:
+        assert all("event=unsafe_test_switch" in b.log_text() for b in h.cluster.nodes)
+        # Each node isolated in turn, so whichever leads a partition is cut off.
+        ids = [b.node_id for b in h.cluster.nodes]
+        faults = [nem.Fault("partition", 2.0 + 9.0 * i, 8.0 + 9.0 * i,
+                            groups=[[n], [m for m in ids if m != n]])
+                  for i, n in enumerate(ids)]
+        rr = runner.run_one(h, ["partition"], 0, 30.0, "unsafe-acks", faults=faults,
+                            log=lambda s: None)
+        text = checker.summary(rr.result, rr.history, limit=3)
+        lost = [a for a in rr.result.anomalies if a.kind == "lost"]
+        assert lost, f"no acknowledged write was lost with the bug on:\n{text}"
+    finally:
+        h.close()

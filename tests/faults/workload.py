@@ -272,22 +272,33 @@ class ProducerWorker(Worker):
             self.fatal.set()
             self.history.add(type="client-error", client=self.pname, error=str(err), fatal=True)
 
+    def _serve(self, call, timeout: float) -> None:
+        """poll() or flush(): a fatal error can also come out of them as an
+        exception; it ends this instance as the error callback does."""
+        try:
+            call(timeout)
+        except KafkaException as e:
+            if not self.fatal.is_set():
+                self.fatal.set()
+                self.history.add(type="client-error", client=self.pname, error=str(e),
+                                 fatal=True)
+
     def run(self) -> None:
         p = self._new_producer()
         seq = 0
         start = time.monotonic()
         while not self.stop_event.is_set() and seq < self.limit:
             if self.fatal.is_set():
-                p.flush(MESSAGE_TIMEOUT_MS / 1000 + 10)
+                self._serve(p.flush, MESSAGE_TIMEOUT_MS / 1000 + 10)
                 p = self._new_producer()
             # Paced: the seq-th send is not before start + seq / rate.
             due = start + seq / self.rate
             wait = due - time.monotonic()
             if wait > 0:
-                p.poll(min(wait, 0.1))
+                self._serve(p.poll, min(wait, 0.1))
                 continue
             if len(p) >= self.max_outstanding:
-                p.poll(0.05)
+                self._serve(p.poll, 0.05)
                 continue
             partition = seq % self.partitions
             value = f"{self.pname}-{seq}"
@@ -301,9 +312,9 @@ class ProducerWorker(Worker):
                 self.history.add(type="fail", producer=self.pname, seq=seq, value=value,
                                  partition=partition, error=f"produce(): {e}")
             seq += 1
-            p.poll(0)
+            self._serve(p.poll, 0)
         # Every send gets its answer (an ack or an error) before the run ends.
-        p.flush(MESSAGE_TIMEOUT_MS / 1000 + 20)
+        self._serve(p.flush, MESSAGE_TIMEOUT_MS / 1000 + 20)
         left = len(p)
         if left:
             self.errors.append(f"{self.pname}: {left} sends unanswered after flush")

@@ -106,6 +106,21 @@ TEST_F(replication_test, acks_all_completes_when_the_isr_has_the_batch) {
     EXPECT_EQ(done[1], error_code::not_leader_or_follower);
 }
 
+// The fault harness's bug on purpose (SAMSA_UNSAFE_TEST_ACK_AT_LOG_END): acks=all
+// answered before any follower has the batch.
+TEST_F(replication_test, the_unsafe_test_switch_answers_acks_all_at_the_log_end) {
+    const int64_t end = produce(3);
+    std::vector<error_code> done;
+    partition::set_unsafe_ack_at_log_end(true);
+    _leader->when_replicated(kafka_offset{end}, [&](error_code ec) { done.push_back(ec); });
+    partition::set_unsafe_ack_at_log_end(false);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0], error_code::none);
+    EXPECT_EQ(_leader->high_watermark(), 0);  // nothing replicated
+    _leader->when_replicated(kafka_offset{end}, [&](error_code ec) { done.push_back(ec); });
+    EXPECT_EQ(done.size(), 1u);  // off again: waits for the ISR
+}
+
 TEST_F(replication_test, a_follower_joins_the_isr_once_at_the_high_watermark) {
     lead(_leader.get(), {1, 2, 3}, {1, 2}, 5, 1, 3);
     const int64_t end = produce(5);
