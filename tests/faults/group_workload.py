@@ -14,7 +14,7 @@ from typing import Optional
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from workload import History, Worker, consumer_logger
+from workload import History, Worker, consumer_logger, json_lines
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,11 +116,7 @@ class Kip848GroupReader(GroupMember):
                 pass
         closer = threading.Thread(target=close_later, daemon=True)
         closer.start()
-        for line in proc.stdout:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
+        for e in json_lines(proc.stdout):
             self._record(e)
         try:
             proc.wait(timeout=60)

@@ -205,6 +205,16 @@ def _node_knows(host: str, port: int, topic: str, partitions: int) -> bool:
     return False
 
 
+def json_lines(stream):
+    """The JSON objects a client process writes, one per line (other lines,
+    such as a library's own output, skipped)."""
+    for line in stream:
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
+
+
 class Worker(threading.Thread):
     """A client thread of the workload: the cluster it talks to, the topic
     (and its partition count) it works on, the history it records into, the
@@ -370,11 +380,7 @@ class KafkajsProducerWorker(Worker):
             env=env)
         closer = threading.Thread(target=self._close_when_stopped, args=(proc,), daemon=True)
         closer.start()
-        for line in proc.stdout:
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
+        for e in json_lines(proc.stdout):
             kind = e.pop("ev")
             self.history.add(type=kind, **e)
         try:
