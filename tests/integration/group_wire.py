@@ -35,6 +35,7 @@ NON_EMPTY_GROUP = 68
 GROUP_ID_NOT_FOUND = 69
 MEMBER_ID_REQUIRED = 79
 GROUP_SUBSCRIBED_TO_TOPIC = 86
+STALE_MEMBER_EPOCH = 113
 
 
 def flexible(api: int, version: int) -> bool:

@@ -45,3 +45,29 @@ def test_a_consumer_protocol_member_must_commit_with_offset_commit_v9(start_brok
             gw.NONE, {("cp", 0): (5, gw.NONE), ("cp", 1): (7, gw.NONE)})
         left = gw.consumer_group_heartbeat(conn, "cpg", member, -1)
         assert left["error_code"] == gw.NONE and left["member_epoch"] == -1
+
+
+def test_a_commit_at_an_older_member_epoch_is_taken_for_partitions_held_then(start_broker):
+    """KIP-1251 (Kafka 4.3): once a member's epoch has moved on, a commit it
+    sent at its previous epoch still counts for the partitions it had then;
+    for any other partition it is STALE_MEMBER_EPOCH."""
+    broker = start_broker(overrides=GROUP_BROKER)
+    create_topics(broker.bootstrap, {"kept": 2, "other": 1})
+    first, second = uuid.uuid4().hex, uuid.uuid4().hex
+    with kw.KafkaConnection.to(broker) as conn:
+        assert join(conn, "epochs", first, ["kept"])["member_epoch"] == 1
+        # A second member, on another topic, moves the group to epoch 2;
+        # the first member keeps both partitions and reaches 2 with them.
+        assert join(conn, "epochs", second, ["other"])["member_epoch"] == 2
+        assert gw.consumer_group_heartbeat(conn, "epochs", first, 1)["member_epoch"] == 2
+        assert gw.offset_commit_flexible(conn, "epochs", {("kept", 0): 5, ("kept", 1): 6},
+                                         1, first, 9) == {("kept", 0): gw.NONE,
+                                                          ("kept", 1): gw.NONE}
+        # A partition it never had, and an epoch it never had.
+        assert gw.offset_commit_flexible(conn, "epochs", {("kept", 0): 7, ("other", 0): 7},
+                                         1, first, 9) == {("kept", 0): gw.NONE,
+                                                          ("other", 0): gw.STALE_MEMBER_EPOCH}
+        assert gw.offset_commit_flexible(conn, "epochs", {("kept", 0): 8}, 3, first, 9) == {
+            ("kept", 0): gw.STALE_MEMBER_EPOCH}
+        assert gw.offset_fetch(conn, "epochs", {"kept": [0, 1]}, 5) == (
+            gw.NONE, {("kept", 0): (7, gw.NONE), ("kept", 1): (6, gw.NONE)})

@@ -216,9 +216,10 @@ class CodeGen:
             o("w.write_uvarint(uint32_t(n));")
             o("auto u = unknown_tags.begin();")
             for f in tagged:
-                o(f"for (; u != unknown_tags.end() && u->tag < {f.tag}; ++u) {{")
-                o("    w.write_unknown_tag(*u);")
-                o("}")
+                if f.tag > 0:  # no unknown tag sorts before tag 0
+                    o(f"for (; u != unknown_tags.end() && u->tag < {f.tag}; ++u) {{")
+                    o("    w.write_unknown_tag(*u);")
+                    o("}")
                 c = cond_join(f.tagged.condition(within), self.differs_from_default(f))
                 o.block(f"if ({c})")
                 o(f"w.write_tagged_field({f.tag}, [&](writer& tw) {{")

@@ -74,6 +74,7 @@ std::optional<std::string> consumer_group::static_member_id(const std::string& i
 
 consumer_group_member& consumer_group::update_member(consumer_group_member m) {
     auto it = _members.find(m.member_id);
+    m.settle_assignment_epochs(it != _members.end() ? &it->second : nullptr);
     if (it != _members.end()) {
         remove_partition_epochs(it->second.assigned);
         remove_partition_epochs(it->second.pending_revocation);
@@ -219,36 +220,57 @@ std::optional<std::string> consumer_group::preferred_server_assignor() const {
     return best;
 }
 
-error_code consumer_group::validate_offset_commit(const std::string& member_id,
-                                                  const std::optional<std::string>& instance_id,
-                                                  int32_t member_epoch, bool transactional,
-                                                  int16_t api_version) const {
+offset_commit_validation consumer_group::validate_offset_commit(
+    const std::string& member_id, const std::optional<std::string>& instance_id,
+    int32_t member_epoch, bool transactional, int16_t api_version) const {
     // Epoch -1: an admin client, or a consumer outside group management,
     // which may commit while the group has no members.
     if (member_epoch < 0 && _members.empty()) {
-        return error_code::none;
+        return {};
     }
     if (transactional && member_epoch < 0 && member_id.empty() && !instance_id) {
         // TxnOffsetCommit need not name the member: checked only if it does.
-        return error_code::none;
+        return {};
     }
     const consumer_group_member* m = get(member_id);
     if (!m) {
-        return error_code::unknown_member_id;
+        return offset_commit_validation::refuse(error_code::unknown_member_id);
     }
     // KIP-848: before v9 OffsetCommit carries a generation, not a member
     // epoch, so a member of this protocol must not use it.
     if (!transactional && !m->uses_classic_protocol() &&
         api_version < first_member_epoch_offset_commit_version) {
-        return error_code::unsupported_version;
+        return offset_commit_validation::refuse(error_code::unsupported_version);
     }
     if (member_epoch == m->member_epoch) {
-        return error_code::none;
+        return {};
     }
     // TxnOffsetCommit has no STALE_MEMBER_EPOCH to give, nor has a classic
     // member's generation.
-    return transactional || m->uses_classic_protocol() ? error_code::illegal_generation
-                                                       : error_code::stale_member_epoch;
+    const error_code stale = transactional || m->uses_classic_protocol()
+                                 ? error_code::illegal_generation
+                                 : error_code::stale_member_epoch;
+    if (m->uses_classic_protocol() || member_epoch > m->member_epoch) {
+        return offset_commit_validation::refuse(stale);
+    }
+    // An older epoch (KIP-1251): the heartbeat that moved the member on may
+    // not have reached it yet.
+    offset_commit_validation v;
+    v.older_epoch = member_epoch;
+    v.assignment_epochs = m->assignment_epochs;
+    v.stale = stale;
+    return v;
+}
+
+error_code offset_commit_validation::check(const uuid& topic, int32_t partition) const {
+    if (error != error_code::none) {
+        return error;
+    }
+    if (!older_epoch) {
+        return error_code::none;
+    }
+    auto it = assignment_epochs.find({topic, partition});
+    return it != assignment_epochs.end() && it->second <= *older_epoch ? error_code::none : stale;
 }
 
 error_code consumer_group::validate_offset_fetch(const std::string& member_id,

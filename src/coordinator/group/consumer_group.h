@@ -42,6 +42,28 @@ struct subscribed_topic {
 // Every topic some member subscribes to (by name or by regex), by name.
 using subscription_metadata = std::map<std::string, subscribed_topic>;
 
+// What an offset commit of a consumer group's member may write (Kafka's
+// CommitPartitionValidator): `error` refuses the whole commit; else each
+// partition is checked on its own.
+struct offset_commit_validation {
+    error_code error = error_code::none;
+    // KIP-1251: a commit at an epoch older than the member's is taken for
+    // the partitions the member had at that epoch, and refused (`stale`) for
+    // the others: a member whose epoch moved on while it committed is not
+    // fenced for partitions it still has.
+    std::optional<int32_t> older_epoch;
+    std::map<std::pair<uuid, int32_t>, int32_t> assignment_epochs;
+    error_code stale = error_code::stale_member_epoch;
+
+    error_code check(const uuid& topic, int32_t partition) const;
+
+    static offset_commit_validation refuse(error_code ec) {
+        offset_commit_validation v;
+        v.error = ec;
+        return v;
+    }
+};
+
 class consumer_group final : public group {
   public:
     explicit consumer_group(std::string group_id) : group(std::move(group_id)) {}
@@ -131,16 +153,19 @@ class consumer_group final : public group {
 
     // ---- offsets (Kafka's ConsumerGroup.validateOffsetCommit / Fetch)
     // Epoch -1 without members: an admin's or a simple consumer's commit.
-    // Else the member must exist (UNKNOWN_MEMBER_ID) and name its current
-    // epoch (STALE_MEMBER_EPOCH; ILLEGAL_GENERATION for a classic member,
-    // whose generation is its member epoch). `api_version`: OffsetCommit's,
-    // which a consumer-protocol member must send at v9 or above
+    // Else the member must exist (UNKNOWN_MEMBER_ID). A classic member must
+    // name its current epoch (its generation: ILLEGAL_GENERATION); a member
+    // of the consumer protocol its current epoch or, for each partition, one
+    // at which it had the partition already (KIP-1251; STALE_MEMBER_EPOCH,
+    // or ILLEGAL_GENERATION in a TxnOffsetCommit, which has no
+    // STALE_MEMBER_EPOCH). `api_version`: OffsetCommit's, which a
+    // consumer-protocol member must send at v9 or above
     // (UNSUPPORTED_VERSION); TxnOffsetCommit and classic members have no
     // such floor.
-    error_code validate_offset_commit(const std::string& member_id,
-                                      const std::optional<std::string>& instance_id,
-                                      int32_t member_epoch, bool transactional,
-                                      int16_t api_version) const;
+    offset_commit_validation validate_offset_commit(const std::string& member_id,
+                                                    const std::optional<std::string>& instance_id,
+                                                    int32_t member_epoch, bool transactional,
+                                                    int16_t api_version) const;
     error_code validate_offset_fetch(const std::string& member_id, int32_t member_epoch) const;
 
   private:

@@ -1,5 +1,7 @@
 #include "coordinator/group/consumer_group_member.h"
 
+#include <algorithm>
+
 namespace samsa::coordinator {
 
 const char* member_state_name(member_state s) {
@@ -33,8 +35,35 @@ consumer_group_member consumer_group_member::clone() const {
     out.state = state;
     out.assigned = assigned;
     out.pending_revocation = pending_revocation;
+    out.assignment_epochs = assignment_epochs;
     out.heartbeat_due_ms = heartbeat_due_ms;
     return out;
+}
+
+std::optional<int32_t> consumer_group_member::assignment_epoch_of(const uuid& topic,
+                                                                  int32_t partition) const {
+    auto it = assignment_epochs.find({topic, partition});
+    if (it == assignment_epochs.end()) {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+void consumer_group_member::settle_assignment_epochs(const consumer_group_member* before) {
+    std::map<std::pair<uuid, int32_t>, int32_t> settled;
+    const int32_t fresh = std::max(member_epoch, 0);
+    for (const topic_assignment* owned : {&assigned, &pending_revocation}) {
+        for (const auto& [topic, parts] : *owned) {
+            for (int32_t p : parts) {
+                std::optional<int32_t> epoch = assignment_epoch_of(topic, p);
+                if (!epoch && before) {
+                    epoch = before->assignment_epoch_of(topic, p);
+                }
+                settled[{topic, p}] = epoch.value_or(fresh);
+            }
+        }
+    }
+    assignment_epochs = std::move(settled);
 }
 
 bool same_member_metadata(const consumer_group_member& a, const consumer_group_member& b) {

@@ -79,6 +79,10 @@ struct consumer_group_member {
     member_state state = member_state::stable;
     topic_assignment assigned;
     topic_assignment pending_revocation;
+    // KIP-1251: for each partition of `assigned` and `pending_revocation`,
+    // the member epoch at which the member got it. An offset commit from an
+    // older epoch of the member is taken for the partitions it had then.
+    std::map<std::pair<uuid, int32_t>, int32_t> assignment_epochs;
 
     // When it is expected to heartbeat next (wall clock ms; not persisted):
     // the assignor takes partitions from the member that hears of it
@@ -96,6 +100,15 @@ struct consumer_group_member {
 
     // The member without its timers (which only the group's copy owns).
     consumer_group_member clone() const;
+
+    // The member epoch at which it got the partition; nullopt when it has
+    // it neither assigned nor pending revocation.
+    std::optional<int32_t> assignment_epoch_of(const uuid& topic, int32_t partition) const;
+    // Keeps `assignment_epochs` in step with its partitions: one it has
+    // without an epoch takes the one it had in `before`, if it had it there,
+    // else its member epoch (0 at least: a static member that left has -2);
+    // one it no longer has goes.
+    void settle_assignment_epochs(const consumer_group_member* before = nullptr);
 
     // A static member that left with epoch -2 keeps its assignment for its
     // session, for its next instance (KIP-345 with KIP-848).

@@ -85,6 +85,36 @@ result<Key> decode_key(bytes_view key, int16_t version, const char* what) {
     return decode_rest<Key>(r, version, what);
 }
 
+// KIP-1251: the assignment epochs of a member's partitions, in the order of
+// each topic's partitions; one it has none for (a record written before the
+// member had one) gets its member epoch.
+template <typename Topics>
+void add_assignment_epochs(Topics& topics, const consumer_group_member& m) {
+    const int32_t fallback = std::max(m.member_epoch, 0);
+    for (auto& t : topics) {
+        auto& epochs = t.assignment_epochs.emplace();
+        for (int32_t p : t.partitions) {
+            epochs.push_back(m.assignment_epoch_of(t.topic_id, p).value_or(fallback));
+        }
+    }
+}
+
+// The epochs a record gives its partitions. A record of a Kafka before 4.3
+// has none, nor may a damaged one have as many as partitions: such a topic's
+// partitions get the member epoch (at least 0), as Kafka reads them.
+template <typename Topics>
+void read_assignment_epochs(const Topics& topics, consumer_group_member& m) {
+    const int32_t fallback = std::max(m.member_epoch, 0);
+    for (const auto& t : topics) {
+        const bool aligned =
+            t.assignment_epochs && t.assignment_epochs->size() == t.partitions.size();
+        for (size_t i = 0; i < t.partitions.size(); ++i) {
+            m.assignment_epochs[{t.topic_id, t.partitions[i]}] =
+                aligned ? (*t.assignment_epochs)[i] : fallback;
+        }
+    }
+}
+
 }  // namespace
 
 coordinator_record consumer_group_epoch_record(const std::string& group_id, int32_t epoch) {
@@ -147,6 +177,8 @@ coordinator_record consumer_group_current_assignment_record(const std::string& g
     v.state = int8_t(m.state);
     v.assigned_partitions = to_wire<value::topic_partitions>(m.assigned);
     v.partitions_pending_revocation = to_wire<value::topic_partitions>(m.pending_revocation);
+    add_assignment_epochs(v.assigned_partitions, m);
+    add_assignment_epochs(v.partitions_pending_revocation, m);
     return {member_key<protocol::consumer_group_current_member_assignment_key>(
                 group_id, m.member_id, consumer_group_current_assignment_key_version),
             encode_versioned(v, 0)};
@@ -302,6 +334,8 @@ result<consumer_group_record> decode_consumer_group_record(int16_t key_version, 
                 }
                 out.member.assigned = from_wire(v->assigned_partitions);
                 out.member.pending_revocation = from_wire(v->partitions_pending_revocation);
+                read_assignment_epochs(v->assigned_partitions, out.member);
+                read_assignment_epochs(v->partitions_pending_revocation, out.member);
             }
             return out;
         }

@@ -25,6 +25,7 @@ consumer_group_member next_assignment(const consumer_group_member& m, const reco
         out.state = member_state::unrevoked_partitions;
         out.assigned = std::move(keep);
         out.pending_revocation = std::move(revoke);
+        out.settle_assignment_epochs();
         return out;
     }
     // Whatever it had to revoke is gone (or was never owned): the new
@@ -46,6 +47,8 @@ consumer_group_member next_assignment(const consumer_group_member& m, const reco
     out.assigned = std::move(keep);
     out.pending_revocation.clear();
     out.state = unreleased ? member_state::unreleased_partitions : member_state::stable;
+    // What it kept keeps the epoch it got it at; what is new has this one.
+    out.settle_assignment_epochs();
     return out;
 }
 
@@ -59,6 +62,7 @@ consumer_group_member reconcile(const consumer_group_member& member, const recon
             if (!still_owns_any(*in.owned, member.pending_revocation)) {
                 consumer_group_member released = member.clone();
                 released.pending_revocation.clear();
+                released.settle_assignment_epochs();
                 return next_assignment(released, in);
             }
             return member.clone();

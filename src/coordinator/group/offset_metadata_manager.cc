@@ -56,10 +56,15 @@ error_code offset_metadata_manager::commit_offsets(
     if (any->type() == group_type::consumer) {
         // KIP-848: the generation is the member's epoch.
         auto& cg = static_cast<consumer_group&>(*any);
-        const error_code ec = cg.validate_offset_commit(member_id, group_instance_id, generation_id,
-                                                        txn.has_value(), api_version);
-        if (ec != error_code::none) {
-            return fail_pending(items, ec);
+        const offset_commit_validation v = cg.validate_offset_commit(
+            member_id, group_instance_id, generation_id, txn.has_value(), api_version);
+        if (v.error != error_code::none) {
+            return fail_pending(items, v.error);
+        }
+        for (auto& it : items) {
+            if (it.error == error_code::none) {
+                it.error = v.check(it.topic_id, it.tp.partition);
+            }
         }
     } else if (auto ec = validate_classic_commit(*as_classic(any), generation_id, member_id,
                                                  group_instance_id, txn.has_value());

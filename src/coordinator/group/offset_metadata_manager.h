@@ -26,9 +26,11 @@
 namespace samsa::coordinator {
 
 // One partition of an OffsetCommit; `error` set beforehand (unknown topic,
-// metadata too large) skips it.
+// metadata too large) skips it. `topic_id`: the topic's, which a consumer
+// group's assignments name it by.
 struct offset_commit_item {
     storage::topic_partition tp;
+    uuid topic_id;
     offset_and_metadata value;
     error_code error = error_code::none;
 };

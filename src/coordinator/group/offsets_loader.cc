@@ -190,6 +190,7 @@ std::vector<std::unique_ptr<consumer_group>> offsets_loader::take_consumer_group
                 m.state = cur->second.state;
                 m.assigned = std::move(cur->second.assigned);
                 m.pending_revocation = std::move(cur->second.pending_revocation);
+                m.assignment_epochs = std::move(cur->second.assignment_epochs);
             }
             g->update_member(std::move(m));
         }

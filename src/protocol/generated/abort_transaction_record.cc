@@ -15,9 +15,6 @@ void abort_transaction_record::encode(writer& w, int16_t version) const {
         n += (reason != std::optional<std::string>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (reason != std::optional<std::string>{std::nullopt}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_nullable_string_field(tw, true, reason);

@@ -131,9 +131,6 @@ void api_versions_response::encode(writer& w, int16_t version) const {
         n += (version >= 3 && zk_migration_ready != bool{false}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 3 && !supported_features.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, supported_features.size());

@@ -127,9 +127,6 @@ void begin_quorum_epoch_response::encode(writer& w, int16_t version) const {
         n += (version >= 1 && !node_endpoints.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 1 && !node_endpoints.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, node_endpoints.size());

@@ -26,9 +26,6 @@ void broker_heartbeat_request::encode(writer& w, int16_t version) const {
         n += (version >= 1 && !offline_log_dirs.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 1 && !offline_log_dirs.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, offline_log_dirs.size());

@@ -28,9 +28,6 @@ void broker_registration_change_record::encode(writer& w, int16_t version) const
         n += (version >= 2 && !log_dirs.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (fenced != int8_t{0}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_int8(fenced);

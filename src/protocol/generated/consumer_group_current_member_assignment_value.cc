@@ -17,8 +17,21 @@ void consumer_group_current_member_assignment_value::topic_partitions::encode(wr
     }
     if (flexible) {
         size_t n = unknown_tags.size();
+        n += (assignment_epochs != std::optional<std::vector<int32_t>>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
+        if (assignment_epochs != std::optional<std::vector<int32_t>>{std::nullopt}) {
+            w.write_tagged_field(0, [&](writer& tw) {
+                if (!assignment_epochs) {
+                    write_null_array(tw, true);
+                } else {
+                    write_array_length(tw, true, (*assignment_epochs).size());
+                    for (const auto& e : (*assignment_epochs)) {
+                        tw.write_int32(e);
+                    }
+                }
+            });
+        }
         for (; u != unknown_tags.end(); ++u) {
             w.write_unknown_tag(*u);
         }
@@ -43,6 +56,31 @@ void consumer_group_current_member_assignment_value::topic_partitions::decode(re
     }
     if (flexible) {
         r.read_tagged_fields([&](uint32_t tag, uint32_t size) {
+            switch (tag) {
+                case 0:
+                    if (true) {
+                        {
+                            int32_t n = read_array_length(r, true);
+                            if (n < 0) {
+                                if (!(true)) {
+                                    r.fail();
+                                }
+                                assignment_epochs = std::nullopt;
+                            } else {
+                                assignment_epochs.emplace();
+                                (*assignment_epochs).clear();
+                                (*assignment_epochs).reserve(size_t(n));
+                                for (int32_t i = 0; i < n && r.ok(); ++i) {
+                                    (*assignment_epochs).emplace_back() = r.read_int32();
+                                }
+                            }
+                        }
+                        return;
+                    }
+                    break;
+                default:
+                    break;
+            }
             r.store_unknown_tag(unknown_tags, tag, size);
         });
     }

@@ -24,6 +24,7 @@ struct consumer_group_current_member_assignment_value {
     struct topic_partitions {
         ::samsa::uuid topic_id;
         std::vector<int32_t> partitions;
+        std::optional<std::vector<int32_t>> assignment_epochs{std::nullopt};
         unknown_tagged_fields unknown_tags;
 
         void encode(writer& w, int16_t version) const;

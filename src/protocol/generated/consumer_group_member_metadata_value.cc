@@ -94,9 +94,6 @@ void consumer_group_member_metadata_value::encode(writer& w, int16_t version) co
         n += (classic_member_metadata != std::optional<classic_member_metadata_data>{}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (classic_member_metadata != std::optional<classic_member_metadata_data>{}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 if (!classic_member_metadata) {

@@ -42,9 +42,6 @@ void create_topics_response::creatable_topic_result::encode(writer& w, int16_t v
         n += (version >= 5 && topic_config_error_code != int16_t{0}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 5 && topic_config_error_code != int16_t{0}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_int16(topic_config_error_code);

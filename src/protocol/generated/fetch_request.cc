@@ -108,9 +108,6 @@ void fetch_request::fetch_topic::fetch_partition::encode(writer& w, int16_t vers
         n += (version >= 17 && !replica_directory_id.is_zero()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 17 && !replica_directory_id.is_zero()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_uuid(replica_directory_id);
@@ -253,9 +250,6 @@ void fetch_request::encode(writer& w, int16_t version) const {
         n += (version >= 15 && replica_state != replica_state_data{}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 12 && cluster_id != std::optional<std::string>{std::nullopt}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_nullable_string_field(tw, true, cluster_id);

@@ -100,9 +100,6 @@ void fetch_response::fetchable_topic_response::partition_data::encode(writer& w,
         n += (version >= 12 && snapshot_id != snapshot_id_data{}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 12 && diverging_epoch != epoch_end_offset{}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 diverging_epoch.encode(tw, version);
@@ -368,9 +365,6 @@ void fetch_response::encode(writer& w, int16_t version) const {
         n += (version >= 16 && !node_endpoints.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 16 && !node_endpoints.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, node_endpoints.size());

@@ -63,9 +63,6 @@ void fetch_snapshot_request::topic_snapshot::partition_snapshot::encode(writer& 
         n += (version >= 1 && !replica_directory_id.is_zero()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 1 && !replica_directory_id.is_zero()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_uuid(replica_directory_id);
@@ -145,9 +142,6 @@ void fetch_snapshot_request::encode(writer& w, int16_t version) const {
         n += (cluster_id != std::optional<std::string>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (cluster_id != std::optional<std::string>{std::nullopt}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_nullable_string_field(tw, true, cluster_id);

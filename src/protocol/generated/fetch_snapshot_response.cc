@@ -62,9 +62,6 @@ void fetch_snapshot_response::topic_snapshot::partition_snapshot::encode(writer&
         n += (current_leader != leader_id_and_epoch{}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (current_leader != leader_id_and_epoch{}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 current_leader.encode(tw, version);
@@ -205,9 +202,6 @@ void fetch_snapshot_response::encode(writer& w, int16_t version) const {
         n += (version >= 1 && !node_endpoints.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 1 && !node_endpoints.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, node_endpoints.size());

@@ -55,9 +55,6 @@ void partition_change_record::encode(writer& w, int16_t version) const {
         n += (version >= 1 && directories != std::optional<std::vector<::samsa::uuid>>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (isr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 if (!isr) {

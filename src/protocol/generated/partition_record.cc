@@ -64,9 +64,6 @@ void partition_record::encode(writer& w, int16_t version) const {
         n += (version >= 2 && last_known_elr != std::optional<std::vector<::samsa::node_id>>{std::nullopt}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (leader_recovery_state != int8_t{0}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_int8(leader_recovery_state);

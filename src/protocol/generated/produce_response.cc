@@ -77,9 +77,6 @@ void produce_response::topic_produce_response::partition_produce_response::encod
         n += (version >= 10 && current_leader != leader_id_and_epoch{}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 10 && current_leader != leader_id_and_epoch{}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 current_leader.encode(tw, version);
@@ -246,9 +243,6 @@ void produce_response::encode(writer& w, int16_t version) const {
         n += (version >= 10 && !node_endpoints.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 10 && !node_endpoints.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, node_endpoints.size());

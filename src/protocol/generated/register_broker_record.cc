@@ -100,9 +100,6 @@ void register_broker_record::encode(writer& w, int16_t version) const {
         n += (version >= 3 && !log_dirs.empty()) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 3 && !log_dirs.empty()) {
             w.write_tagged_field(0, [&](writer& tw) {
                 write_array_length(tw, true, log_dirs.size());

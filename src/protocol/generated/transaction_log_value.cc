@@ -81,9 +81,6 @@ void transaction_log_value::encode(writer& w, int16_t version) const {
         n += (version >= 1 && client_transaction_version != int16_t{0}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 1 && previous_producer_id != int64_t{-1}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_int64(previous_producer_id);

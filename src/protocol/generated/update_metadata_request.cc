@@ -278,9 +278,6 @@ void update_metadata_request::encode(writer& w, int16_t version) const {
         n += (version >= 8 && type != int8_t{0}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (version >= 8 && type != int8_t{0}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 tw.write_int8(type);

@@ -48,9 +48,6 @@ void update_raft_voter_response::encode(writer& w, int16_t version) const {
         n += (current_leader != current_leader_data{}) ? 1 : 0;
         w.write_uvarint(uint32_t(n));
         auto u = unknown_tags.begin();
-        for (; u != unknown_tags.end() && u->tag < 0; ++u) {
-            w.write_unknown_tag(*u);
-        }
         if (current_leader != current_leader_data{}) {
             w.write_tagged_field(0, [&](writer& tw) {
                 current_leader.encode(tw, version);

@@ -50,6 +50,7 @@ asio::awaitable<offset_commit_response> handle(request_context& ctx, offset_comm
                 it.error = error_code::unknown_topic_or_partition;
                 continue;
             }
+            it.topic_id = topic->id;
             it.value.offset = p.committed_offset;
             it.value.leader_epoch = version >= 6 ? p.committed_leader_epoch : -1;
             it.value.metadata = p.committed_metadata.value_or("");

@@ -47,6 +47,7 @@ asio::awaitable<txn_offset_commit_response> handle(request_context& ctx,
                 it.error = error_code::unknown_topic_or_partition;
                 continue;
             }
+            it.topic_id = topic->id;
             it.value.offset = p.committed_offset;
             it.value.leader_epoch = version >= 2 ? p.committed_leader_epoch : -1;
             it.value.metadata = p.committed_metadata.value_or("");

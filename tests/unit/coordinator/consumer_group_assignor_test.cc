@@ -169,6 +169,53 @@ TEST(current_assignment_builder, revokes_before_it_assigns) {
     EXPECT_EQ(step2.previous_member_epoch, 4);
     EXPECT_EQ(step2.assigned, target);
     EXPECT_TRUE(step2.pending_revocation.empty());
+    // KIP-1251: each partition keeps the epoch it came at. member_with gave
+    // 0 and 1 none, so they settled at its epoch 4 on the first step.
+    EXPECT_EQ(step1.assignment_epoch_of(t1, 0), 4);
+    EXPECT_EQ(step1.assignment_epoch_of(t1, 1), 4);  // pending revocation
+    EXPECT_EQ(step2.assignment_epoch_of(t1, 0), 4);
+    EXPECT_EQ(step2.assignment_epoch_of(t1, 1), std::nullopt);  // gone
+    EXPECT_EQ(step2.assignment_epoch_of(t1, 2), 5);
+}
+
+TEST(current_assignment_builder, a_partition_given_back_later_comes_at_the_later_epoch) {
+    topic_assignment target{{t1, {0}}};
+    std::optional<topic_assignment> owned = topic_assignment{{t1, {0}}};
+    reconcile_input in;
+    in.target_epoch = 6;
+    in.target = &target;
+    in.owned = &owned;
+    in.partition_epoch = [](const uuid&, int32_t) { return -1; };
+    auto m = member_with(5, {{t1, {0, 1}}});
+    m.assignment_epochs = {{{t1, 0}, 2}, {{t1, 1}, 3}};
+    // It no longer owns 1: it reaches 6 without it.
+    auto step1 = reconcile(m, in);
+    EXPECT_EQ(step1.member_epoch, 6);
+    EXPECT_EQ(step1.assigned, target);
+    EXPECT_EQ(step1.assignment_epoch_of(t1, 0), 2);
+    EXPECT_EQ(step1.assignment_epoch_of(t1, 1), std::nullopt);
+    // 1 comes back at epoch 7: at 7, not at the 3 it first came at.
+    topic_assignment both{{t1, {0, 1}}};
+    in.target_epoch = 7;
+    in.target = &both;
+    auto step2 = reconcile(step1, in);
+    EXPECT_EQ(step2.member_epoch, 7);
+    EXPECT_EQ(step2.assignment_epoch_of(t1, 0), 2);
+    EXPECT_EQ(step2.assignment_epoch_of(t1, 1), 7);
+}
+
+TEST(current_assignment_builder, a_static_member_that_left_settles_at_epoch_zero) {
+    auto m = member_with(-2, {{t1, {0}}});
+    m.settle_assignment_epochs();
+    EXPECT_EQ(m.assignment_epoch_of(t1, 0), 0);
+    // A member that is not in the group before takes no epoch from it; one
+    // that is keeps what it had.
+    consumer_group_member before = member_with(3, {{t1, {0, 1}}});
+    before.assignment_epochs = {{{t1, 0}, 1}, {{t1, 1}, 2}};
+    auto next = member_with(4, {{t1, {0, 1, 2}}});
+    next.settle_assignment_epochs(&before);
+    EXPECT_EQ(next.assignment_epochs, (std::map<std::pair<uuid, int32_t>, int32_t>{
+                                          {{t1, 0}, 1}, {{t1, 1}, 2}, {{t1, 2}, 4}}));
 }
 
 TEST(current_assignment_builder, waits_for_partitions_others_still_own) {

@@ -90,6 +90,52 @@ TEST_F(consumer_group_test, a_second_member_waits_until_the_first_revokes) {
     EXPECT_EQ(manager->consumers().group("g")->state(), consumer_group_state::stable);
 }
 
+// KIP-1251: a commit at an epoch older than the member's is taken for the
+// partitions the member had at that epoch (its heartbeat response may not
+// have reached it), and refused for the others.
+TEST_F(consumer_group_test, a_commit_at_an_older_epoch_is_taken_for_partitions_held_then) {
+    join("m1");
+    join("m2");
+    auto b1 = beat("m1", 1);
+    ASSERT_TRUE(b1.assignment);
+    const uuid t = id_of("t");
+    const std::set<int32_t> kept = b1.assignment->at(t);
+    int32_t given_away = -1;
+    for (int32_t p = 0; p < 12 && given_away < 0; ++p) {
+        given_away = kept.count(p) ? -1 : p;
+    }
+    const int32_t kept_one = *kept.begin();
+    ASSERT_EQ(beat("m1", 1, *b1.assignment).member_epoch, 2);
+    // m1 is at 2; a commit it sent at 1 counts for what it still has.
+    EXPECT_EQ(commit("g", 1, "m1", "t", kept_one, 5), error_code::none);
+    EXPECT_EQ(committed("g", "t", kept_one), 5);
+    EXPECT_EQ(commit("g", 1, "m1", "t", given_away, 5), error_code::stale_member_epoch);
+    EXPECT_EQ(commit("g", 3, "m1", "t", kept_one, 6), error_code::stale_member_epoch);
+    EXPECT_EQ(commit("g", -1, "m1", "t", kept_one, 6), error_code::stale_member_epoch);
+    // m2 leaves: m1 gets everything at 3. The six it got back at 3 take no
+    // commit from 2; the six it kept since 1 do.
+    beat("m2", 2);
+    beat("m2", -1);
+    auto all = beat("m1", 2);
+    ASSERT_EQ(all.member_epoch, 3);
+    EXPECT_EQ(commit("g", 2, "m1", "t", kept_one, 7), error_code::none);
+    EXPECT_EQ(commit("g", 2, "m1", "t", given_away, 7), error_code::stale_member_epoch);
+    EXPECT_EQ(commit("g", 3, "m1", "t", given_away, 7), error_code::none);
+    // The epochs are in the records: a new coordinator judges alike.
+    const auto epochs = manager->consumers().group("g")->get("m1")->assignment_epochs;
+    EXPECT_EQ(epochs.size(), 12u);
+    start_manager();
+    EXPECT_EQ(manager->consumers().group("g")->get("m1")->assignment_epochs, epochs);
+    EXPECT_EQ(commit("g", 2, "m1", "t", kept_one, 8), error_code::none);
+    EXPECT_EQ(commit("g", 2, "m1", "t", given_away, 8), error_code::stale_member_epoch);
+    // TxnOffsetCommit has no STALE_MEMBER_EPOCH: ILLEGAL_GENERATION.
+    auto txn =
+        manager->consumers().group("g")->validate_offset_commit("m1", std::nullopt, 2, true, 3);
+    EXPECT_EQ(txn.error, error_code::none);
+    EXPECT_EQ(txn.check(t, kept_one), error_code::none);
+    EXPECT_EQ(txn.check(t, given_away), error_code::illegal_generation);
+}
+
 TEST_F(consumer_group_test, wrong_epochs_and_unknown_members_are_fenced) {
     join("m1");
     EXPECT_EQ(beat("m1", 7).error, error_code::fenced_member_epoch);

@@ -165,6 +165,9 @@ class group_manager_fixture : public ::testing::Test {
                       int16_t api_version = first_member_epoch_offset_commit_version) {
         std::vector<offset_commit_item> items(1);
         items[0].tp = {topic, partition_index};
+        if (const auto* known = image.topic(topic)) {
+            items[0].topic_id = known->id;
+        }
         items[0].value = {offset, -1, std::move(metadata), wall, std::nullopt};
         manager->offsets().commit_offsets(group, generation, member_id, std::nullopt, items,
                                           api_version);

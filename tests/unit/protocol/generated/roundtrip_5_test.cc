@@ -386,44 +386,49 @@ void populate(protocol::consumer_group_current_member_assignment_value& m, int16
                     e1 = int32_t(seed + 583059);
                 }
             }
+            if (true) {
+                e0.assignment_epochs = std::vector<int32_t>{};
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 654330);
+                }
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 662249);
+                }
+            }
         }
         {
             auto& e0 = m.assigned_partitions.emplace_back();
             if (true) {
-                e0.topic_id = test_uuid(7);
+                e0.topic_id = test_uuid(8);
             }
             if (true) {
                 e0.partitions = std::vector<int32_t>{};
                 {
                     auto& e1 = e0.partitions.emplace_back();
-                    e1 = int32_t(seed + 733520);
+                    e1 = int32_t(seed + 812710);
                 }
                 {
                     auto& e1 = e0.partitions.emplace_back();
-                    e1 = int32_t(seed + 741439);
+                    e1 = int32_t(seed + 820629);
+                }
+            }
+            if (true) {
+                e0.assignment_epochs = std::vector<int32_t>{};
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 891900);
+                }
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 899819);
                 }
             }
         }
     }
     if (true) {
         m.partitions_pending_revocation = std::vector<protocol::consumer_group_current_member_assignment_value::topic_partitions>{};
-        {
-            auto& e0 = m.partitions_pending_revocation.emplace_back();
-            if (true) {
-                e0.topic_id = test_uuid(10);
-            }
-            if (true) {
-                e0.partitions = std::vector<int32_t>{};
-                {
-                    auto& e1 = e0.partitions.emplace_back();
-                    e1 = int32_t(seed + 971090);
-                }
-                {
-                    auto& e1 = e0.partitions.emplace_back();
-                    e1 = int32_t(seed + 979009);
-                }
-            }
-        }
         {
             auto& e0 = m.partitions_pending_revocation.emplace_back();
             if (true) {
@@ -438,6 +443,45 @@ void populate(protocol::consumer_group_current_member_assignment_value& m, int16
                 {
                     auto& e1 = e0.partitions.emplace_back();
                     e1 = int32_t(seed + 1137389);
+                }
+            }
+            if (true) {
+                e0.assignment_epochs = std::vector<int32_t>{};
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 1208660);
+                }
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 1216579);
+                }
+            }
+        }
+        {
+            auto& e0 = m.partitions_pending_revocation.emplace_back();
+            if (true) {
+                e0.topic_id = test_uuid(15);
+            }
+            if (true) {
+                e0.partitions = std::vector<int32_t>{};
+                {
+                    auto& e1 = e0.partitions.emplace_back();
+                    e1 = int32_t(seed + 1367040);
+                }
+                {
+                    auto& e1 = e0.partitions.emplace_back();
+                    e1 = int32_t(seed + 1374959);
+                }
+            }
+            if (true) {
+                e0.assignment_epochs = std::vector<int32_t>{};
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 1446230);
+                }
+                {
+                    auto& e1 = (*e0.assignment_epochs).emplace_back();
+                    e1 = int32_t(seed + 1454149);
                 }
             }
         }
