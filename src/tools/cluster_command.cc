@@ -54,8 +54,8 @@ void print_quorum(const cluster_options& o) {
         return;
     }
     const auto& p = resp.topics[0].partitions[0];
-    std::printf("Quorum: leader %d, epoch %d, high watermark %lld\n", p.leader_id, p.leader_epoch,
-                static_cast<long long>(p.high_watermark));
+    std::printf("Quorum: leader %d, epoch %d, high watermark %lld\n", p.leader_id.value(),
+                p.leader_epoch, static_cast<long long>(p.high_watermark));
     text_table table({{"NODE", 4}, {"ROLE", 8}, {"LOG END OFFSET", 14}, {"LAG", 5}, {"STATUS", 0}});
     auto add = [&](const auto& replicas, const char* role) {
         for (const auto& v : replicas) {

@@ -30,11 +30,13 @@ std::vector<tool_command> add_tool_commands(CLI::App& app) {
     out.push_back(add_features_command(app));
     out.push_back(add_storage_command(app));
 
-    auto* perf = app.add_subcommand("perf", "Throughput and latency tests (produce, consume, e2e)");
+    auto* perf =
+        app.add_subcommand("perf", "Throughput and latency tests (produce, consume, e2e, replay)");
     perf->require_subcommand(1);
     out.push_back(add_perf_produce_command(*perf));
     out.push_back(add_perf_consume_command(*perf));
     out.push_back(add_perf_e2e_command(*perf));
+    out.push_back(add_perf_replay_command(*perf));
     return out;
 }
 

@@ -50,5 +50,6 @@ tool_command add_storage_command(CLI::App& app);
 tool_command add_perf_produce_command(CLI::App& perf);
 tool_command add_perf_consume_command(CLI::App& perf);
 tool_command add_perf_e2e_command(CLI::App& perf);
+tool_command add_perf_replay_command(CLI::App& perf);
 
 }  // namespace samsa::tools

@@ -150,7 +150,8 @@ int print_status(const quorum_view& q) {
         "MaxFollowerLagTimeMs:   %lld\n"
         "CurrentVoters:          %s\n"
         "CurrentObservers:       %s\n",
-        q.cluster_id.c_str(), p.leader_id, p.leader_epoch, static_cast<long long>(p.high_watermark),
+        q.cluster_id.c_str(), p.leader_id.value(), p.leader_epoch,
+        static_cast<long long>(p.high_watermark),
         static_cast<long long>(leader->log_end_offset - laggard->log_end_offset),
         static_cast<long long>(lag_ms), replicas_json(p.current_voters, q.nodes).c_str(),
         replicas_json(p.observers, q.nodes).c_str());

@@ -12,7 +12,7 @@ from samsa_cli import cli, consume_all, create_topic, on, produce_lines, start_o
 from samsa_harness import free_ports, wait_until
 
 VERBS = ["topics", "produce", "consume", "groups", "configs", "cluster", "delete-records",
-         "perf produce", "perf consume", "perf e2e"]
+         "perf produce", "perf consume", "perf e2e", "perf replay"]
 
 
 # --- help and flags -----------------------------------------------------------
