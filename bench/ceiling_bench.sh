@@ -29,10 +29,10 @@ fi
 iperf_gbps=0
 if command -v iperf3 >/dev/null; then
   iport=$(free_port)
-  iperf3 -s -1 -p "$iport" >/dev/null 2>&1 &
-  pids+=("$!")
-  for _ in $(seq 50); do iperf3 -c 127.0.0.1 -p "$iport" -t "$SECONDS_IPERF" -J \
-      >"$work/iperf.json" 2>/dev/null && break; sleep 0.1; done
+  iperf3 -s -p "$iport" >/dev/null 2>&1 &
+  pids+=("$!"); disown "$!"
+  for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$iport") 2>/dev/null && break; sleep 0.1; done
+  iperf3 -c 127.0.0.1 -p "$iport" -t "$SECONDS_IPERF" -J >"$work/iperf.json"
   iperf_gbps=$(/usr/bin/python3 -c "import json; d=json.load(open('$work/iperf.json'));
 print(d['end']['sum_received']['bits_per_second'] / 8e9)")
   echo "loopback TCP (iperf3, 1 stream): $iperf_gbps GB/s"
@@ -44,13 +44,7 @@ cc -O2 -o "$work/ingest" bench/ingest_baseline.c
 ingest_s=$("$work/ingest" "$work" "$(/usr/bin/python3 -c "print($GB * 1e9 / 2**30)")")
 echo "bare recv+write: $ingest_s CPU s/GB"
 
-port=$(free_port); cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-  --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
-broker=$!; pids+=("$broker")
-for _ in $(seq 100); do grep -q "event=listening" "$work/broker.log" && break; sleep 0.1; done
-bs="127.0.0.1:$port"
+start_node
 
 replay() { # topic partitions -> "GB/s CPU-s/GB p99-ms"
   "$SAMSA" topics --bootstrap-server "$bs" --create --topic "$1" --partitions "$2" \

@@ -18,14 +18,7 @@ P=${2:-8}
 SIZE=${3:-1024}
 source bench/bench_lib.sh durable-bench
 
-port=$(free_port); cport=$(free_port)
-"$SAMSA" server config/server.properties \
-  --override "log.dirs=$work/data" --override metrics.listener= \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-  --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/server.log" 2>&1 &
-pids+=("$!")
-bs=127.0.0.1:$port
-for _ in $(seq 300); do grep -q "event=listening listener=PLAINTEXT" "$work/server.log" && break; sleep 0.1; done
+start_node
 
 # run TOPIC -> one JSON line per producer in $work/TOPIC-*.json, all at once
 run() {

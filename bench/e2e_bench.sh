@@ -19,13 +19,7 @@ source bench/bench_lib.sh bench
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
-port=$(free_port); cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-  --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
-broker=$!; pids+=("$broker")
-for _ in $(seq 100); do grep -q "event=listening" "$work/broker.log" && break; sleep 0.1; done
-bs="127.0.0.1:$port"
+start_node
 "$SAMSA" topics --bootstrap-server "$bs" --create --topic b1 --partitions 1 --replication-factor 1 \
   --config file.delete.delay.ms=0 >/dev/null
 "$SAMSA" topics --bootstrap-server "$bs" --create --topic b2 --partitions 1 --replication-factor 1 \

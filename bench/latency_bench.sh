@@ -11,13 +11,7 @@ N=${1:-100000}
 RATE=${2:-10000}
 source bench/bench_lib.sh latency-bench
 
-port=$(free_port); cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-  --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 100); do grep -q "event=listening" "$work/broker.log" && break; sleep 0.1; done
-bs="127.0.0.1:$port"
+start_node
 "$SAMSA" topics --bootstrap-server "$bs" --create --topic lat --partitions 1 --replication-factor 1 >/dev/null
 j=$("$SAMSA" perf e2e --bootstrap-server "$bs" --topic lat --num-records "$N" --record-size 1024 \
   --throughput "$RATE" --producer-props linger.ms=0 acks=1 --consumer-props fetch.wait.max.ms=100 \

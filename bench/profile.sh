@@ -19,13 +19,7 @@ GB=${2:-1}
 command -v perf >/dev/null || { echo "perf is needed (Debian: linux-perf)" >&2; exit 1; }
 source bench/bench_lib.sh profile
 
-port=$(free_port); cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-  --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
-broker=$!; pids+=("$broker")
-for _ in $(seq 100); do grep -q "event=listening" "$work/broker.log" && break; sleep 0.1; done
-bs="127.0.0.1:$port"
+start_node
 records=$(/usr/bin/python3 -c "print(int($GB * 1e9 / 1024))")
 
 topic() { "$SAMSA" topics --bootstrap-server "$bs" --create --topic "$1" --partitions "$2" \

@@ -19,21 +19,12 @@ GB=${1:-4}
 [ "$(id -u)" -eq 0 ] || { echo "run as root (drops the page cache)" >&2; exit 1; }
 source bench/bench_lib.sh recovery-bench
 
-port=$(free_port); cport=$(free_port)
-start_node() {
-  "$SAMSA" server config/server.properties --override "log.dirs=$work/data" \
-    --override metrics.listener= --override log.segment.bytes=1073741824 \
-    --override log.flush.offset.checkpoint.interval.ms=3600000 \
-    --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-    --override "controller.quorum.voters=1@127.0.0.1:$cport" >>"$work/broker.log" 2>&1 &
-  broker=$!; pids+=("$broker")
-}
+overrides=(--override log.segment.bytes=1073741824
+           --override log.flush.offset.checkpoint.interval.ms=3600000)
 now() { date +%s.%N; }
 drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
-start_node
-for _ in $(seq 300); do grep -q "event=listening" "$work/broker.log" && break; sleep 0.1; done
-bs="127.0.0.1:$port"
+start_node "${overrides[@]}"
 "$SAMSA" topics --bootstrap-server "$bs" --create --topic rec --partitions 1 \
   --replication-factor 1 >/dev/null
 "$SAMSA" perf replay --bootstrap-server "$bs" --topic rec --bytes "$GB" --json >/dev/null
@@ -43,11 +34,11 @@ bytes=$(cat "$work"/data/rec-0/*.log | wc -c)
 drop_caches
 
 t0=$(now)
-start_node
+start_node "${overrides[@]}"
 until [ "$("$SAMSA" get-offsets --bootstrap-server "$bs" --topic rec --timeout 2s 2>/dev/null \
   | cut -d: -f3)" = "$end" ]; do sleep 0.05; done
 t1=$(now)
-grep -o "event=log_recovered.*" "$work/broker.log" | head -1; cp "$work/broker.log" /tmp/recovery-broker.log
+grep -o "event=log_recovered.*" "$work/broker.log" | head -1
 kill -9 "$broker"; wait "$broker" 2>/dev/null || true
 
 drop_caches

@@ -43,7 +43,7 @@ run durable bench/durable_bench.sh "$durable_n"
 run ceiling bench/ceiling_bench.sh "$ceiling_gb"
 run recovery bench/recovery_bench.sh "$recovery_gb"
 run latency bench/latency_bench.sh "$lat_n"
-run idle env SAMSA_BIN="${SAMSA_BIN:-build/samsa}" /usr/bin/python3 bench/idle_partitions.py "$idle_n"
+run idle env SAMSA_BIN="$(realpath "${SAMSA_BIN:-build/samsa}")" /usr/bin/python3 bench/idle_partitions.py "$idle_n"
 
 /usr/bin/python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import os, re, sys

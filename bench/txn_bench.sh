@@ -11,22 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-300000}
 SIZE=${2:-1024}
-SAMSA=${SAMSA_BIN:-build/samsa}
-[ -x "$SAMSA" ] || { echo "build first: make build" >&2; exit 1; }
-work=$(mktemp -d /tmp/samsa-txn-bench-XXXXXX)
-pid=""
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-port=$(free_port)
-cport=$(free_port)
-"$SAMSA" server config/server.properties --override "log.dirs=$work/data" --override metrics.listener= \
-  --override "listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport" \
-  --override "controller.quorum.voters=1@127.0.0.1:$cport" >"$work/broker.log" 2>&1 &
-pid=$!
-for _ in $(seq 300); do grep -q "event=listening listener=PLAINTEXT" "$work/broker.log" && break; sleep 0.1; done
-bs=127.0.0.1:$port
+source bench/bench_lib.sh txn-bench
+start_node
 "$SAMSA" topics --bootstrap-server "$bs" --create --topic plain --partitions 1 >/dev/null
 "$SAMSA" topics --bootstrap-server "$bs" --create --topic txn --partitions 1 >/dev/null
 
