@@ -19,6 +19,10 @@ The broker fixtures are the integration suite's (tests/integration/conftest.py):
                     (acl_support.acl_broker: users admin, a super user, and
                     alice); clients sign in at its .sasl_bootstrap
 
+    clients         kafka-python clients for one test, closed at teardown, the
+                    test under a deadline (kafka_python_support.py)
+    group_broker    a broker that can create __consumer_offsets alone
+
     client_dir      $SAMSA_CLIENTS_DIR, where scripts/setup-clients.sh put the
                     clients that do not come from Debian (kafkajs from npm, the
                     sarama test program built with Debian's Go, librdkafka
@@ -38,6 +42,7 @@ from broker_fixtures import (broker, pytest_runtest_makereport,  # noqa: E402,F4
 from acl_support import acl_broker  # noqa: E402
 from samsa_harness import REPO_ROOT, port_accepts, wait_until  # noqa: E402
 from tls_support import make_certs, tls_broker  # noqa: E402
+from kafka_python_support import clients, group_broker  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")

@@ -27,10 +27,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+import pytest
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 
-from samsa_harness import wait_until
+from samsa_harness import Broker, wait_until
 
 # Broker settings for tests that use consumer groups: a one-node cluster can
 # only create __consumer_offsets with replication factor 1 (Kafka's default of
@@ -232,3 +233,41 @@ def batch_attributes(segment: Path) -> list[int]:
             attrs.append(int.from_bytes(data[pos + 21:pos + 23], "big"))
         pos += 12 + length
     return attrs
+
+
+# --- fixtures the kafka-python test modules share --------------------------------
+
+TEST_DEADLINE_S = 60.0
+TEARDOWN_DEADLINE_S = 30.0
+
+
+@pytest.fixture
+def clients(request, tmp_path):
+    """kafka-python clients for one test, all closed at teardown; the whole test
+    runs under TEST_DEADLINE_S (Hang names where it was blocked)."""
+    with KafkaDebugLog(tmp_path / "kafka-python.log") as debug_log:
+        print(f"kafka-python DEBUG log: {debug_log.path}")
+
+        def diagnostics():
+            brokers = [v for v in request.node.funcargs.values() if isinstance(v, Broker)]
+            text = f"--- kafka-python log tail ({debug_log.path}) ---\n{debug_log.tail()}\n"
+            for b in brokers:
+                text += f"--- broker log tail ({b.log_path}) ---\n{last_lines(b.log_text(), 30)}\n"
+            return text
+
+        made = Clients()
+        try:
+            with deadline(TEST_DEADLINE_S, request.node.name, diagnostics):
+                yield made
+        finally:
+            with deadline(TEARDOWN_DEADLINE_S, f"closing clients of {request.node.name}",
+                          diagnostics):
+                problems = made.close_all()
+            assert not problems, problems
+
+
+@pytest.fixture
+def group_broker(start_broker):
+    """A broker that can create __consumer_offsets alone (see GROUP_BROKER_OVERRIDES)."""
+    return start_broker(overrides=GROUP_BROKER_OVERRIDES)
+
