@@ -22,6 +22,7 @@ The broker fixtures are the integration suite's (tests/integration/conftest.py):
     clients         kafka-python clients for one test, closed at teardown, the
                     test under a deadline (kafka_python_support.py)
     group_broker    a broker that can create __consumer_offsets alone
+    kafkajs_modules the kafkajs install scenarios run with (kafkajs_support.py)
 
     client_dir      $SAMSA_CLIENTS_DIR, where scripts/setup-clients.sh put the
                     clients that do not come from Debian (kafkajs from npm, the
@@ -43,6 +44,7 @@ from acl_support import acl_broker  # noqa: E402
 from samsa_harness import REPO_ROOT, port_accepts, wait_until  # noqa: E402
 from tls_support import make_certs, tls_broker  # noqa: E402
 from kafka_python_support import clients, group_broker  # noqa: E402,F401
+from kafkajs_support import kafkajs_modules  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
