@@ -1,8 +1,8 @@
 """The `samsa` command-line verbs (topics, produce, consume, groups, configs,
 cluster, delete-records, perf) against a real broker: output in the formats of
 Kafka's scripts, exit codes, and the error cases (unknown topic, unreachable
-broker within --timeout, invalid flags)."""
-import json
+broker within --timeout, invalid flags). What the perf verbs measure is in
+test_cli_perf.py."""
 import re
 import time
 
@@ -354,80 +354,6 @@ def test_delete_records_errors(broker):
     assert "partition: trim2-0\terror: " in res.stdout
 
 
-# --- perf ---------------------------------------------------------------------
-
-PRODUCE_PROGRESS = re.compile(r"^\d+ records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), "
-                              r"[\d.]+ ms avg latency, [\d.]+ ms max latency\.$")
-PRODUCE_SUMMARY = re.compile(r"^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), "
-                             r"[\d.]+ ms avg latency, [\d.]+ ms max latency, (\d+) ms 50th, "
-                             r"(\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\.$")
-
-
-def test_perf_produce_prints_kafkas_summary_and_progress(broker):
-    create_topic(broker, "perf", 2)
-    res = on(broker, "perf", "produce", "--topic", "perf", "--num-records", "20000",
-             "--record-size", "100", "--throughput", "40000", "--reporting-interval",
-             "100").ok()
-    m = PRODUCE_SUMMARY.match(res.stdout.strip())
-    assert m, res.stdout
-    assert m.group(1) == "20000"
-    p50, p95, p99, p999 = map(int, m.groups()[1:])
-    assert p50 <= p95 <= p99 <= p999
-    progress = [l for l in res.stderr.splitlines() if l]
-    assert progress and all(PRODUCE_PROGRESS.match(l) for l in progress), res.stderr
-
-
-def test_perf_produce_json_then_perf_consume(broker):
-    create_topic(broker, "perfj")
-    res = on(broker, "perf", "produce", "--topic", "perfj", "--num-records", "5000",
-             "--record-size", "512", "--throughput", "-1", "--producer-props", "acks=1",
-             "linger.ms=5", "--json").ok()
-    summary = json.loads(res.stdout)
-    assert summary["records"] == 5000 and summary["failed"] == 0
-    assert summary["records_per_sec"] > 0 and summary["mb_per_sec"] > 0
-    lat = summary["latency_ms"]
-    assert lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["p99_9"] <= lat["max"]
-
-    res = on(broker, "perf", "consume", "--topic", "perfj", "--messages", "5000", "--json").ok()
-    consumed = json.loads(res.stdout)
-    assert consumed["records"] == 5000
-    assert consumed["bytes"] == 5000 * 512
-
-    res = on(broker, "perf", "consume", "--topic", "perfj", "--messages", "100").ok()
-    header, row = res.stdout.splitlines()
-    assert header == ("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, "
-                      "nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec")
-    fields = row.split(", ")
-    assert len(fields) == 10 and fields[4] == "100"
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}$", fields[0])
-
-
-def test_perf_consume_fails_when_records_run_out(broker):
-    create_topic(broker, "short")
-    produce_lines(broker, "short", ["a", "b"])
-    res = on(broker, "perf", "consume", "--topic", "short", "--messages", "5", "--timeout",
-             "1s").failed()
-    assert "consumed 2 of 5 records" in res.error
-    assert on(broker, "perf", "consume", "--topic", "ghost", "--messages",
-              "1").failed().error == "Error: Topic 'ghost' does not exist"
-
-
-def test_perf_e2e_reports_end_to_end_latency(broker):
-    create_topic(broker, "e2e", 2)
-    produce_lines(broker, "e2e", ["older record, not part of the run"])
-    res = on(broker, "perf", "e2e", "--topic", "e2e", "--num-records", "500", "--throughput",
-             "1000", "--json").ok()
-    summary = json.loads(res.stdout)
-    assert summary["records"] == 500 and summary["received"] == 500
-    lat = summary["latency_ms"]
-    assert 0 < lat["p50"] <= lat["p99"] <= lat["max"] < 5000
-    res = on(broker, "perf", "e2e", "--topic", "e2e", "--num-records", "50").ok()
-    assert re.match(r"^50 records received, [\d.]+ ms avg latency, [\d.]+ ms max latency, "
-                    r"[\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99.9th\.$",
-                    res.stdout.strip()), res.stdout
-    assert "does not exist" in on(broker, "perf", "e2e", "--topic", "ghost").failed().error
-
-
 def test_command_config_file_is_applied(broker, tmp_path):
     good = tmp_path / "client.properties"
     good.write_text("# shared with Java clients\nclient.id=from-file\n"
@@ -618,13 +544,3 @@ def test_list_groups_with_states(group_broker):
     assert rows == [["GROUP", "STATE"], ["alpha", "Empty"], ["beta", "Empty"]]
     assert table(on(group_broker, "groups", "--list", "--state", "Stable").ok().stdout) == \
         [["GROUP", "STATE"]]
-
-
-def test_perf_consume_with_a_group(group_broker):
-    create_topic(group_broker, "perfg")
-    on(group_broker, "perf", "produce", "--topic", "perfg", "--num-records", "1000",
-       "--record-size", "64").ok()
-    res = on(group_broker, "perf", "consume", "--topic", "perfg", "--messages", "1000", "--group",
-             "bench").ok()
-    assert res.stdout.splitlines()[1].split(", ")[4] == "1000"
-    assert "bench" in on(group_broker, "groups", "--list").ok().stdout.split()
