@@ -15,7 +15,7 @@
 #                         recv+write loop
 #   recovery_bench.sh     recovery of an unflushed log against reading it
 #   samsa perf e2e        produce-to-consume latency at 10,000 records/s
-#   idle_partitions.py    memory per idle partition
+#   idle_partitions.py    memory and fds per idle partition, restart time
 #
 # Usage: bench/run-all.sh [quick]   (quick: smaller runs, to check the script)
 set -euo pipefail
@@ -79,6 +79,10 @@ rows = [
      r"p99 end-to-end latency: ([\d.]+) ms", "<", 2),
     ("RSS per idle partition, KiB", "idle",
      r"RSS: -?\d+ KiB -> -?\d+ KiB: (-?[\d.]+) KiB per partition", "<=", 64),
+    ("open fds per idle partition", "idle",
+     r"open fds: \d+ -> \d+: ([\d.]+) per partition", "<=", 3),
+    ("clean restart until every idle partition is led, s", "idle",
+     r"clean restart until every partition is led: ([\d.]+) s", "<=", 10),
     ("recovery of an unflushed log / sequential read", "recovery",
      r"recovery / sequential read: ([\d.]+)", "<=", 2),
 ]
@@ -89,8 +93,7 @@ for figure, bench, pattern, op, target in rows:
     shown = "-" if value is None else f"{value:.2f}"
     met = "not measured" if value is None else ("yes" if ops[op](value, target) else "no")
     print(f"{figure:56} {shown:>8} {op + ' ' + str(target):>8}  {met}")
-for figure in ("1,000 partitions, 16 keyed producers, 4 consumers / 1 partition",
-               "fds per idle partition; restart with 10,000 partitions"):
+for figure in ("1,000 partitions, 16 keyed producers, 4 consumers / 1 partition",):
     print(f"{figure:56} {'-':>8} {'':>8}  no benchmark yet")
 PY
 echo "outputs in $out"
