@@ -29,6 +29,9 @@ struct perf_produce_options {
     bool json = false;
     std::string transactional_id;
     int64_t transaction_duration_ms = 3000;
+    // Records carry keys "0".."keys-1" in turn (0: no key), so the
+    // partitioner spreads them as it spreads an application's keys.
+    int64_t keys = 0;
 };
 
 // The transaction calls' errors, as failures of the run.
@@ -171,8 +174,13 @@ int run_perf_produce(const perf_produce_options& o) {
         auto now_ns =
             std::chrono::duration_cast<std::chrono::nanoseconds>(perf_clock::now() - stats.start)
                 .count();
+        char key[24];
+        const int key_len =
+            o.keys > 0 ? std::snprintf(key, sizeof key, "%lld", static_cast<long long>(i % o.keys))
+                       : 0;
         int rc = rd_kafka_produce(topic, RD_KAFKA_PARTITION_UA, 0, payload.data(), payload.size(),
-                                  nullptr, 0, reinterpret_cast<void*>(uintptr_t(now_ns)));
+                                  key_len > 0 ? key : nullptr, size_t(key_len),
+                                  reinterpret_cast<void*>(uintptr_t(now_ns)));
         if (rc != 0) {
             rd_kafka_resp_err_t err = rd_kafka_last_error();
             if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
@@ -263,6 +271,9 @@ tool_command add_perf_produce_command(CLI::App& perf) {
                     "Milliseconds between progress lines on stderr")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", o->json, "Print the final summary as JSON");
+    cmd->add_option("--keys", o->keys,
+                    "Key the records 0..N-1 in turn, for the partitioner (default: no keys)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--transactional-id", o->transactional_id,
                     "Send in transactions of this transactional id");
     cmd->add_option("--transaction-duration-ms", o->transaction_duration_ms,

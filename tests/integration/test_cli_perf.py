@@ -67,6 +67,25 @@ def test_perf_produce_json_then_perf_consume(broker):
     assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}$", fields[0])
 
 
+def test_perf_produce_keys_spread_records_as_the_partitioner_does(broker):
+    create_topic(broker, "keyed", 4)
+    on(broker, "perf", "produce", "--topic", "keyed", "--num-records", "400", "--record-size",
+       "10", "--throughput", "-1", "--keys", "8", "--producer-props",
+       "partitioner=murmur2_random").ok()
+    res = on(broker, "consume", "--topic", "keyed", "--from-beginning", "--max-messages", "400",
+             "--timeout-ms", "20000", "--property", "print.key=true", "--property",
+             "print.partition=true", "--property", "print.value=false").ok()
+    where = {}
+    for line in res.stdout.splitlines():
+        partition, key = line.split("\t")[:2]
+        where.setdefault(key, set()).add(partition)
+    # Keys 0..7, 50 records each, every key in one partition, Kafka's murmur2
+    # choosing more than one partition.
+    assert sorted(where) == list("01234567")
+    assert all(len(p) == 1 for p in where.values()), where
+    assert len(set().union(*where.values())) > 1
+
+
 def test_perf_consume_fails_when_records_run_out(broker):
     create_topic(broker, "short")
     produce_lines(broker, "short", ["a", "b"])

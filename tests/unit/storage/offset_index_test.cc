@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string>
 
 #include "common/bytes.h"
 #include "storage/temp_dir.h"
@@ -228,6 +230,35 @@ TEST(offset_index, reopening_skips_holes_but_finds_entries_behind_them) {
     EXPECT_EQ(idx.err().code, error_code::corrupt_message);
     EXPECT_NE(idx.err().message.find("entry 655360 is out of order"), std::string::npos)
         << idx.err().message;
+}
+
+}  // namespace
+}  // namespace samsa::storage
+
+namespace samsa::storage {
+namespace {
+
+// The mapping is advised random (VmFlags "rr"): a fault maps one page, and
+// no readahead zeroes the holes of the preallocated file.
+TEST(offset_index, its_mapping_reads_no_ahead) {
+    temp_dir dir;
+    const std::string path = dir.file("00000000000000000000.index");
+    auto idx = open_index(path, 0, true, 10 * 1024 * 1024);
+    ASSERT_NE(idx, nullptr);
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool in_mapping = false;
+    std::optional<std::string> flags;
+    while (std::getline(smaps, line)) {
+        if (line.find(path) != std::string::npos) {
+            in_mapping = true;
+        } else if (in_mapping && line.rfind("VmFlags:", 0) == 0) {
+            flags = line;
+            break;
+        }
+    }
+    ASSERT_TRUE(flags) << "no mapping of " << path;
+    EXPECT_NE(flags->find(" rr"), std::string::npos) << *flags;
 }
 
 }  // namespace
