@@ -28,6 +28,13 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def open_file_limit(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            return int(line.split()[3])
+    raise RuntimeError("no Max open files")
+
+
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -54,6 +61,11 @@ def main() -> int:
     broker.start()
     try:
         admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+        limit = open_file_limit(broker.pid)
+        if 3 * partitions + 1000 > limit:
+            print(f"the broker's open file limit is {limit}: too low for {partitions} "
+                  f"partitions at 3 descriptors each (raise the hard limit, ulimit -Hn)")
+            return 1
         time.sleep(2)  # let the broker settle before the baseline
         rss0, disk0, fds0 = rss_kib(broker.pid), disk_kib(broker.data_dir), open_fds(broker.pid)
         topics = [NewTopic(f"idle-{i}", per_topic, 1) for i in range(partitions // per_topic)]

@@ -1,6 +1,7 @@
 """Starting and stopping the `samsa server` process: signals, configuration
 errors, unknown keys, --help-config, restarts on the same data dir."""
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -242,3 +243,29 @@ def test_restart_uses_same_port_and_answers_immediately(broker):
         with kw.KafkaConnection.to(broker) as conn:
             assert conn.metadata(12).controller_id == 1
     assert broker.log_text().count("event=listening listener=PLAINTEXT") == 4
+
+
+def _open_file_limits(pid):
+    for line in open(f"/proc/{pid}/limits"):
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return int(soft), int(hard)
+    raise AssertionError("no Max open files line")
+
+
+def test_the_broker_takes_as_many_open_files_as_it_may(broker):
+    """Three descriptors per idle partition: a broker raises its soft limit to
+    the hard one, and one allowed to (root here) the hard one to the kernel's
+    ceiling (fs.nr_open, at most 1,048,576); it logs what it got."""
+    soft, hard = _open_file_limits(broker.pid)
+    assert soft == hard
+    ceiling = min(int(open("/proc/sys/fs/nr_open").read()), 1 << 20)
+    # Whether a process here may raise its hard limit (a container may drop
+    # CAP_SYS_RESOURCE even for root).
+    may_raise = subprocess.run(
+        ["/usr/bin/python3", "-c", "import resource, sys; c = int(sys.argv[1]); "
+         "resource.setrlimit(resource.RLIMIT_NOFILE, (c, c))", str(ceiling)],
+        capture_output=True).returncode == 0
+    mine = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    assert hard >= (ceiling if may_raise else mine)
+    assert f"event=open_file_limit limit={soft} was=" in broker.log_text()
