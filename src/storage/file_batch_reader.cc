@@ -8,11 +8,7 @@ namespace samsa::storage {
 
 namespace {
 constexpr size_t read_chunk = 64 * 1024;
-// A batch only checked (recovery) is read and summed in pieces of this size,
-// so the read buffer stays in the core's cache: a whole 1 MiB batch read into
-// it before its CRC made recovery read five times slower than `cat` here.
-constexpr size_t verify_piece = 128 * 1024;
-}  // namespace
+}
 
 file_batch_reader::file_batch_reader(const file_handle& file, int64_t start, int64_t end,
                                      file_batch_reader_options options)
@@ -38,23 +34,6 @@ result<size_t> file_batch_reader::fill(int64_t pos, size_t need) {
     _buf_start = pos;
     _buf_len = *n;
     return std::min(need, *n);
-}
-
-result<std::optional<uint32_t>> file_batch_reader::crc_of(const file_batch& b) {
-    uint32_t crc = 0;
-    for (int64_t at = b.position + record::attributes_offset; at < b.end();) {
-        const size_t piece = size_t(std::min<int64_t>(int64_t(verify_piece), b.end() - at));
-        auto got = fill(at, piece);
-        if (!got) {
-            return got.err();
-        }
-        if (*got < piece) {
-            return std::optional<uint32_t>();
-        }
-        crc = crc32c_extend(crc, _buf.data() + (at - _buf_start), piece);
-        at += int64_t(piece);
-    }
-    return std::optional<uint32_t>(crc);
 }
 
 std::optional<file_batch> file_batch_reader::halt(scan_stop why, std::string reason) {
@@ -100,19 +79,7 @@ result<std::optional<file_batch>> file_batch_reader::next() {
     if (b.header.last_offset_delta < 0) {
         return halt(scan_stop::corrupt, "negative last offset delta" + at);
     }
-    if (_options.verify_crc && !_options.load_bytes && size_t(b.size()) > verify_piece) {
-        auto crc = crc_of(b);
-        if (!crc) {
-            return crc.err();
-        }
-        if (!*crc) {
-            return halt(scan_stop::truncated, "file shorter than expected" + at);
-        }
-        if (**crc != b.header.crc) {
-            return halt(scan_stop::corrupt, "CRC mismatch" + at);
-        }
-        _last_bytes = {};
-    } else if (_options.verify_crc || _options.load_bytes) {
+    if (_options.verify_crc || _options.load_bytes) {
         auto whole = fill(_pos, size_t(b.size()));
         if (!whole) {
             return whole.err();

@@ -50,9 +50,8 @@ class file_batch_reader {
     // The next batch; nullopt once stopped (see stop()).
     result<std::optional<file_batch>> next();
 
-    // The bytes of the batch next() returned last (with load_bytes, or with
-    // verify_crc for a batch of at most 128 KiB; a larger one is only checked,
-    // in pieces); valid until the following next().
+    // The bytes of the batch next() returned last (with verify_crc or load_bytes);
+    // valid until the following next().
     bytes_view batch_bytes() const { return _last_bytes; }
 
     scan_stop stop() const { return _stop; }
@@ -64,9 +63,6 @@ class file_batch_reader {
     // bytes exist before the region's end.
     result<size_t> fill(int64_t pos, size_t need);
     std::optional<file_batch> halt(scan_stop why, std::string reason);
-    // The CRC32C of a batch over [21, end), read in pieces; nullopt when the
-    // region ends first.
-    result<std::optional<uint32_t>> crc_of(const file_batch& b);
 
     const file_handle& _file;
     int64_t _pos;
