@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio/post.hpp>
 #include <chrono>
 #include <future>
@@ -44,7 +45,7 @@ asio::awaitable<result<metadata::producer_id_block>> allocate_producer_ids(broke
 }  // namespace
 
 data_plane::data_plane(const config::broker_config& cfg, reactor_pool& reactors)
-    : _cfg(cfg), _reactors(reactors) {}
+    : _cfg(cfg), _reactors(reactors), _blocking(size_t(std::max(1, cfg.background_threads))) {}
 
 data_plane::~data_plane() {
     shutdown();
@@ -100,6 +101,7 @@ status data_plane::open() {
     lc.retention_check_interval_ms = _cfg.log_retention_check_interval_ms;
     lc.executor = make_blocking_executor(_blocking);
     lc.producer_state.producer_id_expiration_ms = _cfg.producer_id_expiration_ms;
+    lc.recovery_threads_per_dir = _cfg.num_recovery_threads_per_data_dir;
     auto logs = storage::log_manager::open(std::move(lc), wall_clock_ms());
     if (!logs) {
         return logs.err();

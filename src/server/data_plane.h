@@ -63,7 +63,7 @@ class data_plane {
 
     const config::broker_config& _cfg;
     reactor_pool& _reactors;
-    asio::thread_pool _blocking{2};
+    asio::thread_pool _blocking;  // background.threads: fsyncs, checkpoints, deletions
     std::unique_ptr<storage::log_manager> _logs;
     std::unique_ptr<cluster::replica_manager> _replicas;
     std::unique_ptr<cluster::fetch_waiters> _fetch_waiters;

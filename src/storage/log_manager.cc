@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 
 #include "common/logging/loggers.h"
+#include "common/parallel_for.h"
 #include "storage/checkpoint_file.h"
 #include "storage/file_util.h"
 
@@ -53,7 +55,7 @@ result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config
         }
     }
     std::unique_ptr<log_manager> m(new log_manager(std::move(config)));
-    bool any_online = false;
+    std::vector<std::vector<log_to_open>> per_dir;
     for (const auto& path : m->_config.log_dirs) {
         log_dir_state dir;
         dir.path = path;
@@ -64,9 +66,14 @@ result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config
                     handler(d, e);
                 }
             });
-        m->load_dir(dir, now_ms);
-        any_online |= !dir.offline;
+        per_dir.push_back(m->list_dir(dir, now_ms));
         m->_dirs.push_back(std::move(dir));
+    }
+    m->open_logs(per_dir);
+    bool any_online = false;
+    for (size_t d = 0; d < m->_dirs.size(); ++d) {
+        m->adopt_logs(m->_dirs[d], per_dir[d], now_ms);
+        any_online |= !m->_dirs[d].offline;
     }
     if (!any_online) {
         return error{error_code::kafka_storage_error,
@@ -76,16 +83,15 @@ result<std::unique_ptr<log_manager>> log_manager::open(log_manager_config config
     return m;
 }
 
-void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
+std::vector<log_manager::log_to_open> log_manager::list_dir(log_dir_state& dir, int64_t now_ms) {
     std::error_code ec;
     fs::create_directories(dir.path, ec);
     if (ec || !fs::is_directory(dir.path, ec)) {
         dir.offline = error{error_code::kafka_storage_error,
                             "log dir " + dir.path + " is not usable: " + ec.message()};
-        return;
+        return {};
     }
-    auto marker = path_join(dir.path, clean_shutdown_file);
-    dir.had_clean_shutdown = fs::exists(marker, ec);
+    dir.had_clean_shutdown = fs::exists(path_join(dir.path, clean_shutdown_file), ec);
     auto recovery_points =
         read_or_warn(path_join(dir.path, recovery_point_checkpoint_file), dir.warnings);
     auto start_offsets =
@@ -116,10 +122,11 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
     if (ec) {
         dir.offline = error{error_code::kafka_storage_error,
                             "cannot list log dir " + dir.path + ": " + ec.message()};
-        return;
+        return {};
     }
     // Future logs after the current ones: only the latter decide a duplicate.
     partition_dirs.insert(partition_dirs.end(), future_dirs.begin(), future_dirs.end());
+    std::vector<log_to_open> out;
     for (const auto& p : partition_dirs) {
         auto name = p.filename().string();
         const bool future = parse_future_dir_name(name).has_value();
@@ -138,20 +145,41 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
         o.producer_state = _config.producer_state;
         o.dir_health = dir.health;
         o.background_flush = !future;
+        out.push_back(log_to_open{std::move(o), future});
+    }
+    return out;
+}
+
+void log_manager::open_logs(std::vector<std::vector<log_to_open>>& per_dir) const {
+    // Kafka's num.recovery.threads.per.data.dir: each dir has its own threads,
+    // and the dirs recover at the same time. A log's recovery reads its
+    // unflushed tail and rebuilds its indexes, so a dir's logs are opened in
+    // parallel too; log::open touches nothing outside its own log but the
+    // deletion queue and the dir's health, which are thread-safe.
+    const size_t threads = size_t(std::max(1, _config.recovery_threads_per_dir));
+    parallel_for(per_dir.size(), per_dir.size(), [&](size_t d) {
+        auto& logs = per_dir[d];
+        parallel_for(logs.size(), threads,
+                     [&](size_t i) { logs[i].opened = log::open(logs[i].options); });
+    });
+}
+
+void log_manager::adopt_logs(log_dir_state& dir, std::vector<log_to_open>& logs, int64_t now_ms) {
+    // In the listing's order, so duplicates are decided as by a plain loop.
+    for (auto& [o, future, opened] : logs) {
+        const auto& tp = o.tp;
         std::lock_guard lock(_mutex);
         if (future) {
             // Resumed by the partition's shard once it is up (or dropped by
             // drop_orphan_futures); unreadable, the move starts over.
-            auto l = log::open(o);
-            if (l && !_futures.count(tp)) {
-                _futures.emplace(tp, std::move(*l));
+            if (opened && !_futures.count(tp)) {
+                _futures.emplace(tp, std::move(*opened));
             } else {
                 _deletions->schedule_dir(o.dir, now_ms);
             }
             continue;
         }
-        auto l = log::open(o);
-        if (!l || _offline.count(tp)) {
+        if (!opened || _offline.count(tp)) {
             // Two copies, one unreadable: neither is guessed at.
             if (_logs.count(tp) || _offline.count(tp)) {
                 _offline[tp] =
@@ -161,18 +189,19 @@ void log_manager::load_dir(log_dir_state& dir, int64_t now_ms) {
                                                 " in several log dirs, one unreadable"}};
                 _logs.erase(tp);
             } else {
-                _offline[tp] = offline_partition{tp, o.dir, l.err()};
+                _offline[tp] = offline_partition{tp, o.dir, opened.err()};
             }
             continue;
         }
         if (_logs.count(tp)) {
-            resolve_duplicate(tp, std::move(*l), dir, now_ms);
+            resolve_duplicate(tp, std::move(*opened), dir, now_ms);
             continue;
         }
-        _logs.emplace(tp, std::move(*l));
+        _logs.emplace(tp, std::move(*opened));
     }
     // From here on a crash is an unclean shutdown.
     if (dir.had_clean_shutdown) {
+        auto marker = path_join(dir.path, clean_shutdown_file);
         if (::unlink(marker.c_str()) != 0 && errno != ENOENT) {
             dir.warnings.push_back("cannot remove " + marker);
         }
@@ -446,22 +475,39 @@ status log_manager::shutdown() {
     for (const auto& d : _dirs) {
         dir_clean[d.path] = !d.is_offline();
     }
+    // Each dir's logs (futures included) are closed by its own
+    // num.recovery.threads.per.data.dir threads, as Kafka flushes them.
+    // (The last list is for a log in none of them, which cannot happen.)
+    std::vector<std::vector<std::shared_ptr<log>>> per_dir(_dirs.size() + 1);
+    auto sort_into_dirs = [&](const std::shared_ptr<log>& l) {
+        size_t d = 0;
+        while (d < _dirs.size() && !l->dir().starts_with(_dirs[d].path + "/")) {
+            ++d;
+        }
+        per_dir[d].push_back(l);
+    };
+    for_each_log(sort_into_dirs);
+    for_each_future(sort_into_dirs);
+    std::vector<std::vector<status>> closed(per_dir.size());
+    const size_t threads = size_t(std::max(1, _config.recovery_threads_per_dir));
+    parallel_for(per_dir.size(), per_dir.size(), [&](size_t d) {
+        closed[d].resize(per_dir[d].size());
+        parallel_for(per_dir[d].size(), threads,
+                     [&](size_t i) { closed[d][i] = per_dir[d][i]->close(); });
+    });
     status first;
-    auto close = [&](const std::shared_ptr<log>& l) {
-        auto s = l->close();
-        if (!s) {
-            for (auto& [path, clean] : dir_clean) {
-                if (l->dir().starts_with(path + "/")) {
-                    clean = false;
+    for (size_t d = 0; d < per_dir.size(); ++d) {
+        for (const auto& s : closed[d]) {
+            if (!s) {
+                if (d < _dirs.size()) {
+                    dir_clean[_dirs[d].path] = false;
+                }
+                if (first) {
+                    first = s;
                 }
             }
-            if (first) {
-                first = s;
-            }
         }
-    };
-    for_each_log(close);
-    for_each_future(close);
+    }
     if (auto s = write_checkpoints(); !s) {
         return s;
     }

@@ -54,6 +54,9 @@ struct log_manager_config {
     int64_t retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
     blocking_executor executor;                    // for log flushes; default inline
     producer_state_config producer_state;          // producer.id.expiration.ms
+    // num.recovery.threads.per.data.dir: threads per log dir that open (and
+    // recover) its logs at start and close (flush) them at shutdown.
+    int32_t recovery_threads_per_dir = 1;
     // Called once per log dir that an I/O error takes offline (any thread).
     log_dir_health::offline_handler on_dir_offline;
 };
@@ -159,7 +162,17 @@ class log_manager {
 
   private:
     explicit log_manager(log_manager_config config);
-    void load_dir(log_dir_state& dir, int64_t now_ms);
+    // Start, in three steps: list each dir (its checkpoints and partition
+    // dirs), open every listed log (in parallel: open_logs), then adopt them
+    // into the maps in the listing's order.
+    struct log_to_open {
+        log_open_options options;
+        bool future = false;
+        result<std::shared_ptr<log>> opened = error{error_code::unknown_server_error, "not opened"};
+    };
+    std::vector<log_to_open> list_dir(log_dir_state& dir, int64_t now_ms);
+    void open_logs(std::vector<std::vector<log_to_open>>& per_dir) const;
+    void adopt_logs(log_dir_state& dir, std::vector<log_to_open>& logs, int64_t now_ms);
     // A second current log of tp (a crash between the two renames of
     // replace_current_with_future): the longer log stays, the other goes.
     void resolve_duplicate(const topic_partition& tp, std::shared_ptr<log> found,

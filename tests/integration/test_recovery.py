@@ -96,3 +96,28 @@ def test_a_flipped_byte_in_a_cleanly_shut_down_log_is_refused_not_served(broker)
     line = broker.wait_for_log("event=log_read_failed")
     assert f"partition={topic}-0" in line and "CRC" in line, line
     assert broker.is_running()
+
+
+def test_recovery_threads_per_dir_recover_every_partition_of_two_dirs(start_broker, tmp_path):
+    """num.recovery.threads.per.data.dir=4 over two log dirs: after kill -9,
+    every partition is recovered and serves every acknowledged record."""
+    dirs = [tmp_path / "d1", tmp_path / "d2"]
+    overrides = {"log.dirs": ",".join(str(d) for d in dirs),
+                 "num.recovery.threads.per.data.dir": 4}
+    broker = start_broker(overrides=overrides)
+    topic = "recovered"
+    create_topic(broker.bootstrap, topic, partitions=8)
+    reports = produce(broker.bootstrap, topic,
+                      [(f"k{i}".encode(), f"v{i}".encode(), None) for i in range(4000)])
+    acked = {}
+    for partition, offset in reports:
+        acked.setdefault(partition, []).append(offset)
+    assert len(acked) == 8
+    assert all(list((d).glob(f"{topic}-*")) for d in dirs)  # both dirs hold partitions
+    broker.kill()
+    broker.wait()
+    broker.start()
+    assert "event=recovery_done partitions_recovered=8 " in broker.log_text()
+    for partition, offsets in acked.items():
+        got = consume_all(broker.bootstrap, topic, len(offsets), partition=partition)
+        assert [m.offset() for m in got] == sorted(offsets), partition

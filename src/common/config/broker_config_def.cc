@@ -341,15 +341,17 @@ config_def build() {
     def("num.io.threads", k_int, "0", validator::at_least(0), high, read_only,
         "Number of reactor threads that run connections and request handling. 0 (Samsa's default) "
         "means one per CPU core. Read-only in Samsa (Kafka: cluster-wide).");
-    def("num.network.threads", k_int, "3", validator::at_least(1), high, read_only,
-        "Kafka's network thread count. Samsa's reactors do network and request work together, so "
-        "this is accepted for compatibility. Read-only in Samsa (Kafka: cluster-wide).");
+    def("num.network.threads", k_int, "0", validator::at_least(0), high, read_only,
+        "Number of reactors each listener's connections are spread over (their socket I/O and "
+        "request decoding run there; partition work runs on the partition's reactor). 0 (Samsa's "
+        "default) means every reactor. Read-only in Samsa (Kafka: cluster-wide).");
     def("background.threads", k_int, "10", validator::at_least(1), high, read_only,
-        "Threads for background work: fsync, segment deletion, index rebuilds. Read-only in Samsa "
-        "(Kafka: cluster-wide).");
-    def("num.recovery.threads.per.data.dir", k_int, "1", validator::at_least(1), high, read_only,
-        "Threads per log directory for log recovery at startup and flushing at shutdown. "
+        "Threads for background work: log flushes (fsync), checkpoints and file deletion. "
         "Read-only in Samsa (Kafka: cluster-wide).");
+    def("num.recovery.threads.per.data.dir", k_int, "1", validator::at_least(1), high, read_only,
+        "Threads per log directory that open (and recover) its logs at startup and flush them at "
+        "shutdown; the directories run at the same time. Read-only in Samsa (Kafka: "
+        "cluster-wide).");
     def("num.replica.fetchers", k_int, "1", none(), high, read_only,
         "Fetcher threads per source broker used to replicate partitions. Read-only in Samsa "
         "(Kafka: cluster-wide).");

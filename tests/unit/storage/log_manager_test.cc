@@ -192,6 +192,52 @@ TEST_F(log_manager_fixture, spreads_partitions_over_log_dirs_and_survives_a_bad_
     EXPECT_EQ(read_offset_checkpoint(root.file("d2/recovery-point-offset-checkpoint"))->size(), 2u);
 }
 
+TEST_F(log_manager_fixture, several_recovery_threads_per_dir_open_and_close_every_log) {
+    // num.recovery.threads.per.data.dir=4 over two dirs: an unclean start
+    // recovers every log (one unreadable among them goes offline alone), a
+    // shutdown closes them all and marks both dirs clean.
+    config.log_dirs = {root.file("d1"), root.file("d2")};
+    config.recovery_threads_per_dir = 4;
+    constexpr int partitions = 24;
+    {
+        auto m = open_manager();
+        for (int p = 0; p < partitions; ++p) {
+            append(**m->get_or_create({"t", p}, std::nullopt, 0), 1 + p % 5);
+        }
+        ASSERT_TRUE(m->checkpoint_recovery_points());
+        // No shutdown: the process "dies" here.
+    }
+    const auto bad = fs::exists(root.file("d1/t-7")) ? root.file("d1/t-7") : root.file("d2/t-7");
+    std::ofstream(bad + "/leader-epoch-checkpoint") << "garbage\n";
+    {
+        auto m = open_manager();
+        EXPECT_EQ(m->log_count(), size_t(partitions - 1));
+        for (int p = 0; p < partitions; ++p) {
+            auto l = m->get({"t", p});
+            if (p == 7) {
+                EXPECT_FALSE(l);
+                continue;
+            }
+            ASSERT_TRUE(l) << p;
+            EXPECT_EQ(l->log_end_offset(), 3 * (1 + p % 5)) << p;
+        }
+        ASSERT_EQ(m->offline_partitions().size(), 1u);
+        EXPECT_EQ(m->offline_partitions()[0].tp, (topic_partition{"t", 7}));
+        ASSERT_TRUE(m->shutdown());
+    }
+    EXPECT_TRUE(fs::exists(root.file("d1/.kafka_cleanshutdown")));
+    EXPECT_TRUE(fs::exists(root.file("d2/.kafka_cleanshutdown")));
+    auto m = open_manager();
+    EXPECT_TRUE(m->log_dirs()[0].had_clean_shutdown);
+    EXPECT_TRUE(m->log_dirs()[1].had_clean_shutdown);
+    for (int p = 0; p < partitions; ++p) {
+        if (auto l = m->get({"t", p})) {
+            EXPECT_EQ(l->load_report().segments_recovered, 0) << p;
+            EXPECT_EQ(l->log_end_offset(), 3 * (1 + p % 5)) << p;
+        }
+    }
+}
+
 TEST_F(log_manager_fixture, no_usable_log_dir_is_an_error) {
     std::ofstream(root.file("f")) << "x";
     config.log_dirs = {root.file("f")};
