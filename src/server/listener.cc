@@ -18,13 +18,14 @@
 
 namespace samsa::server {
 
-listener::listener(std::string name, reactor_pool& reactors, broker_context& broker,
-                   std::shared_ptr<asio::ssl::context> tls,
+listener::listener(std::string name, reactor_pool& reactors, reactor_pool::share share,
+                   broker_context& broker, std::shared_ptr<asio::ssl::context> tls,
                    std::shared_ptr<const security::sasl::sasl_listener_config> sasl)
     : _name(std::move(name)),
       _tls(std::move(tls)),
       _sasl(std::move(sasl)),
       _reactors(reactors),
+      _share(share),
       _broker(broker),
       _acceptor(reactors.at(0)) {}
 
@@ -143,7 +144,7 @@ bool listener::admit(accepted_socket& socket, std::string& counted) {
 
 asio::awaitable<void> listener::accept_loop() {
     for (;;) {
-        auto& ctx = _reactors.next();
+        auto& ctx = _reactors.next(_share);
         std::error_code ec;
         auto socket =
             co_await _acceptor.async_accept(ctx, asio::redirect_error(asio::use_awaitable, ec));

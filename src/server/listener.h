@@ -1,6 +1,7 @@
 #pragma once
 // A listener (`NAME://host:port`): accepts connections and hands each to the
-// next reactor, round-robin. The accept loop runs on the first reactor.
+// next reactor of its share (num.network.threads), round-robin. The accept
+// loop runs on the first reactor.
 #include <asio/awaitable.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
@@ -20,8 +21,9 @@ class listener {
   public:
     // `tls`: the listener's TLS context (SSL, SASL_SSL); null for plaintext.
     // `sasl`: its SASL settings (SASL_PLAINTEXT, SASL_SSL).
-    listener(std::string name, reactor_pool& reactors, broker_context& broker,
-             std::shared_ptr<asio::ssl::context> tls = nullptr,
+    // `share`: the reactors its connections go to (num.network.threads).
+    listener(std::string name, reactor_pool& reactors, reactor_pool::share share,
+             broker_context& broker, std::shared_ptr<asio::ssl::context> tls = nullptr,
              std::shared_ptr<const security::sasl::sasl_listener_config> sasl = nullptr);
 
     // Binds and listens (port 0 = any free port). Errors are values.
@@ -51,6 +53,7 @@ class listener {
     std::shared_ptr<asio::ssl::context> _tls;  // under _tls_mutex
     std::shared_ptr<const security::sasl::sasl_listener_config> _sasl;
     reactor_pool& _reactors;
+    reactor_pool::share _share;  // accept loop only
     broker_context& _broker;
     asio::ip::tcp::acceptor _acceptor;
     uint16_t _bound_port = 0;

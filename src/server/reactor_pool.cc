@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <time.h>
 
+#include <algorithm>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <atomic>
@@ -77,9 +78,15 @@ reactor_pool::~reactor_pool() {
     stop();
 }
 
-asio::io_context& reactor_pool::next() {
-    auto& ctx = *_contexts[_next];
-    _next = (_next + 1) % _contexts.size();
+reactor_pool::share reactor_pool::share_for(size_t ordinal, size_t network_threads) const {
+    const size_t n = _contexts.size();
+    const size_t count = network_threads == 0 ? n : std::min(network_threads, n);
+    return share{(ordinal * count) % n, count, 0};
+}
+
+asio::io_context& reactor_pool::next(share& s) {
+    auto& ctx = *_contexts[(s.first + s.cursor) % _contexts.size()];
+    s.cursor = (s.cursor + 1) % std::max<size_t>(s.count, 1);
     return ctx;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The reactor threads (docs/architecture.md, "Threads"): one asio::io_context per thread, each
-// running coroutines. Connections are spread round-robin; later, each
-// partition is owned by one reactor (its shard).
+// running coroutines. Each listener spreads its connections round-robin over
+// its share of the reactors (num.network.threads); each partition is owned by
+// one reactor (its shard).
 //
 // Thread-safety: next() is called from the acceptor's thread only; run() and
 // stop() from the thread that owns the pool.
@@ -25,8 +26,19 @@ class reactor_pool {
 
     size_t size() const { return _contexts.size(); }
     asio::io_context& at(size_t i) { return *_contexts[i]; }
-    // Round-robin choice for a new connection.
-    asio::io_context& next();
+    // The reactors one listener's connections go to: `count` of them from
+    // `first`, wrapping around; `cursor` is the listener's round-robin place.
+    struct share {
+        size_t first = 0;
+        size_t count = 0;
+        size_t cursor = 0;
+    };
+    // Kafka's num.network.threads for the `ordinal`-th listener (0: every
+    // reactor): listeners with fewer threads than reactors start at different
+    // reactors, so their connections do not all crowd the first ones.
+    share share_for(size_t ordinal, size_t network_threads) const;
+    // Round-robin choice within a listener's share for a new connection.
+    asio::io_context& next(share& s);
     // The reactor whose thread is calling, or nullptr off the reactors.
     static asio::io_context* current();
 
@@ -55,7 +67,6 @@ class reactor_pool {
     std::vector<std::shared_ptr<probe>> _probes;
     std::vector<asio::executor_work_guard<asio::io_context::executor_type>> _work;
     std::vector<std::thread> _threads;
-    size_t _next = 0;
 };
 
 }  // namespace samsa::server

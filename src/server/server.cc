@@ -153,10 +153,12 @@ status server::start() {
             _transactions->set_append_listener(wake);
         }
     }
-    for (const auto& l : _cfg.listeners) {
+    for (size_t i = 0; i < _cfg.listeners.size(); ++i) {
+        const auto& l = _cfg.listeners[i];
         auto tls = _tls_contexts.find(l.name);
         auto sasl = _sasl_configs.find(l.name);
-        auto lst = std::make_unique<listener>(l.name, _reactors, _context,
+        auto share = _reactors.share_for(i, size_t(_cfg.num_network_threads));
+        auto lst = std::make_unique<listener>(l.name, _reactors, share, _context,
                                               tls == _tls_contexts.end() ? nullptr : tls->second,
                                               sasl == _sasl_configs.end() ? nullptr : sasl->second);
         if (auto st = lst->bind(l.host, l.port); !st) {

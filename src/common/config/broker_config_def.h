@@ -4,6 +4,7 @@
 // defaults where Samsa chooses differently (docs/architecture.md, "Decisions"):
 //   log.dir        ./data   (Kafka: /tmp/kafka-logs)
 //   num.io.threads 0        (Kafka: 8) — 0 means one reactor thread per core
+//   num.network.threads 0   (Kafka: 3) — 0 means each listener uses every reactor
 // Keys Kafka requires in KRaft mode (process.roles, node.id,
 // controller.listener.names) have no default.
 #include "common/config/config_def.h"

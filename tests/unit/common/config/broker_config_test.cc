@@ -36,7 +36,7 @@ TEST(broker_config, kafka_defaults) {
     EXPECT_EQ(c.socket_request_max_bytes, 104857600);
     EXPECT_EQ(c.socket_send_buffer_bytes, 102400);
     EXPECT_EQ(c.socket_receive_buffer_bytes, 102400);
-    EXPECT_EQ(c.num_network_threads, 3);
+    EXPECT_EQ(c.num_network_threads, 0);  // Samsa: every reactor (Kafka: 3)
     EXPECT_EQ(c.queued_max_requests, 500);
     EXPECT_EQ(c.connections_max_idle_ms, 600000);
     EXPECT_EQ(c.num_partitions, 1);
