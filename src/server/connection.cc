@@ -54,6 +54,7 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
                        std::shared_ptr<const security::sasl::sasl_listener_config> sasl)
     : _socket(std::move(socket)),
       _tls_context(std::move(tls)),
+      _produce_order(_socket.get_executor()),
       _broker(broker),
       _listener_name(std::move(listener_name)),
       _peer(peer_of(_socket)),
@@ -63,8 +64,7 @@ connection::connection(asio::ip::tcp::socket socket, broker_context& broker,
       _handler_done(_socket.get_executor()),
       _counted_address(std::move(counted_address)),
       _idle(_socket.get_executor()),
-      _request_started(_socket.get_executor()),
-      _produce_order(_socket.get_executor()) {
+      _request_started(_socket.get_executor()) {
     _response_ready.expires_at(asio::steady_timer::time_point::max());
     _queue_drained.expires_at(asio::steady_timer::time_point::max());
     // Never re-armed: several gated handlers wait on it at once, and setting

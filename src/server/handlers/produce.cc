@@ -221,7 +221,10 @@ asio::awaitable<handler_result> handle(request_context& ctx) {
                                  span,
                                  &pr,
                                  {},
-                                 items.size()});
+                                 items.size(),
+                                 false,
+                                 -1,
+                                 {}});
                 continue;
             }
             any_error = true;
