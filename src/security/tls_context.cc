@@ -201,6 +201,10 @@ status load_truststore(asio::ssl::context& ctx, const config::tls_config& c) {
         return config_error(
             c, fmt::format("ssl.truststore.type {} is not supported: use PEM", c.truststore_type));
     }
+    if (c.truststore_password) {
+        // A PEM truststore holds no secret; Kafka refuses the key rather than ignore it.
+        return config_error(c, "ssl.truststore.password cannot be specified for PEM format");
+    }
     if (c.truststore_location) {
         std::error_code ec;
         ctx.load_verify_file(*c.truststore_location, ec);

@@ -45,7 +45,10 @@ asio::awaitable<result<metadata::producer_id_block>> allocate_producer_ids(broke
 }  // namespace
 
 data_plane::data_plane(const config::broker_config& cfg, reactor_pool& reactors)
-    : _cfg(cfg), _reactors(reactors), _blocking(size_t(std::max(1, cfg.background_threads))) {}
+    : _cfg(cfg),
+      _reactors(reactors),
+      _blocking(size_t(std::max(1, cfg.background_threads))),
+      _fetch_sessions(size_t(cfg.max_incremental_fetch_session_cache_slots)) {}
 
 data_plane::~data_plane() {
     shutdown();
@@ -209,8 +212,10 @@ void data_plane::start() {
         _isr_timers.push_back(std::make_unique<asio::steady_timer>(_reactors.at(i)));
         arm_isr_expiration(i);
     }
-    _checkpoint_timer = std::make_unique<asio::steady_timer>(_blocking);
-    run_checkpoints();
+    for (size_t kind = 0; kind < 3; ++kind) {
+        _checkpoint_timers.push_back(std::make_unique<asio::steady_timer>(_blocking));
+        run_checkpoint(kind);
+    }
     _deletion_timer = std::make_unique<asio::steady_timer>(_blocking);
     run_deletions();
     if (_cleaner) {
@@ -250,19 +255,37 @@ void data_plane::arm_housekeeping(size_t shard) {
     });
 }
 
-// Checkpoint files (recovery points, log start offsets, high watermarks) are
-// written off the reactors; they read only the logs' atomic snapshots.
-void data_plane::run_checkpoints() {
-    auto interval = std::max<int64_t>(1000, _cfg.log_flush_offset_checkpoint_interval_ms);
-    _checkpoint_timer->expires_after(std::chrono::milliseconds(interval));
-    _checkpoint_timer->async_wait([this](const std::error_code& ec) {
+// Checkpoint files are written off the reactors, each every its Kafka
+// interval: recovery points every log.flush.offset.checkpoint.interval.ms, log
+// start offsets every log.flush.start.offset.checkpoint.interval.ms, high
+// watermarks every replica.high.watermark.checkpoint.interval.ms. They read
+// only the logs' atomic snapshots. (At least a second apart: 0 is no busy loop.)
+void data_plane::run_checkpoint(size_t kind) {
+    struct schedule {
+        int64_t interval_ms;
+        status (storage::log_manager::*write)();
+        const char* name;
+    };
+    const schedule schedules[] = {
+        {_cfg.log_flush_offset_checkpoint_interval_ms,
+         &storage::log_manager::checkpoint_recovery_points, "recovery_points"},
+        {_cfg.log_flush_start_offset_checkpoint_interval_ms,
+         &storage::log_manager::checkpoint_log_start_offsets, "log_start_offsets"},
+        {_cfg.replica_high_watermark_checkpoint_interval_ms,
+         &storage::log_manager::checkpoint_high_watermarks, "high_watermarks"},
+    };
+    const schedule s = schedules[kind];
+    auto& timer = *_checkpoint_timers[kind];
+    timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(1000, s.interval_ms)));
+    timer.async_wait([this, kind, s](const std::error_code& ec) {
         if (ec) {
             return;
         }
-        if (auto st = _logs->write_checkpoints(); !st) {
-            logging::storage().warn("event=checkpoint_failed error=\"{}\"", st.err().message);
+        if (auto st = ((*_logs).*s.write)(); !st) {
+            logging::storage().warn("event=checkpoint_failed checkpoint={} error=\"{}\"", s.name,
+                                    st.err().message);
         }
-        run_checkpoints();
+        run_checkpoint(kind);
     });
 }
 
@@ -292,8 +315,8 @@ void data_plane::shutdown() {
     if (_deletion_timer) {
         _deletion_timer->cancel();
     }
-    if (_checkpoint_timer) {
-        _checkpoint_timer->cancel();
+    for (auto& t : _checkpoint_timers) {
+        t->cancel();
     }
     _blocking.join();
     _timers.clear();

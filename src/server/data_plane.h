@@ -56,7 +56,8 @@ class data_plane {
   private:
     void arm_housekeeping(size_t shard);
     storage::compaction::owner_runner owner_runner();
-    void run_checkpoints();
+    // Each checkpoint file is written on its own schedule (see run_checkpoint).
+    void run_checkpoint(size_t kind);
     void run_deletions();
     static storage::compaction::log_cleaner_config cleaner_config_of(
         const config::broker_config& cfg);
@@ -74,7 +75,7 @@ class data_plane {
     std::vector<std::unique_ptr<asio::steady_timer>> _timers;
     std::vector<std::unique_ptr<asio::steady_timer>> _isr_timers;
     void arm_isr_expiration(size_t shard);
-    std::unique_ptr<asio::steady_timer> _checkpoint_timer;
+    std::vector<std::unique_ptr<asio::steady_timer>> _checkpoint_timers;
     std::unique_ptr<asio::steady_timer> _deletion_timer;
     bool _shut_down = false;
 };

@@ -15,9 +15,9 @@ constexpr int16_t k_metadata_version = 12;
 
 }  // namespace
 
-std::map<std::string, std::string> lookup_topic_ids(const std::string& bootstrap_servers,
-                                                    const std::vector<std::string>& topics,
-                                                    std::chrono::milliseconds timeout) {
+std::map<std::string, std::string> lookup_topic_ids(
+    const std::string& bootstrap_servers, const std::vector<std::string>& topics,
+    std::chrono::milliseconds timeout, std::shared_ptr<const security::client_security> security) {
     std::map<std::string, std::string> ids;
     if (topics.empty()) {
         return ids;
@@ -59,7 +59,7 @@ std::map<std::string, std::string> lookup_topic_ids(const std::string& bootstrap
             req.topics->emplace_back().name = t;
         }
         auto resp = net::call_blocking<protocol::metadata_response>(
-            {host, uint16_t(port), "samsa-topics", left}, req, k_metadata_version);
+            {host, uint16_t(port), "samsa-topics", left, security}, req, k_metadata_version);
         if (!resp) {
             continue;
         }

@@ -162,7 +162,9 @@ int run_describe(kafka_client& client, const topics_options& o) {
         for (const auto* t : *selected) {
             names.push_back(t->name);
         }
-        ids = lookup_topic_ids(client.bootstrap(), names, client.timeout());
+        auto security = client_security_of(o.client);
+        ids = lookup_topic_ids(client.bootstrap(), names, client.timeout(),
+                               security ? *security : nullptr);
     }
     std::set<int32_t> live;
     for (const auto& b : md->brokers) {

@@ -3,6 +3,7 @@ with librdkafka (confluent-kafka, kcat); wrong passwords and unknown users are
 refused with SASL_AUTHENTICATION_FAILED, requests before authentication close
 the connection, and a listener whose SASL setup cannot work stops the broker."""
 
+import re
 import time
 
 import pytest
@@ -302,3 +303,10 @@ def test_a_java_client_config_serves_every_kind_of_verb(broker, certs, tmp_path)
     described = cli("features", "describe", "--bootstrap-server", at, "--command-config",
                     str(conf)).ok().stdout
     assert "Feature: metadata.version" in described
+    # --describe prints the topic id, which it asks for with a raw Metadata call
+    # over the same SASL_SSL settings.
+    cli("topics", "--bootstrap-server", at, "--command-config", str(conf), "--create",
+        "--topic", "sasl-ids").ok()
+    described = cli("topics", "--bootstrap-server", at, "--command-config", str(conf),
+                    "--describe", "--topic", "sasl-ids").ok().stdout
+    assert re.search(r"Topic: sasl-ids\tTopicId: [A-Za-z0-9_-]{22}\t", described), described

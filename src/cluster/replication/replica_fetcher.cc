@@ -136,10 +136,11 @@ asio::awaitable<void> replica_fetcher::run() {
             if (_client) {
                 _client->close();
             }
+            // replica.socket.timeout.ms bounds each fetch, as in Kafka's
+            // replica fetcher; it is at least replica.fetch.wait.max.ms.
             _client = net::kafka_rpc_client::create(
                 _ex, host, port, fmt::format("samsa-replica-fetcher-{}", _cfg.node_id),
-                std::chrono::milliseconds(_cfg.replica_fetch_wait_max_ms + _cfg.request_timeout_ms),
-                _security);
+                std::chrono::milliseconds(_cfg.replica_socket_timeout_ms), _security);
             _client_endpoint = endpoint;
             _session = {};  // a new leader process: no session there yet
         }

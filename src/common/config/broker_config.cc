@@ -303,6 +303,10 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.log_flush_scheduler_interval_ms = v.get_long("log.flush.scheduler.interval.ms");
     c.log_flush_offset_checkpoint_interval_ms =
         v.get_int("log.flush.offset.checkpoint.interval.ms");
+    c.log_flush_start_offset_checkpoint_interval_ms =
+        v.get_int("log.flush.start.offset.checkpoint.interval.ms");
+    c.max_incremental_fetch_session_cache_slots =
+        v.get_int("max.incremental.fetch.session.cache.slots");
     c.log_segment_delete_delay_ms = v.get_long("log.segment.delete.delay.ms");
     c.log_preallocate = v.get_bool("log.preallocate");
     c.log_message_timestamp_type = v.get_string("log.message.timestamp.type");

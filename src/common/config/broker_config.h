@@ -136,6 +136,8 @@ struct broker_config {
     int64_t log_flush_interval_ms = 0;  // log.flush.interval.ms > log.flush.scheduler.interval.ms
     int64_t log_flush_scheduler_interval_ms = 0;
     int32_t log_flush_offset_checkpoint_interval_ms = 0;
+    int32_t log_flush_start_offset_checkpoint_interval_ms = 0;
+    int32_t max_incremental_fetch_session_cache_slots = 0;
     int64_t log_segment_delete_delay_ms = 0;
     bool log_preallocate = false;
     std::string log_message_timestamp_type;  // "CreateTime" or "LogAppendTime"

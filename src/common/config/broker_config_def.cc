@@ -281,7 +281,7 @@ config_def build() {
     def("ssl.truststore.location", k_string, null, none(), high, per_broker,
         "PEM file of the certificates that client certificates must chain to.");
     def("ssl.truststore.password", k_password, null, none(), high, per_broker,
-        "Password of the truststore (not used for PEM).");
+        "Password of the truststore. PEM truststores have none: set with one, it is refused.");
     def("ssl.truststore.certificates", k_password, null, none(), high, per_broker,
         "Trusted certificates in PEM, inline (ssl.truststore.type=PEM).");
     def("ssl.client.auth", k_string, "none", validator::one_of({"required", "requested", "none"}),

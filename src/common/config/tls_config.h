@@ -22,6 +22,7 @@ struct tls_config {
     std::optional<std::string> keystore_key;                // inline PEM
     std::string truststore_type;
     std::optional<std::string> truststore_location;
+    std::optional<std::string> truststore_password;      // refused with PEM, as Kafka does
     std::optional<std::string> truststore_certificates;  // inline PEM
     config::client_auth client_auth = client_auth::none;
     std::vector<std::string> enabled_protocols;  // "TLSv1.2", "TLSv1.3"

@@ -93,6 +93,17 @@ TEST(tls_context, client_needs_no_keystore_and_falls_back_to_system_cas) {
     EXPECT_FALSE((*tls)->verify_hostname);
 }
 
+TEST(tls_context, refuses_a_password_for_a_pem_truststore) {
+    // Kafka refuses it rather than ignore it: a PEM truststore holds no secret.
+    auto c = base();
+    c.truststore_location = "/etc/ssl/certs/ca-certificates.crt";
+    c.truststore_password = "secret";
+    auto tls = make_client_tls(c);
+    ASSERT_FALSE(tls);
+    EXPECT_EQ(tls.err().code, error_code::invalid_config);
+    EXPECT_TRUE(has(tls.err().message, "ssl.truststore.password cannot be specified for PEM"));
+}
+
 TEST(tls_context, client_names_a_bad_keystore_or_truststore) {
     auto c = base();
     c.keystore_location = "/nonexistent/client.pem";

@@ -198,6 +198,23 @@ TEST(fetch_plan, an_incremental_fetch_serves_the_session_with_its_held_positions
     EXPECT_EQ(by_partition[1]->shard, 1u);
 }
 
+// max.incremental.fetch.session.cache.slots=0: no session is ever made, and
+// the fetch is served in full all the same (as Kafka does).
+TEST(fetch_plan, no_session_slots_serves_every_fetch_without_a_session) {
+    auto image = image_with({{"a", k_topic_a}});
+    fetch::fetch_session_cache cache(0);
+    auto shard_of = [](const uuid&, int32_t p) { return size_t(p); };
+    fetch_session_handler h;
+    protocol::fetch_request req;
+    h.build({state(k_topic_a, 0, 10, 2)}, req);
+    auto plan = fetch::make_fetch_plan(req, 13, image, cache, 0, shard_of);
+    ASSERT_EQ(plan.error, error_code::none);
+    EXPECT_EQ(plan.response_session_id, 0);
+    EXPECT_FALSE(plan.incremental);
+    ASSERT_EQ(plan.targets.size(), 1u);
+    EXPECT_EQ(plan.targets[0].fetch_offset, 10);
+}
+
 // A follower may learn of a topic (and fetch it) before its leader does: the
 // session keeps the partition by topic id, answers UNKNOWN_TOPIC_ID meanwhile,
 // and serves it once the leader's image has the topic.
