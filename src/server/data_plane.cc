@@ -278,14 +278,16 @@ void data_plane::run_checkpoint(size_t kind) {
     auto& timer = *_checkpoint_timers[kind];
     timer.expires_after(std::chrono::milliseconds(std::max<int64_t>(1000, s.interval_ms)));
     timer.async_wait([this, kind, s](const std::error_code& ec) {
-        if (ec) {
+        if (ec || _stopping) {
             return;
         }
         if (auto st = ((*_logs).*s.write)(); !st) {
             logging::storage().warn("event=checkpoint_failed checkpoint={} error=\"{}\"", s.name,
                                     st.err().message);
         }
-        run_checkpoint(kind);
+        if (!_stopping) {
+            run_checkpoint(kind);
+        }
     });
 }
 
@@ -294,13 +296,15 @@ void data_plane::run_checkpoint(size_t kind) {
 void data_plane::run_deletions() {
     _deletion_timer->expires_after(std::chrono::seconds(1));
     _deletion_timer->async_wait([this](const std::error_code& ec) {
-        if (ec) {
+        if (ec || _stopping) {
             return;
         }
         if (auto st = _logs->run_pending_deletions(wall_clock_ms()); !st) {
             logging::storage().warn("event=log_deletion_failed error=\"{}\"", st.err().message);
         }
-        run_deletions();
+        if (!_stopping) {
+            run_deletions();
+        }
     });
 }
 
@@ -309,6 +313,7 @@ void data_plane::shutdown() {
         return;
     }
     _shut_down = true;
+    _stopping = true;
     if (_cleaner) {
         _cleaner->stop();
     }

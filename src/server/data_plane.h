@@ -7,6 +7,7 @@
 // on the calling thread), start() once they run, shutdown() after they stopped.
 #include <asio/steady_timer.hpp>
 #include <asio/thread_pool.hpp>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -78,6 +79,9 @@ class data_plane {
     std::vector<std::unique_ptr<asio::steady_timer>> _checkpoint_timers;
     std::unique_ptr<asio::steady_timer> _deletion_timer;
     bool _shut_down = false;
+    // Set before the background timers are cancelled: a timer handler running
+    // then does not re-arm, which would hold _blocking.join() until it fired.
+    std::atomic<bool> _stopping{false};
 };
 
 }  // namespace samsa::server
