@@ -43,8 +43,9 @@ result<std::shared_ptr<storage::log>> open_metadata_partition(const std::string&
     // beginning rather than trust checkpoints the log manager does not keep for it.
     o.had_clean_shutdown = false;
     o.recovery_point = 0;
-    // Metadata is never deleted by time or size: like Kafka's, the metadata
-    // log is trimmed below its latest snapshot (metadata/snapshot_generator.h).
+    // No topic retention here: like Kafka's, the metadata log's start moves
+    // only up to a snapshot, when metadata.max.retention.* let the older
+    // snapshots go (raft/snapshot_cleaning.h).
     o.config.retention_ms = -1;
     o.config.retention_bytes = -1;
     o.config.max_message_bytes = 64 * 1024 * 1024;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "raft/snapshot_cleaning.h"
+
 namespace samsa::raft {
 
 int64_t raft_batch::size_bytes() const {
@@ -165,8 +167,26 @@ status memory_raft_log::store_snapshot(raft_snapshot snapshot) {
     return {};
 }
 
-result<bool> memory_raft_log::truncate_before_latest_snapshot() {
-    auto s = latest_snapshot();
+std::vector<snapshot_info> memory_raft_log::snapshot_infos() const {
+    std::vector<snapshot_info> out;
+    for (const auto& s : _snapshots) {
+        if (s.id.offset >= _start) {
+            out.push_back({s.id, int64_t(s.data->size()), snapshot_header_timestamp(*s.data)});
+        }
+    }
+    return out;
+}
+
+int64_t memory_raft_log::size_bytes() const {
+    int64_t total = 0;
+    for (const auto& b : _batches) {
+        total += b.size_bytes();
+    }
+    return total;
+}
+
+result<bool> memory_raft_log::delete_before_snapshot(offset_and_epoch id) {
+    auto s = read_snapshot(id);
     if (!s || s->id.offset <= _start) {
         return false;
     }

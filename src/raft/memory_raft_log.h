@@ -35,7 +35,9 @@ class memory_raft_log final : public raft_log {
     std::optional<raft_snapshot> latest_snapshot() const override;
     result<raft_snapshot> read_snapshot(offset_and_epoch id) const override;
     status store_snapshot(raft_snapshot snapshot) override;
-    result<bool> truncate_before_latest_snapshot() override;
+    std::vector<snapshot_info> snapshot_infos() const override;
+    int64_t size_bytes() const override;
+    result<bool> delete_before_snapshot(offset_and_epoch id) override;
     result<bool> truncate_to_latest_snapshot() override;
 
     // The process died: what was not flushed is gone.

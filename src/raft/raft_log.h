@@ -66,6 +66,16 @@ struct raft_snapshot {
     std::shared_ptr<const bytes> data;
 };
 
+// What metadata.max.retention.bytes/ms weigh of a snapshot
+// (raft/snapshot_cleaning.h).
+struct snapshot_info {
+    offset_and_epoch id;
+    int64_t size_bytes = 0;
+    // The last contained log timestamp of its SnapshotHeader record; nullopt
+    // when the snapshot does not start with one (or cannot be read).
+    std::optional<int64_t> timestamp_ms;
+};
+
 class raft_log {
   public:
     virtual ~raft_log() = default;
@@ -108,10 +118,19 @@ class raft_log {
     virtual result<raft_snapshot> read_snapshot(offset_and_epoch id) const = 0;
     // Stores a snapshot durably (keeps only snapshots at or above the log start).
     virtual status store_snapshot(raft_snapshot snapshot) = 0;
-    // Drops the log below the latest snapshot (which must be at or below the
-    // end offset and agree with the log's epoch there); start_offset() becomes
-    // its end offset. Returns whether anything was dropped.
-    virtual result<bool> truncate_before_latest_snapshot() = 0;
+    // The snapshots at or above the log start, oldest first.
+    virtual std::vector<snapshot_info> snapshot_infos() const = 0;
+    // The bytes the log holds.
+    virtual int64_t size_bytes() const = 0;
+    // Drops the log below snapshot `id` (a held snapshot above the log start,
+    // at or below the end offset and agreeing with the log's epoch there);
+    // start_offset() becomes its end offset and older snapshots go. Returns
+    // whether anything was dropped.
+    virtual result<bool> delete_before_snapshot(offset_and_epoch id) = 0;
+    result<bool> truncate_before_latest_snapshot() {
+        auto s = latest_snapshot();
+        return s ? delete_before_snapshot(s->id) : result<bool>(false);
+    }
     // A follower installed the latest snapshot: when the log does not already
     // extend it consistently (the snapshot ends past the log end, or the log's
     // epoch at its end offset differs), the log is emptied and restarts at the

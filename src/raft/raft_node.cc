@@ -358,6 +358,10 @@ result<bool> raft_node::delete_log_before_snapshot() {
     return _log.truncate_before_latest_snapshot();
 }
 
+result<bool> raft_node::clean_snapshots(const snapshot_retention& retention, int64_t now_ms) {
+    return raft::clean_snapshots(_log, retention, now_ms);
+}
+
 void raft_node::deliver() {
     // Committed batches, in order, whole.
     bool committed = false;

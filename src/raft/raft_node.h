@@ -38,6 +38,7 @@
 #include "raft/raft_messages.h"
 #include "raft/raft_transport.h"
 #include "raft/random_source.h"
+#include "raft/snapshot_cleaning.h"
 
 namespace samsa::raft {
 
@@ -93,6 +94,9 @@ class raft_node {
     // Drops the log below the latest snapshot (KIP-630); followers behind it
     // will fetch the snapshot. Returns whether anything was dropped.
     result<bool> delete_log_before_snapshot();
+    // Metadata log retention (raft/snapshot_cleaning.h): drops old snapshots
+    // and the log below the next one past the retention limits.
+    result<bool> clean_snapshots(const snapshot_retention& retention, int64_t now_ms);
 
     node_id id() const { return _config.local_id; }
     const raft_config& config() const { return _config; }

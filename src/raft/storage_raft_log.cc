@@ -1,5 +1,6 @@
 #include "raft/storage_raft_log.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -10,6 +11,7 @@
 
 #include "common/logging/loggers.h"
 #include "raft/raft_batch_codec.h"
+#include "raft/snapshot_cleaning.h"
 #include "storage/file_util.h"
 
 namespace samsa::raft {
@@ -17,6 +19,31 @@ namespace samsa::raft {
 namespace {
 
 constexpr std::string_view checkpoint_suffix = ".checkpoint";
+
+// The first record batch of a file (a snapshot's SnapshotHeader batch), or
+// nullopt when the file does not start with a whole one.
+std::optional<bytes> read_first_batch(const std::string& path) {
+    constexpr size_t k_length_end = 12;  // base offset (8) and batch length (4)
+    constexpr int32_t k_max_header_batch = 1 << 20;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    std::optional<bytes> out;
+    uint8_t head[k_length_end];
+    if (::pread(fd, head, sizeof head, 0) == ssize_t(sizeof head)) {
+        const int32_t length = int32_t(uint32_t(head[8]) << 24 | uint32_t(head[9]) << 16 |
+                                       uint32_t(head[10]) << 8 | uint32_t(head[11]));
+        if (length > 0 && length <= k_max_header_batch) {
+            bytes batch(k_length_end + size_t(length));
+            if (::pread(fd, batch.data(), batch.size(), 0) == ssize_t(batch.size())) {
+                out = std::move(batch);
+            }
+        }
+    }
+    ::close(fd);
+    return out;
+}
 
 }  // namespace
 
@@ -261,20 +288,45 @@ void storage_raft_log::delete_old_snapshots() {
     }
 }
 
-result<bool> storage_raft_log::truncate_before_latest_snapshot() {
-    auto s = latest_snapshot();
-    if (!s || s->id.offset <= start_offset()) {
+std::vector<snapshot_info> storage_raft_log::snapshot_infos() const {
+    std::vector<snapshot_info> out;
+    for (const auto& [id, data] : _snapshots) {
+        if (id.offset < start_offset()) {
+            continue;
+        }
+        snapshot_info info{id, 0, std::nullopt};
+        std::error_code ec;
+        info.size_bytes = int64_t(std::filesystem::file_size(snapshot_path(id), ec));
+        if (ec) {
+            info.size_bytes = 0;
+        }
+        if (data) {
+            info.timestamp_ms = snapshot_header_timestamp(bytes_view(*data));
+        } else if (auto head = read_first_batch(snapshot_path(id))) {
+            info.timestamp_ms = snapshot_header_timestamp(bytes_view(*head));
+        }
+        out.push_back(info);
+    }
+    return out;
+}
+
+int64_t storage_raft_log::size_bytes() const {
+    return _log->size_bytes();
+}
+
+result<bool> storage_raft_log::delete_before_snapshot(offset_and_epoch id) {
+    if (!_snapshots.count(id) || id.offset <= start_offset()) {
         return false;
     }
-    if (s->id.offset > end_offset() || epoch_for_offset(s->id.offset - 1) != s->id.epoch) {
+    if (id.offset > end_offset() || epoch_for_offset(id.offset - 1) != id.epoch) {
         return error{error_code::invalid_request, "snapshot does not match the log"};
     }
     // The snapshot covers committed offsets only: the log may consider them
     // below its high watermark, which DeleteRecords requires.
-    if (_log->high_watermark() < s->id.offset.value()) {
-        _log->update_high_watermark(s->id.offset.value());
+    if (_log->high_watermark() < id.offset.value()) {
+        _log->update_high_watermark(id.offset.value());
     }
-    auto moved = _log->delete_records_before(s->id.offset.value(), _now_ms());
+    auto moved = _log->delete_records_before(id.offset.value(), _now_ms());
     if (!moved) {
         return moved.err();
     }

@@ -115,6 +115,33 @@ def test_metadata_snapshots_are_taken_and_restore_the_image(start_broker):
                "the topic created after the restart")
 
 
+def test_metadata_retention_keeps_old_snapshots_and_log_until_its_limits(start_broker):
+    """As Kafka's: a snapshot does not drop the log below it; the minutely
+    clean does, once metadata.max.retention.bytes (or .ms) is exceeded, down to
+    the newest snapshot."""
+    b = start_broker(overrides={"metadata.log.max.record.bytes.between.snapshots": 1})
+    admin = AdminClient({"bootstrap.servers": b.bootstrap})
+    names = [f"kept-{i}" for i in range(4)]
+    for n in names:
+        admin.create_topics([NewTopic(n, num_partitions=1, replication_factor=1)])[n].result(
+            timeout=20)
+    wait_until(lambda: len(checkpoints(b)) >= 3, 20, "three snapshots")
+    meta = b.data_dir / "__cluster_metadata-0"
+    # Within the default 100 MiB and 7 days: every snapshot and the log from 0 stay.
+    assert (meta / "00000000000000000000.log").exists()
+    kept = checkpoints(b)
+    b.stop()
+    # Restarted with no room at all: the first clean leaves the newest snapshot.
+    b.overrides["metadata.max.retention.bytes"] = "0"
+    b.start()
+    line = b.wait_for_log("event=metadata_log_cleaned")
+    assert "snapshots=1" in line, line
+    # (Commits around the restart snapshot again; the older ones are gone.)
+    assert not set(kept[:-1]) & set(checkpoints(b)), (kept, checkpoints(b))
+    md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=10)
+    assert all(n in md.topics for n in names), md.topics
+
+
 def test_a_client_cannot_fetch_the_metadata_log_and_garbage_kraft_requests_close(broker):
     # Fetch v4 of __cluster_metadata-0 on the client listener: not a topic there.
     body = (kw.int32(-1) + kw.int32(0) + kw.int32(0) + kw.int32(1 << 20) + kw.int8(0)

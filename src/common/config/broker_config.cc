@@ -273,6 +273,8 @@ result<broker_config> build_broker_config(const config_set& v) {
     c.metadata_log_max_record_bytes_between_snapshots =
         v.get_long("metadata.log.max.record.bytes.between.snapshots");
     c.metadata_log_max_snapshot_interval_ms = v.get_long("metadata.log.max.snapshot.interval.ms");
+    c.metadata_max_retention_bytes = v.get_long("metadata.max.retention.bytes");
+    c.metadata_max_retention_ms = v.get_long("metadata.max.retention.ms");
 
     // Topics.
     c.num_partitions = v.get_int("num.partitions");

@@ -110,6 +110,8 @@ struct broker_config {
     std::string metadata_log_dir;       // metadata.log.dir, else log_dirs[0]
     int64_t metadata_log_max_record_bytes_between_snapshots = 0;
     int64_t metadata_log_max_snapshot_interval_ms = 0;
+    int64_t metadata_max_retention_bytes = 0;  // -1: no limit
+    int64_t metadata_max_retention_ms = 0;     // -1: no limit
 
     // ---- topics
     int32_t num_partitions = 0;

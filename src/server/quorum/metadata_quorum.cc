@@ -247,6 +247,7 @@ void metadata_quorum::after_node_call() {
         logging::raft().critical("event=quorum_failed error=\"{}\"", f->message);
         return;
     }
+    maybe_clean_log();
     expire_inbound();
     arm_timer(next);
 }
@@ -469,9 +470,28 @@ void metadata_quorum::maybe_snapshot() {
     }
     _loader.reset_bytes();
     _snapshots.taken(now);
-    auto dropped = _node->delete_log_before_snapshot();
-    logging::raft().info("event=metadata_snapshot end_offset={} epoch={} bytes={} log_truncated={}",
-                         id->offset.value(), id->epoch.value(), size, dropped && *dropped);
+    // The log below it stays until metadata.max.retention.* let it go.
+    logging::raft().info("event=metadata_snapshot end_offset={} epoch={} bytes={}",
+                         id->offset.value(), id->epoch.value(), size);
+}
+
+void metadata_quorum::maybe_clean_log() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < _next_clean) {
+        return;
+    }
+    _next_clean = now + k_clean_interval;
+    const auto start_before = _log->start_offset();
+    auto cleaned = _node->clean_snapshots(
+        {_cfg.metadata_max_retention_bytes, _cfg.metadata_max_retention_ms}, wall_clock_ms());
+    if (!cleaned) {
+        logging::raft().error("event=metadata_log_clean_failed error=\"{}\"",
+                              cleaned.err().message);
+    } else if (*cleaned) {
+        logging::raft().info("event=metadata_log_cleaned log_start={} was={} snapshots={}",
+                             _log->start_offset().value(), start_before.value(),
+                             _log->snapshot_infos().size());
+    }
 }
 
 void metadata_quorum::handle_snapshot(const raft::raft_snapshot& snapshot) {

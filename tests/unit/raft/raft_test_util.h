@@ -7,11 +7,30 @@
 
 #include <gtest/gtest.h>
 
+#include "protocol/generated/snapshot_header_record.h"
+#include "protocol/writer.h"
 #include "raft/memory_raft_log.h"
 #include "raft/quorum_state_store.h"
+#include "raft/raft_batch_codec.h"
 #include "raft/raft_node.h"
 
 namespace samsa::raft::test {
+
+// A snapshot's bytes as the metadata snapshots start: a SnapshotHeader batch
+// carrying `timestamp_ms`, then `filler` bytes standing for the records.
+inline std::shared_ptr<const bytes> snapshot_data(int64_t timestamp_ms, size_t filler = 0) {
+    protocol::snapshot_header_record h;
+    h.last_contained_log_timestamp = timestamp_ms;
+    protocol::writer w;
+    h.encode(w, 0);
+    raft_batch header{raft_offset{0},
+                      raft_epoch{1},
+                      control_record_type::snapshot_header,
+                      {std::move(w.buffer())}};
+    auto data = *encode_record_batch(header, timestamp_ms);
+    data.resize(data.size() + filler, 0);
+    return std::make_shared<const bytes>(std::move(data));
+}
 
 inline std::vector<bytes> records(std::initializer_list<std::string> values) {
     std::vector<bytes> out;

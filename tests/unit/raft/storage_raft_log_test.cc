@@ -143,6 +143,34 @@ TEST_F(storage_raft_log_test, snapshots_are_checkpoint_files_found_again_on_open
     EXPECT_EQ(again.end_offset_for_epoch(e(1)), (offset_and_epoch{o(2), e(1)}));
 }
 
+TEST_F(storage_raft_log_test, retention_reads_snapshot_sizes_and_header_timestamps_from_disk) {
+    auto& log = open();
+    for (int i = 0; i < 4; ++i) {
+        ASSERT_TRUE(log.append_as_leader(records({"x"}), e(1), control_record_type::none));
+    }
+    ASSERT_TRUE(log.flush());
+    ASSERT_TRUE(log.store_snapshot({{o(2), e(1)}, test::snapshot_data(1000, 10)}));
+    ASSERT_TRUE(log.store_snapshot({{o(4), e(1)}, test::snapshot_data(9000, 20)}));
+    const auto old_file = _dir / "__cluster_metadata-0" / snapshot_file_name({o(2), e(1)});
+
+    auto& again = open();  // nothing cached: read back from the files
+    auto infos = again.snapshot_infos();
+    ASSERT_EQ(infos.size(), 2u);
+    EXPECT_EQ(infos[0].size_bytes, int64_t(fs::file_size(old_file)));
+    EXPECT_EQ(infos[0].timestamp_ms, 1000);
+    EXPECT_EQ(infos[1].timestamp_ms, 9000);
+    EXPECT_GT(again.size_bytes(), 0);
+
+    // metadata.max.retention.ms=5000 at 10,000 ms: the older snapshot goes.
+    auto cleaned = clean_snapshots(again, {-1, 5000}, 10'000);
+    ASSERT_TRUE(cleaned) << cleaned.err().message;
+    EXPECT_TRUE(*cleaned);
+    EXPECT_EQ(again.start_offset(), o(4));
+    EXPECT_FALSE(fs::exists(old_file));
+    ASSERT_EQ(again.snapshot_infos().size(), 1u);
+    EXPECT_EQ(again.latest_snapshot()->id, (offset_and_epoch{o(4), e(1)}));
+}
+
 TEST_F(storage_raft_log_test, installing_a_snapshot_past_the_end_restarts_the_log_there) {
     auto& log = open();
     ASSERT_TRUE(log.append_as_leader(records({"a"}), e(1), control_record_type::none));
