@@ -10,9 +10,20 @@
 #include <cctype>
 #include <map>
 
+#include "common/config/principal_mapping_rules.h"
+
 namespace samsa::security {
 
 namespace {
+
+// The SSL_CTX slot of a server context's ssl.principal.mapping.rules.
+int mapping_rules_index() {
+    static const int index = SSL_CTX_get_ex_new_index(
+        0, nullptr, nullptr, nullptr, [](void*, void* rules, CRYPTO_EX_DATA*, int, long, void*) {
+            delete static_cast<config::principal_mapping_rules*>(rules);
+        });
+    return index;
+}
 
 std::string upper(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
@@ -249,6 +260,13 @@ result<std::shared_ptr<asio::ssl::context>> make_server_context(const config::tl
     if (auto s = load_truststore(*ctx, c); !s) {
         return s.err();
     }
+    auto rules = config::principal_mapping_rules::parse(c.principal_mapping_rules);
+    if (!rules) {
+        return config_error(c, rules.err().message);
+    }
+    // Owned by the context: freed with it (mapping_rules_index's free callback).
+    SSL_CTX_set_ex_data(ctx->native_handle(), mapping_rules_index(),
+                        new config::principal_mapping_rules(std::move(*rules)));
     switch (c.client_auth) {
         case config::client_auth::required:
             ctx->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
@@ -293,10 +311,10 @@ result<std::shared_ptr<const client_tls>> make_client_tls(const config::tls_conf
     return std::make_shared<const client_tls>(client_tls{std::move(ctx), c.verify_hostname});
 }
 
-std::string principal_of(SSL* ssl) {
+result<std::string> principal_of(SSL* ssl) {
     X509* cert = SSL_get1_peer_certificate(ssl);
     if (!cert) {
-        return "ANONYMOUS";
+        return std::string("ANONYMOUS");
     }
     std::string out;
     if (BIO* bio = BIO_new(BIO_s_mem())) {
@@ -307,7 +325,16 @@ std::string principal_of(SSL* ssl) {
         BIO_free(bio);
     }
     X509_free(cert);
-    return out;
+    const auto* rules = static_cast<const config::principal_mapping_rules*>(
+        SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), mapping_rules_index()));
+    if (!rules) {
+        return out;
+    }
+    if (auto name = rules->map(out)) {
+        return *name;
+    }
+    return error{error_code::sasl_authentication_failed,
+                 "no ssl.principal.mapping.rules rule applies to \"" + out + "\""};
 }
 
 }  // namespace samsa::security

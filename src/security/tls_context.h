@@ -39,16 +39,11 @@ struct client_tls {
 };
 result<std::shared_ptr<const client_tls>> make_client_tls(const config::tls_config& c);
 
-// The principal of a verified client certificate, as Kafka's DEFAULT
-// ssl.principal.mapping.rules make it: the subject in RFC 2253 form
-// ("CN=writer,OU=apps,O=example"); "ANONYMOUS" without one.
-template <typename Stream>
-std::string peer_principal(asio::ssl::stream<Stream>& s);
-std::string principal_of(SSL* ssl);
-
-template <typename Stream>
-std::string peer_principal(asio::ssl::stream<Stream>& s) {
-    return principal_of(s.native_handle());
-}
+// The principal of a verified client certificate: its subject in RFC 2253
+// form ("CN=writer,OU=apps,O=example") mapped by the listener's
+// ssl.principal.mapping.rules (kept with its server context); "ANONYMOUS"
+// without a certificate. An error naming the subject when no rule applies:
+// the connection is refused, as Kafka refuses it.
+result<std::string> principal_of(SSL* ssl);
 
 }  // namespace samsa::security

@@ -131,7 +131,12 @@ asio::awaitable<void> connection::handshake_then_run() {
         close("TLS handshake failed: " + ec.message());
         co_return;
     }
-    _principal = security::principal_of(_tls->native_handle());
+    auto principal = security::principal_of(_tls->native_handle());
+    if (!principal) {
+        close("TLS client refused: " + principal.err().message);
+        co_return;
+    }
+    _principal = std::move(*principal);
     logging::network().debug(
         "event=tls_handshake peer={} listener={} principal=\"{}\" version={} cipher={}", _peer,
         _listener_name, _principal, SSL_get_version(_tls->native_handle()),

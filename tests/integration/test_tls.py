@@ -214,3 +214,25 @@ def test_cli_raw_calls_speak_tls_with_a_client_certificate(start_tls, certs, tmp
     err = cli("features", "describe", "--bootstrap-server", b.ssl_bootstrap,
               "--command-config", str(conf)).failed().error
     assert "certificate verify failed" in err
+
+
+def test_principal_mapping_rules_name_the_certificate_principal(start_tls, certs):
+    """ssl.principal.mapping.rules make "writer" of the subject
+    CN=writer,OU=apps,O=example: as User:writer, a super user here, the client
+    is served where every other principal is denied; a subject no rule applies
+    to is refused at the handshake."""
+    mtls = {"ssl.client.auth": "required", "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": str(certs.ca)}
+    acl = {"authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+           # The node's own PLAINTEXT peers (controller) are ANONYMOUS.
+           "super.users": "User:writer;User:ANONYMOUS"}
+    b = start_tls(settings={**mtls, "ssl.principal.mapping.rules":
+                            "RULE:^CN=([^,]*),OU=apps,.*$/$1/L, RULE:^CN=(.*)$/other-$1/, DEFAULT"},
+                  overrides=acl)
+    round_trip(client_config(certs, b, with_cert=True), "mapped")
+
+    b2 = start_tls(settings={**mtls, "ssl.principal.mapping.rules": "RULE:^CN=admin,.*$/admin/"},
+                   overrides=acl)
+    refused(client_config(certs, b2, with_cert=True))
+    wait_until(lambda: 'no ssl.principal.mapping.rules rule applies to '
+               '"CN=writer,OU=apps,O=example"' in b2.log_text(), 10, "the refusal logged")

@@ -5,6 +5,7 @@
 
 #include "common/config/broker_config_def_shorthand.h"
 #include "common/config/listener.h"
+#include "common/config/principal_mapping_rules.h"
 #include "common/config/quorum_voters.h"
 #include "common/logging/loggers.h"
 
@@ -20,6 +21,21 @@ validator level_overrides() {
                                      return "Expected a string";
                                  }
                                  auto parsed = logging::parse_level_overrides(*text);
+                                 if (!parsed) {
+                                     return parsed.err().message;
+                                 }
+                                 return std::nullopt;
+                             });
+}
+
+validator principal_mapping_rules_validator() {
+    return validator::custom("DEFAULT or RULE:pattern/replacement/[LU], comma separated",
+                             [](const config_value& v) -> std::optional<std::string> {
+                                 const auto* text = std::get_if<std::string>(&v);
+                                 if (!text) {
+                                     return "Expected a string";
+                                 }
+                                 auto parsed = principal_mapping_rules::parse(*text);
                                  if (!parsed) {
                                      return parsed.err().message;
                                  }
@@ -300,9 +316,11 @@ config_def build() {
         "https: this broker, connecting to another node's SSL listener (inter-broker or "
         "controller), checks that the certificate names the host it connects to; empty: it "
         "checks only that the certificate chains to the truststore.");
-    def("ssl.principal.mapping.rules", k_string, "DEFAULT", validator::one_of({"DEFAULT"}), low,
-        read_only,
-        "How a client certificate's subject becomes a principal: DEFAULT (the subject).");
+    def("ssl.principal.mapping.rules", k_string, "DEFAULT", principal_mapping_rules_validator(),
+        low, read_only,
+        "How a client certificate's subject (RFC 2253) becomes a principal's name: rules "
+        "DEFAULT (the subject) or RULE:pattern/replacement/[LU], separated by commas, the first "
+        "that applies wins; a subject none applies to is refused.");
 
     // ---- SASL (SASL_PLAINTEXT and SASL_SSL listeners) ----
     def("sasl.enabled.mechanisms", k_list, "GSSAPI", none(), medium, read_only,

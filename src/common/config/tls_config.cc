@@ -29,6 +29,8 @@ tls_config tls_config_for(const config_set& values, const std::string& listener)
     c.truststore_type = optional_string(get("ssl.truststore.type")).value_or("JKS");
     c.truststore_location = optional_string(get("ssl.truststore.location"));
     c.truststore_password = optional_string(get("ssl.truststore.password"));
+    c.principal_mapping_rules =
+        optional_string(get("ssl.principal.mapping.rules")).value_or("DEFAULT");
     c.truststore_certificates = optional_string(get("ssl.truststore.certificates"));
     auto auth = optional_string(get("ssl.client.auth")).value_or("none");
     c.client_auth = auth == "required"    ? client_auth::required

@@ -24,6 +24,7 @@ struct tls_config {
     std::optional<std::string> truststore_location;
     std::optional<std::string> truststore_password;      // refused with PEM, as Kafka does
     std::optional<std::string> truststore_certificates;  // inline PEM
+    std::string principal_mapping_rules = "DEFAULT";     // ssl.principal.mapping.rules
     config::client_auth client_auth = client_auth::none;
     std::vector<std::string> enabled_protocols;  // "TLSv1.2", "TLSv1.3"
     std::string protocol;                        // ssl.protocol: the highest version
