@@ -1,8 +1,9 @@
 #pragma once
 // Metadata log retention (KIP-630): metadata.max.retention.bytes and
 // metadata.max.retention.ms decide when the oldest snapshot, and the log
-// below the next one, may go. Kafka's KafkaMetadataLog.maybeClean, run every
-// minute by the quorum:
+// below the next one, may go. Kafka's KafkaMetadataLog.maybeClean, run by the
+// quorum every minute (as Kafka does) and after each snapshot (so a small
+// limit holds between the minutes):
 //
 // * size: while the log and the snapshots kept are together larger than
 //   max_bytes, the oldest snapshot goes;

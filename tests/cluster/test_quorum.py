@@ -172,10 +172,11 @@ def test_a_stopped_controller_hands_leadership_over_at_once(cluster):
 
 
 def test_a_node_behind_the_log_start_catches_up_from_the_leaders_snapshot(cluster):
-    # Every committed batch is followed by a snapshot, and the log below it
-    # is dropped: a voter that was down meanwhile must fetch the snapshot
-    # (FetchSnapshot, KIP-630) to catch up.
-    c = cluster(3, dict(FAST, **{"metadata.log.max.record.bytes.between.snapshots": 1}))
+    # Every committed batch is followed by a snapshot, and with no retention
+    # the log below it is dropped: a voter that was down meanwhile must fetch
+    # the snapshot (FetchSnapshot, KIP-630) to catch up.
+    c = cluster(3, dict(FAST, **{"metadata.log.max.record.bytes.between.snapshots": 1,
+                                 "metadata.max.retention.bytes": 0}))
     q = c.wait_for_leader()
     away = next(b for b in c.nodes if b.node_id != q.leader_id)
     away.kill(signal.SIGKILL)

@@ -470,9 +470,12 @@ void metadata_quorum::maybe_snapshot() {
     }
     _loader.reset_bytes();
     _snapshots.taken(now);
-    // The log below it stays until metadata.max.retention.* let it go.
     logging::raft().info("event=metadata_snapshot end_offset={} epoch={} bytes={}",
                          id->offset.value(), id->epoch.value(), size);
+    // The log below it stays until metadata.max.retention.* let it go: checked
+    // now as well as every minute, so a small limit holds between the checks.
+    _next_clean = {};
+    maybe_clean_log();
 }
 
 void metadata_quorum::maybe_clean_log() {

@@ -144,8 +144,8 @@ class metadata_quorum final : public raft::raft_transport,
     std::shared_ptr<const metadata::metadata_image> _published;  // controller thread
     metadata::metadata_loader _loader;
     metadata::snapshot_generator _snapshots;
-    // Metadata log retention runs at most this often (Kafka's metadata log
-    // cleaner: every minute), from the node's own calls.
+    // Metadata log retention runs every minute (Kafka's metadata log
+    // cleaner), from the node's own calls, and after each snapshot.
     static constexpr std::chrono::minutes k_clean_interval{1};
     std::chrono::steady_clock::time_point _next_clean{};
     void maybe_clean_log();
