@@ -330,6 +330,12 @@ result<std::string> principal_of(SSL* ssl) {
     if (!rules) {
         return out;
     }
+    if (!rules->only_default() && out.size() > config::principal_mapping_rules::k_max_subject) {
+        return error{error_code::sasl_authentication_failed,
+                     fmt::format("the certificate's subject is over {} bytes, too long for "
+                                 "ssl.principal.mapping.rules",
+                                 config::principal_mapping_rules::k_max_subject)};
+    }
     if (auto name = rules->map(out)) {
         return *name;
     }

@@ -108,10 +108,17 @@ result<principal_mapping_rules> principal_mapping_rules::parse(std::string_view 
     return out;
 }
 
+bool principal_mapping_rules::only_default() const {
+    return !_rules.empty() && _rules.front().is_default;
+}
+
 std::optional<std::string> principal_mapping_rules::map(const std::string& subject) const {
     for (const auto& r : _rules) {
         if (r.is_default) {
             return subject;
+        }
+        if (subject.size() > k_max_subject) {
+            return std::nullopt;
         }
         if (!std::regex_match(subject, *r.pattern)) {
             continue;

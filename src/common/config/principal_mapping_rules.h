@@ -35,6 +35,12 @@ class principal_mapping_rules {
     // The principal name for `subject`, or nullopt when no rule applies.
     std::optional<std::string> map(const std::string& subject) const;
 
+    // Longer subjects are not matched against a RULE (the caller refuses
+    // them): the regex engine recurses per character, and a subject comes
+    // from a client's certificate.
+    static constexpr size_t k_max_subject = 4096;
+    bool only_default() const;
+
   private:
     struct rule {
         bool is_default = false;

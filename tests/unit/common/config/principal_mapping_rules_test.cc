@@ -48,6 +48,14 @@ TEST(principal_mapping_rules, upper_case_spaces_slashes_and_no_match) {
     EXPECT_EQ(r.map("OU=else"), std::nullopt);  // no DEFAULT: refused
 }
 
+TEST(principal_mapping_rules, an_overlong_subject_is_matched_by_no_rule) {
+    const std::string subject = "CN=" + std::string(principal_mapping_rules::k_max_subject, 'a');
+    EXPECT_EQ(rules("RULE:^CN=(.*)$/$1/").map(subject), std::nullopt);
+    EXPECT_EQ(rules("DEFAULT").map(subject), subject);
+    EXPECT_FALSE(rules("RULE:^CN=(.*)$/$1/").only_default());
+    EXPECT_TRUE(rules("DEFAULT,RULE:x/y/").only_default());
+}
+
 TEST(principal_mapping_rules, empty_rules_are_ignored) {
     EXPECT_EQ(rules("DEFAULT,,").map("CN=a"), "CN=a");
 }
