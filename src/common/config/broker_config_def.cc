@@ -13,14 +13,16 @@ namespace samsa::config {
 
 namespace {
 
-validator level_overrides() {
-    return validator::custom("logger:LEVEL, comma separated",
-                             [](const config_value& v) -> std::optional<std::string> {
+// A string key whose value `parse` must accept (an error names what is wrong).
+template <typename Parse>
+validator parsed_by(std::string description, Parse parse) {
+    return validator::custom(std::move(description),
+                             [parse](const config_value& v) -> std::optional<std::string> {
                                  const auto* text = std::get_if<std::string>(&v);
                                  if (!text) {
                                      return "Expected a string";
                                  }
-                                 auto parsed = logging::parse_level_overrides(*text);
+                                 auto parsed = parse(*text);
                                  if (!parsed) {
                                      return parsed.err().message;
                                  }
@@ -28,19 +30,14 @@ validator level_overrides() {
                              });
 }
 
+validator level_overrides() {
+    return parsed_by("logger:LEVEL, comma separated",
+                     [](const std::string& text) { return logging::parse_level_overrides(text); });
+}
+
 validator principal_mapping_rules_validator() {
-    return validator::custom("DEFAULT or RULE:pattern/replacement/[LU], comma separated",
-                             [](const config_value& v) -> std::optional<std::string> {
-                                 const auto* text = std::get_if<std::string>(&v);
-                                 if (!text) {
-                                     return "Expected a string";
-                                 }
-                                 auto parsed = principal_mapping_rules::parse(*text);
-                                 if (!parsed) {
-                                     return parsed.err().message;
-                                 }
-                                 return std::nullopt;
-                             });
+    return parsed_by("DEFAULT or RULE:pattern/replacement/[LU], comma separated",
+                     [](const std::string& text) { return principal_mapping_rules::parse(text); });
 }
 
 using namespace def_shorthand;
