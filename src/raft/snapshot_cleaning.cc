@@ -11,13 +11,14 @@ namespace samsa::raft {
 
 namespace {
 
-// Deletes below the next snapshot while `goes(oldest)` holds, as Kafka's
-// cleanSnapshots walks its snapshots pairwise.
-result<bool> clean_while(raft_log& log, const std::function<bool(const snapshot_info&)>& goes) {
+// Deletes below the next snapshot while `goes(snapshots)` holds for the
+// snapshots left (oldest first), as Kafka's cleanSnapshots walks them pairwise.
+result<bool> clean_while(raft_log& log,
+                         const std::function<bool(const std::vector<snapshot_info>&)>& goes) {
     bool cleaned = false;
     for (;;) {
         auto snapshots = log.snapshot_infos();
-        if (snapshots.size() < 2 || !goes(snapshots[0])) {
+        if (snapshots.size() < 2 || !goes(snapshots)) {
             return cleaned;
         }
         auto deleted = log.delete_before_snapshot(snapshots[1].id);
@@ -36,9 +37,9 @@ result<bool> clean_while(raft_log& log, const std::function<bool(const snapshot_
 result<bool> clean_snapshots(raft_log& log, const snapshot_retention& retention, int64_t now_ms) {
     bool cleaned = false;
     if (retention.max_bytes >= 0) {
-        auto by_size = clean_while(log, [&](const snapshot_info&) {
+        auto by_size = clean_while(log, [&](const std::vector<snapshot_info>& snapshots) {
             int64_t total = log.size_bytes();
-            for (const auto& s : log.snapshot_infos()) {
+            for (const auto& s : snapshots) {
                 total += s.size_bytes;
             }
             return total > retention.max_bytes;
@@ -49,7 +50,8 @@ result<bool> clean_snapshots(raft_log& log, const snapshot_retention& retention,
         cleaned |= *by_size;
     }
     if (retention.max_ms >= 0) {
-        auto by_age = clean_while(log, [&](const snapshot_info& oldest) {
+        auto by_age = clean_while(log, [&](const std::vector<snapshot_info>& snapshots) {
+            const auto& oldest = snapshots.front();
             return oldest.timestamp_ms && now_ms - *oldest.timestamp_ms > retention.max_ms;
         });
         if (!by_age) {
@@ -66,8 +68,7 @@ std::optional<int64_t> snapshot_header_timestamp(bytes_view data) {
     if (data.size() < k_length_end) {
         return std::nullopt;
     }
-    const uint32_t length = uint32_t(data[8]) << 24 | uint32_t(data[9]) << 16 |
-                            uint32_t(data[10]) << 8 | uint32_t(data[11]);
+    const uint32_t length = load_be32(data.data() + 8);
     if (length > data.size() - k_length_end) {
         return std::nullopt;
     }

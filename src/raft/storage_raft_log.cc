@@ -32,8 +32,7 @@ std::optional<bytes> read_first_batch(const std::string& path) {
     std::optional<bytes> out;
     uint8_t head[k_length_end];
     if (::pread(fd, head, sizeof head, 0) == ssize_t(sizeof head)) {
-        const int32_t length = int32_t(uint32_t(head[8]) << 24 | uint32_t(head[9]) << 16 |
-                                       uint32_t(head[10]) << 8 | uint32_t(head[11]));
+        const int32_t length = int32_t(load_be32(head + 8));
         if (length > 0 && length <= k_max_header_batch) {
             bytes batch(k_length_end + size_t(length));
             if (::pread(fd, batch.data(), batch.size(), 0) == ssize_t(batch.size())) {
