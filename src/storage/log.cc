@@ -246,6 +246,22 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
         !s) {
         return s.err();
     }
+    // New epochs start at the batch that first carries them. The checkpoint
+    // is written before the records, as Kafka's UnifiedLog.append does: a log
+    // never holds records of an epoch its checkpoint lacks, which a restart
+    // would take for the previous epoch's, so that a follower asking its
+    // leader where that epoch ends would truncate committed records.
+    pos = 0;
+    for (int32_t i = 0; i < info->count; ++i) {
+        auto h = record::decode_batch_header(batches.data() + pos);
+        int32_t epoch = as_leader ? leader_epoch : h.partition_leader_epoch;
+        if (epoch >= 0 && (!_epochs.latest_epoch() || epoch > *_epochs.latest_epoch())) {
+            if (auto s = _epochs.assign(epoch, h.base_offset); !s) {
+                return fail(s.err()).err();
+            }
+        }
+        pos += h.size_bytes();
+    }
     if (auto s = active()->append(batches); !s) {
         if (s.code() == error_code::kafka_storage_error) {
             return fail(s.err()).err();
@@ -259,18 +275,6 @@ result<append_result> log::append_checked(bytes_view batches, int32_t leader_epo
         if (auto s = index_aborted_transactions(completed); !s) {
             return fail(s.err()).err();
         }
-    }
-    // New epochs start at the batch that first carries them.
-    pos = 0;
-    for (int32_t i = 0; i < info->count; ++i) {
-        auto h = record::decode_batch_header(batches.data() + pos);
-        int32_t epoch = as_leader ? leader_epoch : h.partition_leader_epoch;
-        if (epoch >= 0 && (!_epochs.latest_epoch() || epoch > *_epochs.latest_epoch())) {
-            if (auto s = _epochs.assign(epoch, h.base_offset); !s) {
-                return fail(s.err()).err();
-            }
-        }
-        pos += h.size_bytes();
     }
     _unflushed_messages += info->offsets;
     if (_unflushed_messages >= _config.flush_messages && !_flush_in_flight && _background_flush) {

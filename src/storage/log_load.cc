@@ -200,6 +200,7 @@ status log::load(const log_open_options& o) {
     }
 
     int64_t checkpoint_rp = o.recovery_point;
+    std::vector<epoch_entry> recovered_epochs;
     for (size_t i = 0; i < bases.size(); ++i) {
         int64_t base = bases[i];
         bool last = i + 1 == bases.size();
@@ -220,6 +221,8 @@ status log::load(const log_open_options& o) {
         _load_report.segments++;
         _load_report.segments_recovered += needs_recovery ? 1 : 0;
         _segments.emplace(base, *seg);
+        recovered_epochs.insert(recovered_epochs.end(), rec.epoch_starts.begin(),
+                                rec.epoch_starts.end());
         if (rec.truncated_bytes > 0) {
             _load_report.bytes_truncated += rec.truncated_bytes;
             if (_load_report.first_truncation_reason.empty()) {
@@ -291,6 +294,18 @@ status log::load(const log_open_options& o) {
     }
     if (auto s = _epochs.truncate_from_start(_log_start_offset); !s) {
         return s;
+    }
+    // The recovered batches name their leader epochs: one the checkpoint
+    // lacks (its write failed, or the crash came between the two) is added,
+    // so that OffsetForLeaderEpoch and a follower's truncation never take
+    // these records for an older epoch's (Kafka's LogSegment.recover).
+    for (const auto& e : recovered_epochs) {
+        if (e.start_offset >= _log_start_offset &&
+            (!_epochs.latest_epoch() || e.epoch > *_epochs.latest_epoch())) {
+            if (auto s = _epochs.assign(e.epoch, e.start_offset); !s) {
+                return s;
+            }
+        }
     }
     return load_producer_state(o.now_ms);
 }

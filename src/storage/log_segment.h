@@ -29,11 +29,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/bytes.h"
 #include "common/result.h"
 #include "storage/file_batch_reader.h"
 #include "storage/file_util.h"
+#include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
@@ -69,6 +71,10 @@ struct segment_recovery {
     bool corrupt = false;
     std::string kept_as;      // the cut bytes, kept in a .corrupt file
     int64_t next_offset = 0;  // the first offset cut off (the segment's new end)
+    // Where each leader epoch first appears among the valid batches, in order
+    // (each epoch above the one before): what the log's leader epoch cache
+    // must hold for them, as Kafka's LogSegment.recover reassigns it.
+    std::vector<epoch_entry> epoch_starts;
 };
 
 class log_segment {

@@ -95,8 +95,7 @@ status log_segment::open_indexes(bool active, bool* missing, const log_config& c
     if (!ti) {
         return ti.err();
     }
-    auto txn =
-        transaction_index::open(file_path(txn_index_suffix));
+    auto txn = transaction_index::open(file_path(txn_index_suffix));
     if (!txn) {
         return txn.err();
     }
@@ -145,7 +144,8 @@ result<std::shared_ptr<log_segment>> log_segment::open(const std::string& dir, i
         }
         seg->_crc_verified_end = seg->_size;  // recovery checked every CRC
     } else if (recovery) {
-        *recovery = segment_recovery{seg->_size, 0, {}};
+        *recovery = segment_recovery{};
+        recovery->valid_bytes = seg->_size;
     }
     if (!seg->_rolling_based_timestamp && seg->_size > 0) {
         uint8_t h[record::batch_header_size];
@@ -221,6 +221,7 @@ result<segment_recovery> log_segment::recover() {
     file_batch_reader reader(*_log, 0, end, {.verify_crc = true});
     int64_t valid = 0;
     std::string reason;
+    std::vector<epoch_entry> epoch_starts;
     for (;;) {
         auto b = reader.next();
         if (!b) {
@@ -243,12 +244,19 @@ result<segment_recovery> log_segment::recover() {
         }
         index_batch(h, (*b)->position);
         next = h.last_offset() + 1;
+        if (h.partition_leader_epoch >= 0 &&
+            (epoch_starts.empty() || h.partition_leader_epoch > epoch_starts.back().epoch)) {
+            epoch_starts.push_back({h.partition_leader_epoch, h.base_offset});
+        }
     }
     if (reason.empty() && end < *file_size) {
         reason = "segment larger than 2 GiB";
     }
-    segment_recovery out{valid, *file_size - valid, {}};
+    segment_recovery out;
+    out.valid_bytes = valid;
+    out.truncated_bytes = *file_size - valid;
     out.next_offset = next;
+    out.epoch_starts = std::move(epoch_starts);
     if (out.truncated_bytes > 0) {
         out.reason = reason;
         // A batch cut short by the end of the file is what a crash mid-write

@@ -343,6 +343,57 @@ TEST_F(log_fixture, follower_append_keeps_offsets_and_epochs) {
     EXPECT_EQ(read_headers(*l, 5).front().base_offset, 100);
 }
 
+// A follower that wrote records of a new epoch but not the checkpoint naming
+// it (a full disk fails the small write) would, restarted, take them for the
+// previous epoch's; asking its leader where that epoch ends, it would cut
+// them off, committed or not (docs/faults.md, "A full disk lost committed
+// records"). The checkpoint comes first, so the records are not written.
+TEST_F(log_fixture, a_new_epoch_is_checkpointed_before_its_records) {
+    auto l = open_log();
+    ASSERT_TRUE(l->append_as_follower(
+        make_batch({.base_offset = 0, .records = 3, .partition_leader_epoch = 2}), 0));
+    // The checkpoint cannot be replaced: its temporary file is a directory.
+    fs::create_directories(dir() + "/leader-epoch-checkpoint.tmp");
+    auto r = l->append_as_follower(
+        make_batch({.base_offset = 3, .records = 2, .partition_leader_epoch = 3}), 0);
+    EXPECT_EQ(r.code(), error_code::kafka_storage_error);
+    l.reset();
+    fs::remove_all(dir() + "/leader-epoch-checkpoint.tmp");
+    auto reopened = open_log();
+    ASSERT_TRUE(reopened);
+    EXPECT_EQ(reopened->log_end_offset(), 3);
+    EXPECT_EQ(reopened->leader_epochs().entries(), (std::vector<epoch_entry>{{2, 0}}));
+}
+
+// Records the checkpoint does not cover (written by an older version, or a
+// checkpoint restored from a backup) get their epochs back from recovery.
+TEST_F(log_fixture, recovery_adds_the_epochs_the_checkpoint_lacks) {
+    {
+        auto l = open_log();
+        bytes all = make_batch({.base_offset = 0, .records = 3, .partition_leader_epoch = 2});
+        testing::append_to(
+            all, make_batch({.base_offset = 3, .records = 2, .partition_leader_epoch = 3}));
+        testing::append_to(
+            all, make_batch({.base_offset = 5, .records = 1, .partition_leader_epoch = 5}));
+        ASSERT_TRUE(l->append_as_follower(all, 0));
+    }
+    std::ofstream(dir() + "/leader-epoch-checkpoint", std::ios::trunc) << "0\n1\n2 0\n";
+    auto l = open_log();  // no clean shutdown: the segment is recovered
+    ASSERT_TRUE(l);
+    const std::vector<epoch_entry> want{{2, 0}, {3, 3}, {5, 5}};
+    EXPECT_EQ(l->leader_epochs().entries(), want);
+    EXPECT_EQ(l->leader_epochs().end_offset_for(2, l->log_end_offset()), (epoch_entry{2, 3}));
+    // Written through: a clean open reads them back.
+    ASSERT_TRUE(l->close());
+    l.reset();
+    log_open_options clean;
+    clean.had_clean_shutdown = true;
+    clean.recovery_point = 6;
+    auto again = open_log(clean);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->leader_epochs().entries(), want);
+}
+
 TEST_F(log_fixture, close_and_rename_for_delete_uses_kafka_naming) {
     auto l = open_log();
     append(*l, 3);
