@@ -336,6 +336,32 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
         logger.removeHandler(h)
     logger.addHandler(Keep())
 
+    # The consumer's own account of where it fetches from (seeks, offset
+    # fetches and resets): the last lines go into a failure message, all of
+    # them to $SAMSA_DUMP_DIR.
+    consumer_log = collections.deque(maxlen=2000)
+    consumer_dump = open(os.path.join(dump, "eos-ctp-consumer.log"), "w") if dump else None
+
+    class KeepConsumer(logging.Handler):
+        def emit(self, record):
+            line = f"{time.time():.3f} {record.getMessage()}"
+            consumer_log.append(line)
+            if consumer_dump:
+                consumer_dump.write(line + "\n")
+
+    consumer_logger = logging.getLogger("eos-ctp-consumer")
+    consumer_logger.setLevel(logging.DEBUG)
+    consumer_logger.propagate = False
+    for h in list(consumer_logger.handlers):
+        consumer_logger.removeHandler(h)
+    consumer_logger.addHandler(KeepConsumer())
+    at_first_failure = []   # the consumer's log when the first failure was seen
+
+    def fail(what):
+        if not failures:
+            at_first_failure.extend(list(consumer_log)[-150:])
+        failures.append(what)
+
     def run():
         rebalances = [0]
 
@@ -350,7 +376,9 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
         consumer = Consumer({"bootstrap.servers": servers, "group.id": group,
                              "isolation.level": "read_committed", "enable.auto.commit": False,
                              "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
-                             "fetch.wait.max.ms": 100})
+                             "fetch.wait.max.ms": 100,
+                             "debug": "cgrp,topic,fetch" if dump else "cgrp,topic"},
+                            logger=consumer_logger)
         consumer.subscribe([src], on_assign=on_assign, on_revoke=on_revoke)
         producer = Producer({"bootstrap.servers": servers, "transactional.id": txn_id,
                              "transaction.timeout.ms": 60000, "linger.ms": 5,
@@ -369,7 +397,7 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
             for tp in got:
                 mine = committed_at.get(tp.partition, -1001)
                 if tp.offset != mine:
-                    failures.append(f"after {why}: the group's committed offset of partition "
+                    fail(f"after {why}: the group's committed offset of partition "
                                     f"{tp.partition} is {tp.offset}, the last commit sent {mine}")
                 consumer.seek(TopicPartition(src, tp.partition,
                                              tp.offset if tp.offset >= 0 else OFFSET_BEGINNING))
@@ -399,7 +427,7 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
                 last = {}
                 for m in msgs:
                     if m.partition() not in last and m.offset() != committed_at.get(m.partition(), 0):
-                        failures.append(f"partition {m.partition()}: a transaction's first record "
+                        fail(f"partition {m.partition()}: a transaction's first record "
                                         f"at {m.offset()}, the last commit sent "
                                         f"{committed_at.get(m.partition(), 0)}")
                     last[m.partition()] = m.offset() + 1
@@ -431,7 +459,7 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
                         t0 += time.monotonic() - t1
                     positions = consumer.position([TopicPartition(src, p) for p in last])
                     if {tp.partition: tp.offset for tp in positions} != last:
-                        failures.append(f"positions {positions} after reading up to {last}")
+                        fail(f"positions {positions} after reading up to {last}")
                     t1 = time.monotonic()
                     timing["produce"] += t1 - t0
                     txn_call("send_offsets_to_transaction",
@@ -458,19 +486,20 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
                 progress["txns"] += 1
             stats.update({f"delivery error {k}": v for k, v in delivery_errors.items()})
         except BaseException as e:  # noqa: B902 - reported by the test's thread
-            failures.append(f"the loop failed: {e!r}")
+            fail(f"the loop failed: {e!r}")
         finally:
             finished.set()
             try:
                 producer.flush(5)
                 consumer.close()
             except Exception as e:  # noqa: BLE001
-                failures.append(f"closing: {e!r}")
+                fail(f"closing: {e!r}")
 
     def report():
         return (f"progress {progress}, committed {committed_at} of {ends}, stats {dict(stats)}, "
                 f"failures {failures[:5]}\n{explain(c, dst)}\n--- producer (eos)\n"
-                + "\n".join(list(eos_log)[-80:]))
+                + "\n".join(list(eos_log)[-80:]) + "\n--- consumer (cgrp, topic)\n"
+                + "\n".join(at_first_failure or list(consumer_log)[-120:]))
 
     def waited(condition, timeout, what):
         try:
@@ -532,6 +561,7 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
         worker.join(60)
         if dump_file:
             dump_file.close()
+            consumer_dump.close()
             for b in c.nodes:
                 with open(os.path.join(dump, f"eos-ctp-node{b.node_id}.log"), "w") as f:
                     f.write(b.log_text())
