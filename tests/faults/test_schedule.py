@@ -54,3 +54,41 @@ def test_timeline_svg_is_well_formed():
     root = ET.fromstring(svg)
     assert root.tag.endswith("svg")
     assert "partition" in svg and "anomaly (1)" in svg
+
+
+def test_a_node_the_disk_nemesis_starved_at_start_is_not_an_error(tmp_path):
+    """Filled again right after a heal restarted it, a node cannot open its
+    logs and exits saying so; the next heal starts it. Any other exit of its
+    own is an error of the run."""
+    import run
+    import workload
+
+    class Node:
+        node_id, starts, returncode, killed, proc = 3, 2, 1, False, object()
+
+        def __init__(self, log):
+            self.filler = tmp_path / "zz-disk-filler"
+            self.log = log
+
+        def is_running(self):
+            return False
+
+        def log_text(self):
+            return self.log
+
+    class Cluster:
+        nodes = []
+
+    starved = ('[..] error event=start_failed error="cannot open the metadata log: pwrite '
+               'x.snapshot.tmp: No space left on device" (kafka.server)\n')
+    for log, filled, error in ((starved, True, False), (starved, False, True),
+                               ("[..] critical something else\n", True, True)):
+        node = Node(log)
+        if filled:
+            node.filler.write_text("")
+        elif node.filler.exists():
+            node.filler.unlink()
+        Cluster.nodes = [node]
+        watch = run._Watch(Cluster(), workload.History())
+        watch.poll()
+        assert bool(watch.errors) == error, (log, filled, watch.errors)
