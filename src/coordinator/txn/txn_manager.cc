@@ -13,9 +13,17 @@ namespace samsa::coordinator::txn {
 namespace {
 
 // How Kafka's TransactionStateManager answers a state write that failed.
+// A coordinator that lost the partition while the write was in flight says
+// NOT_COORDINATOR, as Kafka's does: the client finds the new coordinator and
+// asks again there, where the write may well have landed. Mapped to
+// UNKNOWN_SERVER_ERROR, it made librdkafka abort a commit that the new
+// coordinator then completed, and the abort was fatal (INVALID_TXN_STATE).
 error_code write_error(error_code ec) {
     switch (ec) {
         case error_code::none:
+        case error_code::not_coordinator:
+        case error_code::coordinator_not_available:
+        case error_code::coordinator_load_in_progress:
             return ec;
         case error_code::unknown_topic_or_partition:
         case error_code::not_enough_replicas:

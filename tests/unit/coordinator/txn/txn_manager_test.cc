@@ -231,6 +231,31 @@ TEST_F(txn_manager_test, requests_while_a_state_write_is_pending_are_concurrent)
     EXPECT_EQ(m.state, txn_state::empty);
 }
 
+// The coordinator loses its partition while a state write is in flight: the
+// write's answer is NOT_COORDINATOR, so the client asks the new coordinator
+// (Kafka's appendTransactionToLog), never UNKNOWN_SERVER_ERROR, which
+// librdkafka takes as a reason to abort a commit that may have landed.
+TEST_F(txn_manager_test, a_write_in_flight_when_the_partition_moves_is_not_coordinator) {
+    auto r = init("a");
+    metadata::partition_registration reg;
+    reg.partition = 0;
+    reg.leader = node_id{1};
+    reg.leader_epoch = 0;
+    reg.replicas = to_node_ids({1, 2});
+    reg.isr = to_node_ids({1, 2});
+    partition->update_registration(reg);
+
+    std::optional<error_code> answer;
+    manager->add_partitions("a", r.producer_id, r.producer_epoch, {{"t", 0}}, false,
+                            [&answer](error_code ec) { answer = ec; });
+    run_posted();
+    ASSERT_FALSE(answer.has_value());
+    manager->on_resigned(0);
+    advance(config.append_timeout_ms + 1);
+    ASSERT_TRUE(answer.has_value());
+    EXPECT_EC(*answer, error_code::not_coordinator);
+}
+
 // ---- EndTxn
 
 TEST_F(txn_manager_test, end_txn_on_empty_is_invalid_txn_state) {
