@@ -256,6 +256,29 @@ def read_to_end(c, topic, partitions, timeout=60, isolation="read_committed"):
     return out
 
 
+def kept_log(name, lines, dump):
+    """A logger for a librdkafka client that keeps its last `lines` lines,
+    and all of them in `dump`/<name>.log when `dump` is set: (logger, the
+    kept lines, the dump file or None)."""
+    kept = collections.deque(maxlen=lines)
+    dump_file = open(os.path.join(dump, f"{name}.log"), "w") if dump else None
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            line = f"{time.time():.3f} {record.getMessage()}"
+            kept.append(line)
+            if dump_file:
+                dump_file.write(line + "\n")
+
+    logger = logging.getLogger(name)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    for h in list(logger.handlers):
+        logger.removeHandler(h)
+    logger.addHandler(Keep())
+    return logger, kept, dump_file
+
+
 def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster):
     """The standard EOS loop (a read_committed group consumer, a transactional
     producer, ~200 records per transaction with the consumer's positions sent
@@ -316,45 +339,14 @@ def test_consume_transform_produce_exactly_once_through_two_broker_kills(cluster
     finished = threading.Event()
     stop = threading.Event()
 
-    eos_log = collections.deque(maxlen=300)
     dump = os.environ.get("SAMSA_DUMP_DIR")
     if dump:
         os.makedirs(dump, exist_ok=True)
-    dump_file = open(os.path.join(dump, "eos-ctp-producer.log"), "w") if dump else None
-
-    class Keep(logging.Handler):
-        def emit(self, record):
-            line = f"{time.time():.3f} {record.getMessage()}"
-            eos_log.append(line)
-            if dump_file:
-                dump_file.write(line + "\n")
-
-    logger = logging.getLogger("eos-ctp-producer")
-    logger.setLevel(logging.DEBUG)
-    logger.propagate = False
-    for h in list(logger.handlers):
-        logger.removeHandler(h)
-    logger.addHandler(Keep())
-
-    # The consumer's own account of where it fetches from (seeks, offset
-    # fetches and resets): the last lines go into a failure message, all of
-    # them to $SAMSA_DUMP_DIR.
-    consumer_log = collections.deque(maxlen=2000)
-    consumer_dump = open(os.path.join(dump, "eos-ctp-consumer.log"), "w") if dump else None
-
-    class KeepConsumer(logging.Handler):
-        def emit(self, record):
-            line = f"{time.time():.3f} {record.getMessage()}"
-            consumer_log.append(line)
-            if consumer_dump:
-                consumer_dump.write(line + "\n")
-
-    consumer_logger = logging.getLogger("eos-ctp-consumer")
-    consumer_logger.setLevel(logging.DEBUG)
-    consumer_logger.propagate = False
-    for h in list(consumer_logger.handlers):
-        consumer_logger.removeHandler(h)
-    consumer_logger.addHandler(KeepConsumer())
+    # The producer's EOS log, and the consumer's own account of where it
+    # fetches from (seeks, offset fetches and resets): their last lines go
+    # into a failure message, all of them to $SAMSA_DUMP_DIR.
+    logger, eos_log, dump_file = kept_log("eos-ctp-producer", 300, dump)
+    consumer_logger, consumer_log, consumer_dump = kept_log("eos-ctp-consumer", 2000, dump)
     at_first_failure = []   # the consumer's log when the first failure was seen
 
     def fail(what):

@@ -115,6 +115,18 @@ class txn_manager_fixture : public ::testing::Test {
 
     // ---- markers
     // Publishes `topic` with `partitions` leaderless partitions: markers to it wait.
+    // A second replica in the ISR that never fetches: state writes stay in
+    // flight until append_timeout_ms.
+    void hold_state_writes() {
+        metadata::partition_registration reg;
+        reg.partition = 0;
+        reg.leader = node_id{1};
+        reg.leader_epoch = 0;
+        reg.replicas = to_node_ids({1, 2});
+        reg.isr = to_node_ids({1, 2});
+        partition->update_registration(reg);
+    }
+
     void hold_markers_for(const std::string& topic, int32_t partitions) {
         auto image = std::make_shared<metadata::metadata_image>();
         auto t = std::make_shared<metadata::topic_image>();

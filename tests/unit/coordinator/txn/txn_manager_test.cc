@@ -204,13 +204,7 @@ TEST_F(txn_manager_test, verify_only_checks_without_writing) {
 // REQUEST_TIMED_OUT (COORDINATOR_NOT_AVAILABLE); the state is not applied.
 TEST_F(txn_manager_test, requests_while_a_state_write_is_pending_are_concurrent) {
     auto r = init("a");
-    metadata::partition_registration reg;
-    reg.partition = 0;
-    reg.leader = node_id{1};
-    reg.leader_epoch = 0;
-    reg.replicas = to_node_ids({1, 2});
-    reg.isr = to_node_ids({1, 2});
-    partition->update_registration(reg);
+    hold_state_writes();
 
     std::optional<error_code> first;
     manager->add_partitions("a", r.producer_id, r.producer_epoch, {{"t", 0}}, false,
@@ -237,13 +231,7 @@ TEST_F(txn_manager_test, requests_while_a_state_write_is_pending_are_concurrent)
 // librdkafka takes as a reason to abort a commit that may have landed.
 TEST_F(txn_manager_test, a_write_in_flight_when_the_partition_moves_is_not_coordinator) {
     auto r = init("a");
-    metadata::partition_registration reg;
-    reg.partition = 0;
-    reg.leader = node_id{1};
-    reg.leader_epoch = 0;
-    reg.replicas = to_node_ids({1, 2});
-    reg.isr = to_node_ids({1, 2});
-    partition->update_registration(reg);
+    hold_state_writes();
 
     std::optional<error_code> answer;
     manager->add_partitions("a", r.producer_id, r.producer_epoch, {{"t", 0}}, false,
