@@ -452,29 +452,63 @@ void txn_manager::complete_transaction(int32_t partition, const std::string& id)
     const txn_state prepared = m->state;
     std::weak_ptr<char> alive = _alive;
     _markers->write(std::move(marker), [this, alive, partition, id, pid, epoch, prepared] {
-        if (alive.expired()) {
-            return;
+        if (!alive.expired()) {
+            write_complete(partition, id, pid, epoch, prepared, 1);
         }
-        auto* s = shard_of(partition);
-        transaction_metadata* m = s ? s->find(id) : nullptr;
-        if (!m || m->producer_id != pid || m->producer_epoch != epoch || m->state != prepared ||
-            m->pending) {
-            return;
-        }
-        transaction_metadata next = *m;
-        next.state = prepared == txn_state::prepare_commit ? txn_state::complete_commit
-                                                           : txn_state::complete_abort;
-        next.partitions.clear();
-        next.txn_last_update_ms = _wall_clock();
-        write_state(partition, std::move(next), [id](error_code ec) {
-            if (ec != error_code::none) {
-                // Stays prepared: the next load of the partition completes it.
-                logging::transactions().warn(
-                    "event=txn_complete_write_failed transactional_id=\"{}\" error={}", id,
-                    error_name(ec));
-            }
-        });
     });
+}
+
+void txn_manager::write_complete(int32_t partition, const std::string& id, int64_t pid,
+                                 int16_t epoch, txn_state prepared, int attempt) {
+    auto* s = shard_of(partition);
+    transaction_metadata* m = s ? s->find(id) : nullptr;
+    if (!m || m->producer_id != pid || m->producer_epoch != epoch || m->state != prepared ||
+        m->pending) {
+        return;
+    }
+    transaction_metadata next = *m;
+    next.state = prepared == txn_state::prepare_commit ? txn_state::complete_commit
+                                                       : txn_state::complete_abort;
+    next.partitions.clear();
+    next.txn_last_update_ms = _wall_clock();
+    std::weak_ptr<char> alive = _alive;
+    write_state(partition, std::move(next),
+                [this, alive, partition, id, pid, epoch, prepared, attempt](error_code ec) {
+                    if (alive.expired()) {
+                        return;
+                    }
+                    if (ec == error_code::none) {
+                        if (attempt > 1) {
+                            logging::transactions().info(
+                                "event=txn_complete_written transactional_id=\"{}\" attempts={}",
+                                id, attempt);
+                        }
+                        return;
+                    }
+                    if (attempt == 1) {
+                        logging::transactions().warn(
+                            "event=txn_complete_write_failed transactional_id=\"{}\" error={}{}",
+                            id, error_name(ec),
+                            ec == error_code::coordinator_not_available ? " action=retry" : "");
+                    }
+                    // NOT_COORDINATOR and the like: the next coordinator loads the
+                    // Prepare* state and completes it. COORDINATOR_NOT_AVAILABLE (the ISR
+                    // did not take the write in time) is retried while this coordinator
+                    // holds the partition, as Kafka's TransactionMarkerChannelManager
+                    // retries it: until then every request of the producer is answered
+                    // CONCURRENT_TRANSACTIONS.
+                    if (ec != error_code::coordinator_not_available) {
+                        return;
+                    }
+                    auto timer = std::make_shared<asio::steady_timer>(_abort_timer.get_executor());
+                    timer->expires_after(std::chrono::milliseconds(complete_retry_backoff_ms));
+                    timer->async_wait([this, alive, timer, partition, id, pid, epoch, prepared,
+                                       attempt](std::error_code wait_ec) {
+                        if (!wait_ec && !alive.expired()) {
+                            write_complete(partition, id, pid, epoch, prepared, attempt + 1);
+                        }
+                    });
+                });
 }
 
 void txn_manager::abort_timed_out_transactions() {

@@ -132,6 +132,11 @@ class txn_manager {
     void write_state(int32_t partition, transaction_metadata next, callback cb);
     // Prepare* is in the log: write the markers, then Complete*.
     void complete_transaction(int32_t partition, const std::string& id);
+    // The markers are written: Complete*, retried every
+    // complete_retry_backoff_ms while the ISR does not take it.
+    void write_complete(int32_t partition, const std::string& id, int64_t pid, int16_t epoch,
+                        txn_state prepared, int attempt);
+    static constexpr int complete_retry_backoff_ms = 500;
     // Ongoing -> PrepareAbort under a bumped epoch (timeout, new producer).
     void fence_and_abort(int32_t partition, transaction_metadata& m);
     void on_loaded(txn_coordinator_shard& s);

@@ -113,20 +113,22 @@ class txn_manager_fixture : public ::testing::Test {
         return true;
     }
 
-    // ---- markers
-    // Publishes `topic` with `partitions` leaderless partitions: markers to it wait.
+    // ---- state writes
     // A second replica in the ISR that never fetches: state writes stay in
-    // flight until append_timeout_ms.
-    void hold_state_writes() {
+    // flight until append_timeout_ms. Released, the ISR is the leader alone.
+    void hold_state_writes(bool hold = true) {
         metadata::partition_registration reg;
         reg.partition = 0;
         reg.leader = node_id{1};
         reg.leader_epoch = 0;
         reg.replicas = to_node_ids({1, 2});
-        reg.isr = to_node_ids({1, 2});
+        reg.isr = hold ? to_node_ids({1, 2}) : to_node_ids({1});
         partition->update_registration(reg);
     }
+    void release_state_writes() { hold_state_writes(false); }
 
+    // ---- markers
+    // Publishes `topic` with `partitions` leaderless partitions: markers to it wait.
     void hold_markers_for(const std::string& topic, int32_t partitions) {
         auto image = std::make_shared<metadata::metadata_image>();
         auto t = std::make_shared<metadata::topic_image>();

@@ -371,6 +371,34 @@ TEST_F(txn_manager_test, init_while_the_fencing_abort_waits_for_markers_is_concu
     EXPECT_EQ(init("a").producer_epoch, r.producer_epoch + 2);
 }
 
+// The markers are written but the ISR does not take the Complete* write in
+// time (COORDINATOR_NOT_AVAILABLE): the write is retried, as Kafka's
+// TransactionMarkerChannelManager retries it, while this coordinator holds
+// the partition. It used to wait for the next load of the partition, and
+// until then the producer got CONCURRENT_TRANSACTIONS for everything.
+TEST_F(txn_manager_test, a_complete_write_the_isr_did_not_take_is_retried) {
+    hold_markers_for("t", 1);
+    auto r = ongoing("a", {{"t", 0}});
+    EXPECT_EC(end("a", r.producer_id, r.producer_epoch, true), error_code::none);
+    hold_state_writes();
+    release_markers();
+    ASSERT_TRUE(run_until([&] { return manager->describe("a").second.pending; }));
+    advance(config.append_timeout_ms + 1);
+    EXPECT_EQ(state("a"), txn_state::prepare_commit);
+    EXPECT_EC(init_once("a").error, error_code::concurrent_transactions);
+    // Retried while the ISR still does not take it.
+    ASSERT_TRUE(run_until([&] { return manager->describe("a").second.pending; }));
+    advance(config.append_timeout_ms + 1);
+    EXPECT_EQ(state("a"), txn_state::prepare_commit);
+
+    release_state_writes();
+    ASSERT_TRUE(run_until([&] {
+        auto m = manager->describe("a").second;
+        return m.state == txn_state::complete_commit && !m.pending;
+    }));
+    EXPECT_EQ(init("a").producer_epoch, r.producer_epoch + 1);
+}
+
 TEST_F(txn_manager_test, a_timed_out_transaction_is_aborted_with_the_epoch_bumped) {
     auto r = ongoing("a", {{"t", 0}}, 1000);
     advance(1000);
